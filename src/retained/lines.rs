@@ -1,0 +1,235 @@
+//! The line model of spec B.3, and a sparse line index over any [`ByteSource`].
+//!
+//! Lines: the text is split on `\n`; a `\r` just before `\n` is not part of the line; a final
+//! `\n` does not start an extra empty line. `""` has 0 lines, `"a\nb\n"` and `"a\nb"` have 2.
+//!
+//! The index keeps the start offset of every [`STRIDE`]th line only: building it is one memchr
+//! pass over the text, it costs 8 bytes per 1,024 lines, and finding any line afterwards reads at
+//! most 1,023 lines before it. A value file is immutable, so an index built once stays valid.
+
+use super::source::{scan_chunks, ByteSource};
+use std::io;
+use std::ops::ControlFlow;
+
+/// One line in [`LineIndex::checkpoints`] every `STRIDE` lines.
+pub const STRIDE: u64 = 1024;
+
+/// Where one line lies in its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineSpan {
+    /// 1-based line number.
+    pub number: u64,
+    /// Offset of the line's first byte.
+    pub start: u64,
+    /// Offset just past the line's content: excludes the `\n` and a `\r` right before it.
+    pub end: u64,
+}
+
+impl LineSpan {
+    pub fn len(&self) -> u64 {
+        self.end - self.start
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineIndex {
+    bytes: u64,
+    lines: u64,
+    /// `checkpoints[k]` is the start offset of line `k * STRIDE + 1`.
+    checkpoints: Vec<u64>,
+}
+
+impl LineIndex {
+    /// One sequential pass over `src`.
+    pub fn build(src: &(impl ByteSource + ?Sized)) -> io::Result<Self> {
+        let mut checkpoints = vec![0u64];
+        let mut newlines: u64 = 0;
+        scan_chunks::<()>(src, 0, |offset, chunk| {
+            for pos in memchr::memchr_iter(b'\n', chunk) {
+                newlines += 1;
+                if newlines % STRIDE == 0 {
+                    checkpoints.push(offset + pos as u64 + 1);
+                }
+            }
+            ControlFlow::Continue(())
+        })?;
+        let bytes = src.len();
+        let ends_with_newline = newlines > 0 && last_byte(src)? == Some(b'\n');
+        let lines = if bytes == 0 {
+            0
+        } else if ends_with_newline {
+            newlines
+        } else {
+            newlines + 1
+        };
+        // A checkpoint for a line that does not exist (the text ends right after a newline
+        // that closes line k*STRIDE) would point at the end; drop it.
+        while checkpoints.len() as u64 > lines.div_ceil(STRIDE).max(1) {
+            checkpoints.pop();
+        }
+        Ok(Self { bytes, lines, checkpoints })
+    }
+
+    pub fn lines(&self) -> u64 {
+        self.lines
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Spans of lines `first..=last` (clipped to the last line), in order. `first` is 1-based.
+    pub fn spans(
+        &self,
+        src: &(impl ByteSource + ?Sized),
+        first: u64,
+        last: u64,
+    ) -> io::Result<Vec<LineSpan>> {
+        let last = last.min(self.lines);
+        if first == 0 || first > last {
+            return Ok(Vec::new());
+        }
+        let k = (first - 1) / STRIDE;
+        let mut number = k * STRIDE + 1;
+        let mut start = self.checkpoints[k as usize];
+        let mut out = Vec::with_capacity((last - first + 1).min(4096) as usize);
+        // Whether the byte before the current chunk was `\r` (a CRLF split across chunks).
+        let mut prev_cr = false;
+        let stopped = scan_chunks(src, start, |offset, chunk| {
+            for pos in memchr::memchr_iter(b'\n', chunk) {
+                let nl = offset + pos as u64;
+                let cr = if pos > 0 { chunk[pos - 1] == b'\r' } else { prev_cr };
+                let end = if cr && nl > start { nl - 1 } else { nl };
+                if number >= first {
+                    out.push(LineSpan { number, start, end });
+                }
+                if number == last {
+                    return ControlFlow::Break(());
+                }
+                number += 1;
+                start = nl + 1;
+            }
+            prev_cr = chunk.last() == Some(&b'\r');
+            ControlFlow::Continue(())
+        })?;
+        // A last line without a newline runs to the end of the text.
+        if stopped.is_none() && start < self.bytes && number >= first && number <= last {
+            out.push(LineSpan { number, start, end: self.bytes });
+        }
+        Ok(out)
+    }
+}
+
+fn last_byte(src: &(impl ByteSource + ?Sized)) -> io::Result<Option<u8>> {
+    if src.is_empty() {
+        return Ok(None);
+    }
+    let mut b = [0u8; 1];
+    let n = src.read_at(src.len() - 1, &mut b)?;
+    Ok((n == 1).then_some(b[0]))
+}
+
+/// Number of lines of an in-memory text, by the same model.
+pub fn count_lines(text: &[u8]) -> u64 {
+    if text.is_empty() {
+        return 0;
+    }
+    let newlines = memchr::memchr_iter(b'\n', text).count() as u64;
+    if text.last() == Some(&b'\n') {
+        newlines
+    } else {
+        newlines + 1
+    }
+}
+
+/// The longest prefix of `bytes` of at most `max` bytes that does not split a UTF-8 character.
+pub fn utf8_prefix(bytes: &[u8], max: usize) -> &[u8] {
+    if bytes.len() <= max {
+        return bytes;
+    }
+    let mut cut = max;
+    // Back off over continuation bytes (0b10xx_xxxx), at most 3 of them.
+    while cut > 0 && max - cut < 3 && (bytes[cut] & 0xC0) == 0x80 {
+        cut -= 1;
+    }
+    &bytes[..cut]
+}
+
+/// The longest suffix of `bytes` of at most `max` bytes that does not split a UTF-8 character.
+pub fn utf8_suffix(bytes: &[u8], max: usize) -> &[u8] {
+    if bytes.len() <= max {
+        return bytes;
+    }
+    let mut cut = bytes.len() - max;
+    while cut < bytes.len() && cut - (bytes.len() - max) < 3 && (bytes[cut] & 0xC0) == 0x80 {
+        cut += 1;
+    }
+    &bytes[cut..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all_lines(text: &str) -> Vec<String> {
+        let idx = LineIndex::build(text).unwrap();
+        idx.spans(text, 1, u64::MAX)
+            .unwrap()
+            .iter()
+            .map(|s| text[s.start as usize..s.end as usize].to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn spec_line_counts() {
+        for (text, n) in [("", 0), ("a\nb\n", 2), ("a\nb", 2), ("\n", 1), ("a", 1), ("\n\n", 2)] {
+            assert_eq!(LineIndex::build(text).unwrap().lines(), n, "{text:?}");
+            assert_eq!(count_lines(text.as_bytes()), n, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn crlf_is_not_part_of_the_line_but_lone_cr_is() {
+        assert_eq!(all_lines("a\r\nb\r\n"), ["a", "b"]);
+        assert_eq!(all_lines("a\rb\nc\r"), ["a\rb", "c\r"]);
+        assert_eq!(all_lines("\r\n"), [""]);
+    }
+
+    #[test]
+    fn spans_cross_checkpoints() {
+        let text: String = (1..=5000).map(|i| format!("line {i}\n")).collect();
+        let idx = LineIndex::build(text.as_str()).unwrap();
+        assert_eq!(idx.lines(), 5000);
+        let spans = idx.spans(text.as_str(), 1023, 1026).unwrap();
+        let got: Vec<&str> = spans.iter().map(|s| &text[s.start as usize..s.end as usize]).collect();
+        assert_eq!(got, ["line 1023", "line 1024", "line 1025", "line 1026"]);
+        assert_eq!(spans[0].number, 1023);
+        let tail = idx.spans(text.as_str(), 4999, 9999).unwrap();
+        assert_eq!(tail.len(), 2);
+        assert_eq!(&text[tail[1].start as usize..tail[1].end as usize], "line 5000");
+        assert!(idx.spans(text.as_str(), 5001, 5002).unwrap().is_empty());
+        assert!(idx.spans(text.as_str(), 0, 2).unwrap().is_empty());
+    }
+
+    #[test]
+    fn exact_stride_multiple_with_final_newline() {
+        let text: String = (1..=2048).map(|i| format!("{i}\n")).collect();
+        let idx = LineIndex::build(text.as_str()).unwrap();
+        assert_eq!(idx.lines(), 2048);
+        let last = idx.spans(text.as_str(), 2048, 2048).unwrap();
+        assert_eq!(&text[last[0].start as usize..last[0].end as usize], "2048");
+    }
+
+    #[test]
+    fn utf8_cuts_never_split_a_character() {
+        let s = "aé調";
+        assert_eq!(utf8_prefix(s.as_bytes(), 2), b"a");
+        assert_eq!(utf8_prefix(s.as_bytes(), 3), "aé".as_bytes());
+        assert_eq!(utf8_suffix(s.as_bytes(), 2), b"");
+        assert_eq!(utf8_suffix(s.as_bytes(), 3), "調".as_bytes());
+    }
+}

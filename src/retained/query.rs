@@ -1,0 +1,168 @@
+//! The scan behind a query peek: one streaming pass that finds the lines containing a literal
+//! needle, with memchr's `memmem` for the needle and `memchr` for line breaks. It keeps only
+//! the first `keep` hits (their spans and first match), counts the rest, and holds one chunk
+//! of the source in memory: a 1 GiB single-line value costs the same memory as a small one.
+
+use super::lines::LineSpan;
+use super::source::{scan_chunks, ByteSource};
+use memchr::memmem::Finder;
+use std::io;
+use std::ops::ControlFlow;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueryHit {
+    pub span: LineSpan,
+    /// Offset of the first match on this line.
+    pub first_match: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct QueryScan {
+    /// The first matching lines, in order, at most `keep` of them.
+    pub hits: Vec<QueryHit>,
+    /// How many lines contain the needle in all.
+    pub matching_lines: u64,
+}
+
+/// Lines of `src` containing `needle`, which must not contain `\n` (so a match never spans
+/// lines) and must not be empty.
+pub fn scan_query(src: &(impl ByteSource + ?Sized), needle: &[u8], keep: usize) -> io::Result<QueryScan> {
+    debug_assert!(!needle.is_empty() && !needle.contains(&b'\n'));
+    let finder = Finder::new(needle);
+    let overlap = needle.len() - 1;
+    let mut st = State { line_no: 1, line_start: 0, matched: None, prev_cr: false, keep, out: QueryScan::default() };
+    // Bytes at the end of the previous chunk that may begin a match completed by the next.
+    let mut carry: Vec<u8> = Vec::new();
+    let mut work: Vec<u8> = Vec::new();
+    scan_chunks::<()>(src, 0, |offset, data| {
+        let (bytes, base): (&[u8], u64) = if carry.is_empty() {
+            (data, offset)
+        } else {
+            work.clear();
+            work.extend_from_slice(&carry);
+            work.extend_from_slice(data);
+            (&work, offset - carry.len() as u64)
+        };
+        carry.clear();
+        let mut i = 0usize;
+        while i < bytes.len() {
+            if st.matched.is_some() {
+                // Inside a matching line: only its end matters now.
+                match memchr::memchr(b'\n', &bytes[i..]) {
+                    Some(p) => {
+                        let at = i + p;
+                        let cr = if at > 0 { bytes[at - 1] == b'\r' } else { st.prev_cr };
+                        st.end_line(base + at as u64, cr);
+                        i = at + 1;
+                    }
+                    None => i = bytes.len(),
+                }
+                continue;
+            }
+            let found = finder.find(&bytes[i..]).map(|m| i + m);
+            let upto = found.unwrap_or(bytes.len());
+            let region = &bytes[i..upto];
+            let breaks = memchr::memchr_iter(b'\n', region).count() as u64;
+            if breaks > 0 {
+                let last = memchr::memrchr(b'\n', region).expect("counted at least one");
+                st.line_no += breaks;
+                st.line_start = base + (i + last) as u64 + 1;
+            }
+            match found {
+                Some(m) => {
+                    st.matched = Some(base + m as u64);
+                    i = m;
+                }
+                None => {
+                    // Keep the tail of the current line that could start a straddling match.
+                    let line_from = st.line_start.saturating_sub(base) as usize;
+                    let from = bytes.len().saturating_sub(overlap).max(line_from);
+                    carry.extend_from_slice(&bytes[from..]);
+                    i = bytes.len();
+                }
+            }
+        }
+        st.prev_cr = data.last() == Some(&b'\r');
+        ControlFlow::Continue(())
+    })?;
+    if let Some(first_match) = st.matched.take() {
+        // The last line has no newline.
+        st.record(LineSpan { number: st.line_no, start: st.line_start, end: src.len() }, first_match);
+    }
+    Ok(st.out)
+}
+
+struct State {
+    line_no: u64,
+    line_start: u64,
+    matched: Option<u64>,
+    prev_cr: bool,
+    keep: usize,
+    out: QueryScan,
+}
+
+impl State {
+    fn end_line(&mut self, newline: u64, cr: bool) {
+        if let Some(first_match) = self.matched.take() {
+            let end = if cr && newline > self.line_start { newline - 1 } else { newline };
+            self.record(LineSpan { number: self.line_no, start: self.line_start, end }, first_match);
+        }
+        self.line_no += 1;
+        self.line_start = newline + 1;
+    }
+
+    fn record(&mut self, span: LineSpan, first_match: u64) {
+        self.out.matching_lines += 1;
+        if self.out.hits.len() < self.keep {
+            self.out.hits.push(QueryHit { span, first_match });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines_of(text: &str, q: &str) -> Vec<(u64, String)> {
+        let scan = scan_query(text, q.as_bytes(), usize::MAX).unwrap();
+        scan.hits
+            .iter()
+            .map(|h| (h.span.number, text[h.span.start as usize..h.span.end as usize].to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn finds_each_matching_line_once() {
+        let text = "alpha\nbeta beta\r\ngamma\nbeta";
+        assert_eq!(
+            lines_of(text, "beta"),
+            [(2, "beta beta".to_owned()), (4, "beta".to_owned())]
+        );
+        assert_eq!(scan_query(text, b"beta", 1).unwrap().matching_lines, 2);
+        assert!(lines_of(text, "delta").is_empty());
+    }
+
+    #[test]
+    fn matches_across_chunk_boundaries() {
+        let chunk = super::super::source::SCAN_CHUNK;
+        // A needle that straddles the first chunk boundary, on line 3.
+        let mut text = String::from("x\ny\n");
+        text.push_str(&"z".repeat(chunk - text.len() - 3));
+        text.push_str("NEEDLE tail\nlast NEEDLE");
+        let got = lines_of(&text, "NEEDLE");
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].0, 3);
+        assert_eq!(got[1], (4, "last NEEDLE".to_owned()));
+        let hit = scan_query(text.as_str(), b"NEEDLE", 1).unwrap().hits[0];
+        assert_eq!(hit.first_match as usize, chunk - 3);
+    }
+
+    #[test]
+    fn crlf_split_across_chunks_is_excluded_from_the_line() {
+        let chunk = super::super::source::SCAN_CHUNK;
+        let mut text = "q".repeat(chunk - 1);
+        text.push_str("\r\nnext");
+        let got = lines_of(&text, "qq");
+        assert_eq!(got[0].1.len(), chunk - 1);
+    }
+}

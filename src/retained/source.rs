@@ -1,0 +1,174 @@
+//! Byte sources: a value's full text is either in memory (a transcript's `content`) or in a
+//! value file that may be far larger than memory. Everything that reads text (line index, stub,
+//! peek) goes through [`ByteSource`] and reads bounded chunks, so a 1 GiB value file is never
+//! loaded whole and a string from a transcript takes the very same code path.
+
+use std::fs::File;
+use std::io;
+use std::ops::ControlFlow;
+
+/// Size of the buffer used by sequential scans. Big enough that memchr runs at memory speed,
+/// small enough that a peek on any file stays far below its memory budget.
+pub const SCAN_CHUNK: usize = 1 << 20;
+
+/// Random-access, read-only bytes.
+pub trait ByteSource {
+    /// Total length in bytes.
+    fn len(&self) -> u64;
+
+    /// Reads up to `buf.len()` bytes at `offset`; returns how many were read (0 at the end).
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize>;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl ByteSource for [u8] {
+    fn len(&self) -> u64 {
+        <[u8]>::len(self) as u64
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        let start = usize::try_from(offset).unwrap_or(usize::MAX).min(<[u8]>::len(self));
+        let n = buf.len().min(<[u8]>::len(self) - start);
+        buf[..n].copy_from_slice(&self[start..start + n]);
+        Ok(n)
+    }
+}
+
+impl ByteSource for str {
+    fn len(&self) -> u64 {
+        self.as_bytes().len() as u64
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        self.as_bytes().read_at(offset, buf)
+    }
+}
+
+/// A file opened for reading, with its length fixed at open time. Value files are immutable
+/// once written (the harness writes them with temp + rename), so the length is stable; if the
+/// file is nevertheless truncated underneath us, reads return short and callers see the end.
+pub struct FileSource {
+    file: File,
+    len: u64,
+}
+
+impl FileSource {
+    pub fn open(path: &std::path::Path) -> io::Result<Self> {
+        let file = File::open(path)?;
+        let len = file.metadata()?.len();
+        Ok(Self { file, len })
+    }
+}
+
+impl ByteSource for FileSource {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        if offset >= self.len {
+            return Ok(0);
+        }
+        let want = buf.len().min(usize::try_from(self.len - offset).unwrap_or(usize::MAX));
+        read_at_os(&self.file, offset, &mut buf[..want])
+    }
+}
+
+#[cfg(unix)]
+fn read_at_os(file: &File, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+    use std::os::unix::fs::FileExt;
+    loop {
+        match file.read_at(buf, offset) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            other => return other,
+        }
+    }
+}
+
+#[cfg(windows)]
+fn read_at_os(file: &File, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+    use std::os::windows::fs::FileExt;
+    file.seek_read(buf, offset)
+}
+
+/// Reads exactly `start..end` (clipped to the source), for bounded ranges only.
+pub fn read_range(src: &(impl ByteSource + ?Sized), start: u64, end: u64) -> io::Result<Vec<u8>> {
+    let end = end.min(src.len());
+    if start >= end {
+        return Ok(Vec::new());
+    }
+    let mut buf = vec![0u8; usize::try_from(end - start).map_err(io::Error::other)?];
+    let mut filled = 0;
+    while filled < buf.len() {
+        let n = src.read_at(start + filled as u64, &mut buf[filled..])?;
+        if n == 0 {
+            buf.truncate(filled);
+            break;
+        }
+        filled += n;
+    }
+    Ok(buf)
+}
+
+/// Calls `f(offset, chunk)` for consecutive chunks from `start` to the end of the source, until
+/// `f` breaks. Memory use is one [`SCAN_CHUNK`] buffer whatever the source's size.
+pub fn scan_chunks<B>(
+    src: &(impl ByteSource + ?Sized),
+    start: u64,
+    mut f: impl FnMut(u64, &[u8]) -> ControlFlow<B>,
+) -> io::Result<Option<B>> {
+    let mut buf = vec![0u8; SCAN_CHUNK];
+    let mut offset = start;
+    loop {
+        let n = src.read_at(offset, &mut buf)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        if let ControlFlow::Break(b) = f(offset, &buf[..n]) {
+            return Ok(Some(b));
+        }
+        offset += n as u64;
+    }
+}
+
+/// Streams `src` and tells whether it holds exactly `expected`. Reads at most one chunk at a
+/// time, so comparing a 1 GiB value file costs no more memory than comparing a small one.
+pub fn same_bytes(src: &(impl ByteSource + ?Sized), expected: &[u8]) -> io::Result<bool> {
+    if src.len() != expected.len() as u64 {
+        return Ok(false);
+    }
+    let differs = scan_chunks(src, 0, |offset, chunk| {
+        let at = offset as usize;
+        match expected.get(at..at + chunk.len()) {
+            Some(want) if want == chunk => ControlFlow::Continue(()),
+            _ => ControlFlow::Break(()),
+        }
+    })?;
+    Ok(differs.is_none())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slice_reads_are_clipped() {
+        let src: &[u8] = b"hello";
+        let mut buf = [0u8; 10];
+        assert_eq!(src.read_at(3, &mut buf).unwrap(), 2);
+        assert_eq!(&buf[..2], b"lo");
+        assert_eq!(src.read_at(9, &mut buf).unwrap(), 0);
+        assert_eq!(read_range(src, 1, 99).unwrap(), b"ello");
+    }
+
+    #[test]
+    fn same_bytes_compares_length_and_content() {
+        let src: &[u8] = b"abc";
+        assert!(same_bytes(src, b"abc").unwrap());
+        assert!(!same_bytes(src, b"abd").unwrap());
+        assert!(!same_bytes(src, b"abcd").unwrap());
+    }
+}
