@@ -1,0 +1,381 @@
+//! Reading one run: every transcript line in file order, folded into the run model (status,
+//! totals, retention states), the timeline and the list of problems. The fold works one line at
+//! a time, so a live run can be updated from its appended lines alone.
+
+use super::layout::Layout;
+use super::model::*;
+use super::timeline::describe;
+use super::values::{list_value_files, matches_content, modified_ms, ValueFile};
+use crate::retained::{count_lines, stub_for, value_id, DEFAULT_THRESHOLD};
+use crate::transcript::event::{known_event_keys, unknown_keys, Envelope, Event, EventType, ENVELOPE_KEYS};
+use crate::transcript::{read_lines, Cursor, RawLine, SCHEMA_VERSION};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::fs;
+use std::io;
+
+/// Settings of the run model.
+#[derive(Debug, Clone, Copy)]
+pub struct RunOptions {
+    /// A result longer than this many bytes is retained (spec B.1).
+    pub threshold: u64,
+    /// A run with no terminal event is `running` while its transcript changed within this
+    /// window, `interrupted` after (spec A.4).
+    pub running_window_ms: i64,
+    /// The clock, in epoch milliseconds.
+    pub now_ms: i64,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        Self { threshold: DEFAULT_THRESHOLD, running_window_ms: 30 * 60 * 1000, now_ms: now_ms() }
+    }
+}
+
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Terminal {
+    Done,
+    Error,
+    Cancelled,
+}
+
+/// The fold over a run's lines.
+pub struct Analyzer {
+    opts: RunOptions,
+    keep_timeline: bool,
+    run: Run,
+    values: BTreeMap<String, ValueFile>,
+    names: HashMap<String, String>,
+    block_names: HashMap<String, String>,
+    started_ts: HashMap<String, i64>,
+    tool_ids: HashSet<String>,
+    matched_values: HashSet<String>,
+    newer_versions: BTreeSet<u64>,
+    last_user_line: Option<u64>,
+    last_terminal: Option<(u64, Terminal)>,
+    last_ts: Option<i64>,
+    events: Vec<TimelineEvent>,
+    results: Vec<ResultInfo>,
+    problems: Vec<Problem>,
+}
+
+impl Analyzer {
+    pub fn new(id: &str, values: BTreeMap<String, ValueFile>, opts: RunOptions, keep_timeline: bool) -> Self {
+        let mut run = Run { id: id.to_owned(), ..Default::default() };
+        run.value_files = values.len() as u64;
+        run.value_bytes = values.values().map(|v| v.bytes).sum();
+        Self {
+            opts,
+            keep_timeline,
+            run,
+            values,
+            names: HashMap::new(),
+            block_names: HashMap::new(),
+            started_ts: HashMap::new(),
+            tool_ids: HashSet::new(),
+            matched_values: HashSet::new(),
+            newer_versions: BTreeSet::new(),
+            last_user_line: None,
+            last_terminal: None,
+            last_ts: None,
+            events: Vec::new(),
+            results: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+
+    fn problem(&mut self, line: u64, kind: ProblemKind, message: String) {
+        if kind.is_unreadable() {
+            self.run.problems += 1;
+            if self.keep_timeline {
+                self.events.push(TimelineEvent {
+                    line,
+                    kind: "unreadable".to_owned(),
+                    problem: Some(message.clone()),
+                    ..Default::default()
+                });
+            }
+        } else if line > 0 {
+            self.run.warnings += 1;
+        }
+        self.problems.push(Problem { line, kind, message });
+    }
+
+    /// Folds one complete transcript line.
+    pub fn line(&mut self, line: RawLine<'_>) {
+        let n = line.number;
+        let Ok(text) = std::str::from_utf8(line.bytes) else {
+            return self.problem(n, ProblemKind::Corrupt, "not UTF-8 text".to_owned());
+        };
+        if text.trim().is_empty() {
+            return; // A blank line holds nothing to show.
+        }
+        let env: Envelope = match serde_json::from_str(text) {
+            Ok(env) => env,
+            Err(e) => return self.problem(n, ProblemKind::Corrupt, format!("not a transcript envelope: {e}")),
+        };
+        let kind = match serde_json::from_str::<EventType>(env.event.get()) {
+            Ok(t) => t.kind,
+            Err(e) => return self.problem(n, ProblemKind::Corrupt, format!("event without a type: {e}")),
+        };
+        if let Some(v) = env.schema_version.filter(|&v| v > SCHEMA_VERSION) {
+            self.run.newer_schema = true;
+            if self.newer_versions.insert(v) {
+                let msg = format!("schemaVersion {v} from this line on: written by a newer harness; read as version {SCHEMA_VERSION}");
+                self.problem(n, ProblemKind::NewerSchema, msg);
+            }
+        }
+        let mut extra = unknown_keys(text, ENVELOPE_KEYS, false);
+        let Some(known) = known_event_keys(&kind) else {
+            self.problem(n, ProblemKind::UnknownEvent, format!("unknown event type `{kind}`"));
+            self.note_event(n, &env, TimelineEvent { kind, ..Default::default() });
+            return;
+        };
+        extra.extend(unknown_keys(env.event.get(), known, true));
+        if !extra.is_empty() {
+            let msg = format!("unknown keys in {kind}: {}", extra.join(", "));
+            self.problem(n, ProblemKind::UnknownKeys, msg);
+        }
+        let event: Event = match serde_json::from_str(env.event.get()) {
+            Ok(e) => e,
+            Err(e) => return self.problem(n, ProblemKind::Invalid, format!("invalid {kind} event: {e}")),
+        };
+        let mut item = describe(&kind, &event);
+        self.fold(n, line.offset, env.ts, &event, &mut item);
+        self.note_event(n, &env, item);
+    }
+
+    fn note_event(&mut self, n: u64, env: &Envelope<'_>, mut item: TimelineEvent) {
+        self.run.events += 1;
+        if let Some(ts) = env.ts {
+            self.run.started_ms.get_or_insert(ts);
+            self.last_ts = Some(self.last_ts.map_or(ts, |l| l.max(ts)));
+        }
+        if self.keep_timeline {
+            item.line = n;
+            item.seq = env.seq;
+            item.ts = env.ts;
+            self.events.push(item);
+        }
+    }
+
+    fn fold(&mut self, n: u64, offset: u64, ts: Option<i64>, event: &Event, item: &mut TimelineEvent) {
+        let run = &mut self.run;
+        match event {
+            Event::RunStarted { cwd, mode, provider, model } => {
+                // Only the first dispatch writes it; keep the first if a file holds several.
+                run.provider = run.provider.take().or_else(|| provider.clone());
+                run.model = run.model.take().or_else(|| model.clone());
+                run.mode = run.mode.take().or_else(|| mode.clone());
+                run.cwd = run.cwd.take().or_else(|| cwd.clone());
+            }
+            Event::UserMessage { text, .. } => {
+                run.dispatches += 1;
+                self.last_user_line = Some(n);
+                if run.title.is_empty() {
+                    run.title = title_of(text);
+                }
+            }
+            Event::AssistantMessage { usage, timing, .. } => {
+                if let Some(u) = usage {
+                    run.input_tokens += u.prompt_tokens.unwrap_or(0);
+                    run.output_tokens += u.completion_tokens.unwrap_or(0);
+                    run.cost_usd += u.cost_usd.unwrap_or(0.0);
+                }
+                if let Some(ms) = timing.as_ref().and_then(|t| t.model_ms) {
+                    run.model_ms += ms;
+                }
+                for call in &item.tool_calls {
+                    self.block_names.insert(call.tool_call_id.clone(), call.name.clone());
+                }
+            }
+            Event::ToolCallStarted { tool_call_id, name, .. } => {
+                if self.tool_ids.insert(tool_call_id.clone()) {
+                    run.tool_calls += 1;
+                }
+                if let Some(name) = name {
+                    self.names.insert(tool_call_id.clone(), name.clone());
+                }
+                if let Some(ts) = ts {
+                    self.started_ts.insert(tool_call_id.clone(), ts);
+                }
+            }
+            Event::ToolCallFinished { tool_call_id, result } => {
+                if self.tool_ids.insert(tool_call_id.clone()) {
+                    run.tool_calls += 1;
+                }
+                let info = self.result(n, offset, ts, tool_call_id, result.ok, &result.content);
+                item.tool = Some(info.tool.clone());
+                self.results.push(info.clone());
+                item.result = Some(info);
+            }
+            Event::RunResult { .. } => self.last_terminal = Some((n, Terminal::Done)),
+            Event::RunError { error } => {
+                let code = error.as_ref().and_then(|e| e.code.clone());
+                let terminal = if code.as_deref() == Some("aborted") { Terminal::Cancelled } else { Terminal::Error };
+                self.last_terminal = Some((n, terminal));
+                run.error_code = code;
+                run.error_message = error.as_ref().and_then(|e| e.message.clone());
+            }
+            _ => {}
+        }
+    }
+
+    fn tool_name(&self, id: &str) -> String {
+        self.names
+            .get(id)
+            .or_else(|| self.block_names.get(id))
+            .cloned()
+            .unwrap_or_else(|| "tool".to_owned())
+    }
+
+    /// Classifies one result (spec B.1) and adds it to the run's figures.
+    fn result(&mut self, n: u64, offset: u64, ts: Option<i64>, id: &str, ok: bool, content: &str) -> ResultInfo {
+        let tool = self.tool_name(id);
+        let vid = value_id(id);
+        let bytes = content.len() as u64;
+        self.matched_values.insert(vid.clone());
+        let file = self.values.get(&vid);
+        let state = if bytes <= self.opts.threshold {
+            RetentionState::Inline
+        } else {
+            match file.map(|f| matches_content(f, content.as_bytes())) {
+                None => RetentionState::Unretained,
+                Some(Ok(true)) => RetentionState::Retained,
+                Some(Ok(false)) => RetentionState::Damaged,
+                Some(Err(e)) => {
+                    let msg = format!("value file {vid}.txt cannot be read: {e}");
+                    self.problems.push(Problem { line: n, kind: ProblemKind::Run, message: msg });
+                    RetentionState::Damaged
+                }
+            }
+        };
+        let run = &mut self.run;
+        run.results += 1;
+        match state {
+            RetentionState::Inline => run.inline += 1,
+            RetentionState::Retained => {
+                run.retained += 1;
+                run.retained_bytes += bytes;
+            }
+            RetentionState::Unretained => {
+                run.unretained += 1;
+                run.unretained_bytes += bytes;
+            }
+            RetentionState::Damaged => run.damaged += 1,
+        }
+        let context_bytes = match state {
+            RetentionState::Retained => stub_for(&vid, &tool, content).len() as u64,
+            _ => bytes,
+        };
+        ResultInfo {
+            tool_call_id: id.to_owned(),
+            tool,
+            ok,
+            bytes,
+            lines: count_lines(content.as_bytes()),
+            state,
+            value_id: vid,
+            line: n,
+            value_file_bytes: file.map(|f| f.bytes),
+            context_bytes,
+            started_ms: self.started_ts.get(id).copied(),
+            finished_ms: ts,
+            offset,
+        }
+    }
+
+    /// Derives what needs the whole file: status (spec A.4), last activity, strays.
+    pub fn finish(mut self, transcript_mtime_ms: Option<i64>) -> RunDetail {
+        let run = &mut self.run;
+        let terminal = self
+            .last_terminal
+            .filter(|(line, _)| self.last_user_line.is_none_or(|u| *line > u))
+            .map(|(_, t)| t);
+        run.status = match terminal {
+            Some(Terminal::Done) => RunStatus::Done,
+            Some(Terminal::Error) => RunStatus::Error,
+            Some(Terminal::Cancelled) => RunStatus::Cancelled,
+            None => {
+                let changed = transcript_mtime_ms.or(self.last_ts).unwrap_or(0);
+                if self.opts.now_ms - changed <= self.opts.running_window_ms {
+                    RunStatus::Running
+                } else {
+                    RunStatus::Interrupted
+                }
+            }
+        };
+        if terminal.is_none_or(|t| t == Terminal::Done) {
+            run.error_code = None;
+            run.error_message = None;
+        }
+        run.updated_ms = match (transcript_mtime_ms, self.last_ts) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        let strays: Vec<StrayFile> = self
+            .values
+            .values()
+            .filter(|v| !self.matched_values.contains(&v.stem))
+            .map(|v| StrayFile { name: format!("{}.txt", v.stem), bytes: v.bytes })
+            .collect();
+        run.strays = strays.len() as u64;
+        RunDetail { run: self.run, events: self.events, results: self.results, problems: self.problems, strays }
+    }
+}
+
+/// The title of a run: its first user message, whitespace collapsed, at most [`TITLE_MAX`]
+/// characters.
+pub fn title_of(text: &str) -> String {
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if collapsed.chars().count() <= TITLE_MAX {
+        return collapsed;
+    }
+    let mut t: String = collapsed.chars().take(TITLE_MAX - 1).collect();
+    t.push('…');
+    t
+}
+
+/// Reads run `id` of a runs directory.
+pub fn analyze_run(layout: &Layout, id: &str, opts: &RunOptions, keep_timeline: bool) -> io::Result<RunDetail> {
+    let files = layout.runs.get(id).cloned().unwrap_or_default();
+    let values = match layout.value_dir(id) {
+        Some(dir) => list_value_files(dir)?,
+        None => BTreeMap::new(),
+    };
+    let mut analyzer = Analyzer::new(id, values, *opts, keep_timeline);
+    if layout.linked_value_dirs.contains(id) {
+        let msg = format!("{id}.values is a symbolic link: it is not read and never collected");
+        analyzer.problems.push(Problem { line: 0, kind: ProblemKind::Run, message: msg });
+    }
+    let mut mtime = None;
+    let mut transcript_bytes = 0;
+    let mut pending = 0;
+    if let Some(path) = &files.transcript {
+        let outcome = read_lines(path, Cursor::default(), |line| analyzer.line(line))?;
+        transcript_bytes = outcome.file_len;
+        pending = outcome.pending_bytes;
+        mtime = fs::metadata(path).ok().as_ref().and_then(modified_ms);
+    } else {
+        analyzer.problems.push(Problem {
+            line: 0,
+            kind: ProblemKind::Run,
+            message: "no transcript: only a summary file".to_owned(),
+        });
+    }
+    let mut detail = analyzer.finish(mtime);
+    let run = &mut detail.run;
+    run.has_transcript = files.transcript.is_some();
+    run.has_summary = files.summary.is_some();
+    run.transcript_bytes = transcript_bytes;
+    run.pending_bytes = pending;
+    if let Some(path) = &files.summary {
+        super::summary::apply_summary(path, run, files.transcript.is_none(), opts);
+    }
+    Ok(detail)
+}

@@ -1,0 +1,60 @@
+//! A run's value directory: which value files it holds and how a result compares to its file.
+
+use crate::retained::source::{same_bytes, FileSource};
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+pub const VALUE_EXT: &str = ".txt";
+
+/// A regular `*.txt` file directly inside a value directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValueFile {
+    /// File name without `.txt`: a value id when the harness wrote it.
+    pub stem: String,
+    pub path: PathBuf,
+    pub bytes: u64,
+    pub modified_ms: Option<i64>,
+}
+
+/// The value files of a directory, by stem. Symbolic links, subdirectories and files of other
+/// kinds are not value files: they are neither counted nor ever read or collected.
+pub fn list_value_files(dir: &Path) -> io::Result<BTreeMap<String, ValueFile>> {
+    let mut out = BTreeMap::new();
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let Ok(kind) = entry.file_type() else { continue };
+        if !kind.is_file() {
+            continue;
+        }
+        let Ok(name) = entry.file_name().into_string() else { continue };
+        let Some(stem) = name.strip_suffix(VALUE_EXT).filter(|s| !s.is_empty()) else { continue };
+        let Ok(meta) = entry.metadata() else { continue };
+        out.insert(
+            stem.to_owned(),
+            ValueFile {
+                stem: stem.to_owned(),
+                path: entry.path(),
+                bytes: meta.len(),
+                modified_ms: modified_ms(&meta),
+            },
+        );
+    }
+    Ok(out)
+}
+
+pub fn modified_ms(meta: &fs::Metadata) -> Option<i64> {
+    let t = meta.modified().ok()?;
+    let d = t.duration_since(UNIX_EPOCH).ok()?;
+    i64::try_from(d.as_millis()).ok()
+}
+
+/// Whether a value file holds exactly `content`. Sizes are compared first; bytes are streamed.
+pub fn matches_content(file: &ValueFile, content: &[u8]) -> io::Result<bool> {
+    if file.bytes != content.len() as u64 {
+        return Ok(false);
+    }
+    same_bytes(&FileSource::open(&file.path)?, content)
+}

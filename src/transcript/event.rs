@@ -1,0 +1,279 @@
+//! Transcript envelopes and events (spec A.3), as the harness writes them.
+//!
+//! Parsing is tolerant by design: every field that a reader can live without is optional, an
+//! unknown event type is kept as [`Event::Unknown`], and unknown keys are reported rather than
+//! refused. Only a line that is not a JSON object with an `event` object is unreadable.
+
+use serde::de::IgnoredAny;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+
+/// The schema version this reader was written for.
+pub const SCHEMA_VERSION: u64 = 1;
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Envelope<'a> {
+    pub schema_version: Option<u64>,
+    pub run_id: Option<String>,
+    pub seq: Option<u64>,
+    pub ts: Option<i64>,
+    #[serde(borrow)]
+    pub event: &'a RawValue,
+}
+
+pub const ENVELOPE_KEYS: &[&str] = &["schemaVersion", "runId", "seq", "ts", "event"];
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eval_duration_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_eval_duration_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Timing {
+    #[serde(default)]
+    pub model_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttft_ms: Option<f64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlock {
+    Text {
+        #[serde(default)]
+        text: String,
+    },
+    Thinking {
+        #[serde(default)]
+        text: String,
+    },
+    ToolCall {
+        #[serde(rename = "toolCallId")]
+        tool_call_id: String,
+        #[serde(default)]
+        name: Option<String>,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Attachment {
+    #[serde(default)]
+    pub path: Option<String>,
+    #[serde(default)]
+    pub content: Option<String>,
+    #[serde(default)]
+    pub mime: Option<String>,
+    #[serde(default, rename = "dataUri")]
+    pub data_uri: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ToolResult {
+    #[serde(default = "yes")]
+    pub ok: bool,
+    #[serde(default)]
+    pub content: String,
+    #[serde(default)]
+    pub metadata: Option<Box<RawValue>>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct RunErrorBody {
+    #[serde(default)]
+    pub code: Option<String>,
+    #[serde(default)]
+    pub message: Option<String>,
+    #[serde(default)]
+    pub detail: Option<Box<RawValue>>,
+    #[serde(default)]
+    pub retryable: Option<bool>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Snapshot {
+    #[serde(default, rename = "workspaceRoot")]
+    pub workspace_root: Option<String>,
+    #[serde(default)]
+    pub attachments: Option<Vec<IgnoredAny>>,
+    #[serde(default, rename = "lensItems")]
+    pub lens_items: Option<Vec<IgnoredAny>>,
+    #[serde(default, rename = "estimatedTokens")]
+    pub estimated_tokens: Option<u64>,
+    #[serde(default)]
+    pub omitted: Option<Box<RawValue>>,
+}
+
+/// Any JSON kept as written, for fields a viewer shows but no reader interprets.
+pub type Json = Box<RawValue>;
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+pub enum Event {
+    RunStarted {
+        cwd: Option<String>,
+        mode: Option<String>,
+        provider: Option<String>,
+        model: Option<String>,
+    },
+    ContextSnapshot {
+        snapshot: Option<Snapshot>,
+    },
+    UserMessage {
+        message_id: Option<String>,
+        #[serde(default)]
+        text: String,
+        #[serde(default)]
+        attachments: Vec<Attachment>,
+    },
+    AssistantMessage {
+        message_id: Option<String>,
+        #[serde(default)]
+        content: Vec<ContentBlock>,
+        usage: Option<Usage>,
+        timing: Option<Timing>,
+    },
+    ToolCallStarted {
+        tool_call_id: String,
+        name: Option<String>,
+        input: Option<Json>,
+        summary: Option<String>,
+        capability: Option<Json>,
+    },
+    ToolCallFinished {
+        tool_call_id: String,
+        result: ToolResult,
+    },
+    PermissionRequested {
+        request: Option<Json>,
+    },
+    PermissionResolved {
+        request_id: Option<String>,
+        decision: Option<Json>,
+    },
+    DiffProposed {
+        proposal: Option<Json>,
+    },
+    DiffResolved {
+        proposal_id: Option<String>,
+        decision: Option<Json>,
+    },
+    FileChanged {
+        path: Option<String>,
+        old_hash: Option<String>,
+        new_hash: Option<String>,
+    },
+    RunResult {
+        result: Option<Json>,
+    },
+    RunError {
+        error: Option<RunErrorBody>,
+    },
+    ContextCompacted {
+        summary: Option<String>,
+    },
+    SteeringInjected {
+        reason: Option<String>,
+    },
+    UserQuestionRequested {
+        request_id: Option<String>,
+        question: Option<Json>,
+    },
+    UserQuestionResolved {
+        request_id: Option<String>,
+        answer: Option<Json>,
+    },
+    SubagentRequested {
+        request_id: Option<String>,
+        subagent: Option<Json>,
+        task: Option<Json>,
+    },
+    SubagentResolved {
+        request_id: Option<String>,
+        result: Option<Json>,
+    },
+    AdvisorRequested {
+        request_id: Option<String>,
+        question: Option<Json>,
+    },
+    AdvisorResolved {
+        request_id: Option<String>,
+        advice: Option<Json>,
+    },
+    // Valid but normally not persisted (streaming and observation events).
+    AssistantDelta,
+    ToolProgress,
+    ObservedToolCall,
+    ObservedToolResult,
+}
+
+/// Keys each known event type may carry besides `type`, `runId` and `ts`.
+pub fn known_event_keys(event_type: &str) -> Option<&'static [&'static str]> {
+    Some(match event_type {
+        "run_started" => &["cwd", "mode", "provider", "model"],
+        "context_snapshot" => &["snapshot"],
+        "user_message" => &["messageId", "text", "attachments"],
+        "assistant_message" => &["messageId", "content", "usage", "timing"],
+        "tool_call_started" => &["toolCallId", "name", "input", "summary", "capability"],
+        "tool_call_finished" => &["toolCallId", "result"],
+        "permission_requested" => &["request"],
+        "permission_resolved" => &["requestId", "decision"],
+        "diff_proposed" => &["proposal"],
+        "diff_resolved" => &["proposalId", "decision"],
+        "file_changed" => &["path", "oldHash", "newHash"],
+        "run_result" => &["result"],
+        "run_error" => &["error"],
+        "context_compacted" => &["summary"],
+        "steering_injected" => &["reason"],
+        "user_question_requested" => &["requestId", "question"],
+        "user_question_resolved" => &["requestId", "answer"],
+        "subagent_requested" => &["requestId", "subagent", "task"],
+        "subagent_resolved" => &["requestId", "result"],
+        "advisor_requested" => &["requestId", "question"],
+        "advisor_resolved" => &["requestId", "advice"],
+        // Transient events carry fields of their own that nobody here reads.
+        "assistant_delta" | "tool_progress" | "observed_tool_call" | "observed_tool_result" => &[],
+        _ => return None,
+    })
+}
+
+const COMMON_EVENT_KEYS: &[&str] = &["type", "runId", "ts"];
+
+/// The keys of a JSON object that are not in `known` (nor common to all events when
+/// `event_keys`), sorted. Values are skipped, not parsed.
+pub fn unknown_keys(raw: &str, known: &[&str], event_keys: bool) -> Vec<String> {
+    let Ok(map) = serde_json::from_str::<HashMap<String, IgnoredAny>>(raw) else {
+        return Vec::new();
+    };
+    let mut extra: Vec<String> = map
+        .into_keys()
+        .filter(|k| !known.contains(&k.as_str()) && !(event_keys && COMMON_EVENT_KEYS.contains(&k.as_str())))
+        .collect();
+    extra.sort();
+    extra
+}
+
+/// Just the `type` of an event, to name an unknown or invalid one.
+#[derive(Deserialize)]
+pub struct EventType {
+    #[serde(rename = "type")]
+    pub kind: String,
+}

@@ -1,0 +1,97 @@
+//! Reading a transcript line by line, tolerant of a torn last line.
+//!
+//! The harness appends one line per write and fsyncs, so a crash can leave a last line without
+//! its newline. Such a tail is *pending*, not an error: the reader stops before it and remembers
+//! the offset of the last complete line, so the next read (after the file grew) starts there.
+//! Lines are split on `\n` by the buffered reader (memchr inside), one line in memory at a time,
+//! whatever its size.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Seek, SeekFrom};
+use std::path::Path;
+
+/// One complete line of a transcript.
+#[derive(Debug)]
+pub struct RawLine<'a> {
+    /// 1-based position in the file: the only order that counts (`seq` can repeat).
+    pub number: u64,
+    /// Byte offset of the line's first byte.
+    pub offset: u64,
+    /// The line without its `\n`.
+    pub bytes: &'a [u8],
+}
+
+/// Where a reader stands in its transcript: everything before `offset` has been read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cursor {
+    /// Offset just past the last complete line read.
+    pub offset: u64,
+    /// Number of complete lines before `offset`.
+    pub lines: u64,
+}
+
+/// What one pass over the available bytes found.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadOutcome {
+    pub cursor: Cursor,
+    /// Bytes after the last newline: a torn line still being written (or left by a crash).
+    pub pending_bytes: u64,
+    /// Size of the file when the pass ended.
+    pub file_len: u64,
+}
+
+const READ_BUFFER: usize = 1 << 20;
+
+/// Reads every complete line from `from` to the current end of `path`, calling `each` for
+/// each, and returns where the next read should start.
+pub fn read_lines(
+    path: &Path,
+    from: Cursor,
+    mut each: impl FnMut(RawLine<'_>),
+) -> io::Result<ReadOutcome> {
+    let mut file = File::open(path)?;
+    let file_len = file.metadata()?.len();
+    file.seek(SeekFrom::Start(from.offset))?;
+    let mut reader = BufReader::with_capacity(READ_BUFFER, file);
+    let mut cursor = from;
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        let n = reader.read_until(b'\n', &mut buf)?;
+        if n == 0 {
+            return Ok(ReadOutcome { cursor, pending_bytes: 0, file_len });
+        }
+        if buf.last() != Some(&b'\n') {
+            // A torn tail: leave it for a later pass.
+            return Ok(ReadOutcome { cursor, pending_bytes: n as u64, file_len });
+        }
+        let number = cursor.lines + 1;
+        each(RawLine { number, offset: cursor.offset, bytes: &buf[..n - 1] });
+        cursor = Cursor { offset: cursor.offset + n as u64, lines: number };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn torn_tail_is_pending_then_completed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        std::fs::write(&path, b"one\ntwo\nthr").unwrap();
+        let mut seen = Vec::new();
+        let out = read_lines(&path, Cursor::default(), |l| seen.push((l.number, l.bytes.to_vec()))).unwrap();
+        assert_eq!(seen, [(1, b"one".to_vec()), (2, b"two".to_vec())]);
+        assert_eq!(out.cursor, Cursor { offset: 8, lines: 2 });
+        assert_eq!(out.pending_bytes, 3);
+
+        std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"ee\n").unwrap();
+        seen.clear();
+        let out = read_lines(&path, out.cursor, |l| seen.push((l.number, l.bytes.to_vec()))).unwrap();
+        assert_eq!(seen, [(3, b"three".to_vec())]);
+        assert_eq!(out.pending_bytes, 0);
+        assert_eq!(out.cursor.offset, 14);
+    }
+}
