@@ -7,3 +7,10 @@ pub mod runs;
 pub mod transcript;
 
 pub use error::{Error, ErrorCode, Result};
+pub mod demo;
+
+/// The harness's own runs directory on this system (spec A.1): `<app data dir>/runs` for the
+/// bundle identifier `com.pierre.klide`.
+pub fn default_runs_dir() -> Option<std::path::PathBuf> {
+    dirs::data_dir().map(|d| d.join("com.pierre.klide").join("runs"))
+}

@@ -184,7 +184,11 @@ fn peek_range(
         ));
     }
     let cut = footer.is_some();
-    let mut text = format!("[peek #{id}: lines {start}-{last_shown} of {total}]\n");
+    let mut text = if last_shown == start {
+        format!("[peek #{id}: line {start} of {total}]\n")
+    } else {
+        format!("[peek #{id}: lines {start}-{last_shown} of {total}]\n")
+    };
     text.push_str(&body);
     if let Some(f) = footer {
         text.push_str(&f);

@@ -5,7 +5,7 @@ use super::model::{AttachmentInfo, ErrorInfo, TimelineEvent, ToolCallRef, INPUT_
 use crate::retained::lines::utf8_prefix;
 use crate::transcript::event::{ContentBlock, Event};
 use serde::Deserialize;
-use serde_json::value::RawValue;
+use serde_json::Value;
 
 /// A text at most `max` bytes long, and its full size when it had to be shortened.
 pub fn shorten(text: &str, max: usize) -> (String, Option<u64>) {
@@ -17,10 +17,10 @@ pub fn shorten(text: &str, max: usize) -> (String, Option<u64>) {
 }
 
 /// A JSON value as text: a JSON string shows as its content, anything else as compact JSON.
-pub fn json_text(raw: &RawValue) -> String {
-    match serde_json::from_str::<String>(raw.get()) {
-        Ok(s) => s,
-        Err(_) => raw.get().to_owned(),
+pub fn json_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
     }
 }
 
@@ -32,10 +32,11 @@ pub fn describe(kind: &str, event: &Event) -> TimelineEvent {
         t.text = Some(s);
         t.text_bytes = full;
     };
-    let set_input = |t: &mut TimelineEvent, raw: &RawValue| {
-        let (s, full) = shorten(raw.get(), INPUT_MAX);
+    let set_input = |t: &mut TimelineEvent, value: &Value| {
+        let json = value.to_string();
+        let (s, full) = shorten(&json, INPUT_MAX);
         t.input = Some(s);
-        t.input_bytes = Some(full.unwrap_or(raw.get().len() as u64));
+        t.input_bytes = Some(full.unwrap_or(json.len() as u64));
     };
     match event {
         Event::RunStarted { cwd, mode, provider, model } => {
@@ -108,7 +109,7 @@ pub fn describe(kind: &str, event: &Event) -> TimelineEvent {
                     request_id: Option<String>,
                     tool_name: Option<String>,
                 }
-                if let Ok(r) = serde_json::from_str::<Req>(raw.get()) {
+                if let Ok(r) = Req::deserialize(raw) {
                     t.request_id = r.request_id.or(r.id);
                     t.tool = r.tool_name;
                 }
@@ -120,7 +121,7 @@ pub fn describe(kind: &str, event: &Event) -> TimelineEvent {
         }
         Event::DiffProposed { proposal } => {
             if let Some(raw) = proposal {
-                t.input_bytes = Some(raw.get().len() as u64);
+                t.input_bytes = Some(raw.to_string().len() as u64);
                 #[derive(Deserialize)]
                 #[serde(rename_all = "camelCase")]
                 struct Proposal {
@@ -128,7 +129,7 @@ pub fn describe(kind: &str, event: &Event) -> TimelineEvent {
                     proposal_id: Option<String>,
                     path: Option<String>,
                 }
-                if let Ok(p) = serde_json::from_str::<Proposal>(raw.get()) {
+                if let Ok(p) = Proposal::deserialize(raw) {
                     t.request_id = p.proposal_id.or(p.id);
                     t.path = p.path;
                 }
@@ -146,7 +147,7 @@ pub fn describe(kind: &str, event: &Event) -> TimelineEvent {
             }
             t.status = result
                 .as_ref()
-                .and_then(|r| serde_json::from_str::<Res>(r.get()).ok())
+                .and_then(|r| Res::deserialize(r).ok())
                 .and_then(|r| r.status)
                 .or_else(|| Some("done".to_owned()));
         }
@@ -190,13 +191,13 @@ pub fn describe(kind: &str, event: &Event) -> TimelineEvent {
     t
 }
 
-fn decision_text(raw: &RawValue) -> String {
+fn decision_text(raw: &Value) -> String {
     #[derive(Deserialize)]
     struct Decision {
         behavior: Option<String>,
         scope: Option<String>,
     }
-    match serde_json::from_str::<Decision>(raw.get()) {
+    match Decision::deserialize(raw) {
         Ok(Decision { behavior: Some(b), scope: Some(s) }) => format!("{b} ({s})"),
         Ok(Decision { behavior: Some(b), scope: None }) => b,
         _ => shorten(&json_text(raw), 200).0,

@@ -89,7 +89,7 @@ pub struct ToolResult {
     #[serde(default)]
     pub content: String,
     #[serde(default)]
-    pub metadata: Option<Box<RawValue>>,
+    pub metadata: Option<Json>,
 }
 
 fn yes() -> bool {
@@ -103,7 +103,7 @@ pub struct RunErrorBody {
     #[serde(default)]
     pub message: Option<String>,
     #[serde(default)]
-    pub detail: Option<Box<RawValue>>,
+    pub detail: Option<Json>,
     #[serde(default)]
     pub retryable: Option<bool>,
 }
@@ -119,11 +119,12 @@ pub struct Snapshot {
     #[serde(default, rename = "estimatedTokens")]
     pub estimated_tokens: Option<u64>,
     #[serde(default)]
-    pub omitted: Option<Box<RawValue>>,
+    pub omitted: Option<Json>,
 }
 
-/// Any JSON kept as written, for fields a viewer shows but no reader interprets.
-pub type Json = Box<RawValue>;
+/// Any JSON, for fields a viewer shows but no reader interprets. (A borrowed `RawValue` would
+/// be cheaper, but serde cannot hand one through an internally tagged enum.)
+pub type Json = serde_json::Value;
 
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]

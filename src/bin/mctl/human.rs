@@ -1,0 +1,196 @@
+//! Text for people: tables and timelines. Scripts use `--json`, whose fields are the contract;
+//! this layout may change.
+
+use mission_control::runs::{Problem, ResultInfo, Run, RunDetail, TimelineEvent};
+use std::fmt::Write as _;
+
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
+pub fn count(n: u64) -> String {
+    match n {
+        0..=9_999 => n.to_string(),
+        10_000..=999_999 => format!("{:.1}k", n as f64 / 1e3),
+        _ => format!("{:.1}M", n as f64 / 1e6),
+    }
+}
+
+pub fn age(now_ms: i64, then_ms: Option<i64>) -> String {
+    let Some(then) = then_ms else { return "-".to_owned() };
+    let s = (now_ms - then).max(0) / 1000;
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m", s / 60),
+        3600..=86_399 => format!("{}h", s / 3600),
+        _ => format!("{}d", s / 86_400),
+    }
+}
+
+/// Cuts `s` to `width` characters, marking the cut, and strips control characters (transcript
+/// text is untrusted: an escape sequence must not reach the terminal).
+pub fn clip(s: &str, width: usize) -> String {
+    let clean: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    if clean.chars().count() <= width {
+        return clean;
+    }
+    let mut out: String = clean.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+pub fn runs_table(runs: &[Run], now_ms: i64) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<11} {:<28} {:>5} {:<18} {:>7} {:>7} {:>8} {:<16} TITLE",
+        "STATUS", "RUN", "AGE", "MODEL", "IN", "OUT", "COST", "RETAINED"
+    );
+    for r in runs {
+        let retained = if r.retained > 0 {
+            format!("{} · {}", r.retained, bytes(r.retained_bytes))
+        } else {
+            "-".to_owned()
+        };
+        let _ = writeln!(
+            out,
+            "{:<11} {:<28} {:>5} {:<18} {:>7} {:>7} {:>8} {:<16} {}",
+            r.status.as_str(),
+            clip(&r.id, 28),
+            age(now_ms, r.updated_ms),
+            clip(r.model.as_deref().unwrap_or("-"), 18),
+            count(r.input_tokens),
+            count(r.output_tokens),
+            format!("${:.2}", r.cost_usd),
+            retained,
+            clip(&r.title, 60),
+        );
+    }
+    let _ = writeln!(out, "{} runs", runs.len());
+    out
+}
+
+pub fn run_detail(d: &RunDetail) -> String {
+    let r = &d.run;
+    let mut out = String::new();
+    let _ = writeln!(out, "{}  {}", r.id, r.status.as_str());
+    let _ = writeln!(out, "  title     {}", clip(&r.title, 100));
+    let _ = writeln!(
+        out,
+        "  model     {} / {}  mode {}",
+        r.provider.as_deref().unwrap_or("-"),
+        r.model.as_deref().unwrap_or("-"),
+        r.mode.as_deref().unwrap_or("-")
+    );
+    let _ = writeln!(
+        out,
+        "  events    {} ({} unreadable, {} warnings)  dispatches {}  tool calls {}",
+        r.events, r.problems, r.warnings, r.dispatches, r.tool_calls
+    );
+    let _ = writeln!(
+        out,
+        "  tokens    {} in, {} out  cost ${:.4}",
+        r.input_tokens, r.output_tokens, r.cost_usd
+    );
+    let _ = writeln!(
+        out,
+        "  retained  {} ({} kept out of context, about {} tokens); unretained {}; damaged {}; strays {}",
+        r.retained,
+        bytes(r.retained_bytes),
+        count(r.retained_bytes / 4),
+        r.unretained,
+        r.damaged,
+        r.strays
+    );
+    let _ = writeln!(out, "  values    {} files, {} on disk", r.value_files, bytes(r.value_bytes));
+    if r.pending_bytes > 0 {
+        let _ = writeln!(out, "  pending   {} bytes of a line still being written", r.pending_bytes);
+    }
+    let _ = writeln!(out, "\nTIMELINE");
+    for e in &d.events {
+        let _ = writeln!(out, "{}", event_line(e));
+    }
+    if !d.results.is_empty() {
+        let _ = writeln!(out, "\nRESULTS");
+        for res in &d.results {
+            let _ = writeln!(out, "{}", result_line(res));
+        }
+    }
+    if !d.strays.is_empty() {
+        let _ = writeln!(out, "\nSTRAY VALUE FILES");
+        for s in &d.strays {
+            let _ = writeln!(out, "  {}  {}", clip(&s.name, 70), bytes(s.bytes));
+        }
+    }
+    if !d.problems.is_empty() {
+        let _ = writeln!(out, "\nPROBLEMS");
+        for p in &d.problems {
+            let _ = writeln!(out, "{}", problem_line(p));
+        }
+    }
+    out
+}
+
+fn event_line(e: &TimelineEvent) -> String {
+    let what = match e.kind.as_str() {
+        "user_message" | "assistant_message" | "context_compacted" | "steering_injected" => {
+            let mut s = clip(e.text.as_deref().unwrap_or(""), 80);
+            for c in &e.tool_calls {
+                let _ = write!(s, " → {}", clip(&c.name, 30));
+            }
+            s
+        }
+        "tool_call_started" => format!(
+            "{} {}",
+            clip(e.tool.as_deref().unwrap_or("tool"), 30),
+            clip(e.summary.as_deref().or(e.input.as_deref()).unwrap_or(""), 70)
+        ),
+        "tool_call_finished" => match &e.result {
+            Some(r) => result_brief(r),
+            None => String::new(),
+        },
+        "run_error" => e
+            .error
+            .as_ref()
+            .map(|x| format!("{}: {}", x.code.as_deref().unwrap_or("?"), clip(x.message.as_deref().unwrap_or(""), 80)))
+            .unwrap_or_default(),
+        "unreadable" => clip(e.problem.as_deref().unwrap_or(""), 100),
+        _ => clip(
+            e.path.as_deref().or(e.decision.as_deref()).or(e.text.as_deref()).or(e.status.as_deref()).unwrap_or(""),
+            80,
+        ),
+    };
+    format!("{:>6}  {:<22} {}", e.line, e.kind, what)
+}
+
+fn result_brief(r: &ResultInfo) -> String {
+    format!(
+        "{} {} {} {} lines {}{}",
+        clip(&r.tool, 30),
+        if r.ok { "ok" } else { "error" },
+        bytes(r.bytes),
+        r.lines,
+        r.state.as_str(),
+        if r.state.as_str() == "inline" { String::new() } else { format!(" #{}", r.value_id) }
+    )
+}
+
+fn result_line(r: &ResultInfo) -> String {
+    format!("{:>6}  {:<24} {}", r.line, clip(&r.tool_call_id, 24), result_brief(r))
+}
+
+fn problem_line(p: &Problem) -> String {
+    let at = if p.line == 0 { "run".to_owned() } else { format!("line {}", p.line) };
+    format!("  {at:<10} {}", clip(&p.message, 120))
+}
