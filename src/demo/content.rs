@@ -6,8 +6,9 @@ use fastrand::Rng;
 use std::fmt::Write as _;
 
 const WORDS: &[&str] = &[
-    "core", "util", "parse", "stream", "fast", "tiny", "json", "glob", "color", "path", "http", "signal",
-    "event", "async", "lru", "cache", "semver", "chalk", "yaml", "micro", "lodash", "debug", "retry", "mime",
+    "core", "util", "parse", "stream", "fast", "tiny", "json", "glob", "color", "path", "http",
+    "signal", "event", "async", "lru", "cache", "semver", "chalk", "yaml", "micro", "lodash",
+    "debug", "retry", "mime",
 ];
 
 fn name(rng: &mut Rng) -> String {
@@ -33,10 +34,17 @@ fn hash(rng: &mut Rng, len: usize) -> String {
 /// `needle` is one package name guaranteed to be in it.
 pub fn package_lock(rng: &mut Rng, packages: usize, needle: &str) -> String {
     let mut out = String::from("{\n  \"name\": \"web-console\",\n  \"version\": \"2.4.0\",\n  \"lockfileVersion\": 3,\n  \"requires\": true,\n  \"packages\": {\n");
-    let _ = writeln!(out, "    \"\": {{\n      \"name\": \"web-console\",\n      \"version\": \"2.4.0\"\n    }},");
+    let _ = writeln!(
+        out,
+        "    \"\": {{\n      \"name\": \"web-console\",\n      \"version\": \"2.4.0\"\n    }},"
+    );
     let at = packages * 7 / 10;
     for i in 0..packages {
-        let n = if i == at { needle.to_owned() } else { format!("{}-{i}", name(rng)) };
+        let n = if i == at {
+            needle.to_owned()
+        } else {
+            format!("{}-{i}", name(rng))
+        };
         let _ = write!(
             out,
             "    \"node_modules/{n}\": {{\n      \"version\": \"{v}\",\n      \"integrity\": \"sha512-{h}==\",\n      \"license\": \"MIT\"",
@@ -44,12 +52,21 @@ pub fn package_lock(rng: &mut Rng, packages: usize, needle: &str) -> String {
             h = hash(rng, 86)
         );
         if rng.u8(..4) == 0 {
-            let _ = write!(out, ",\n      \"dependencies\": {{\n        \"{}\": \"^{}\"\n      }}", name(rng), version(rng));
+            let _ = write!(
+                out,
+                ",\n      \"dependencies\": {{\n        \"{}\": \"^{}\"\n      }}",
+                name(rng),
+                version(rng)
+            );
         }
         if rng.u8(..9) == 0 {
             out.push_str(",\n      \"dev\": true");
         }
-        out.push_str(if i + 1 == packages { "\n    }\n" } else { "\n    },\n" });
+        out.push_str(if i + 1 == packages {
+            "\n    }\n"
+        } else {
+            "\n    },\n"
+        });
     }
     out.push_str("  }\n}\n");
     out
@@ -57,7 +74,9 @@ pub fn package_lock(rng: &mut Rng, packages: usize, needle: &str) -> String {
 
 /// One line of minified JSON (an API schema): a single enormous line.
 pub fn minified_schema(rng: &mut Rng, paths: usize) -> String {
-    let mut out = String::from(r#"{"openapi":"3.1.0","info":{"title":"Billing API","version":"7.2.0"},"paths":{"#);
+    let mut out = String::from(
+        r#"{"openapi":"3.1.0","info":{"title":"Billing API","version":"7.2.0"},"paths":{"#,
+    );
     let deprecated_at = paths / 2;
     for i in 0..paths {
         if i > 0 {
@@ -67,7 +86,11 @@ pub fn minified_schema(rng: &mut Rng, paths: usize) -> String {
         let _ = write!(
             out,
             r##""/v1/{resource}/{{id}}/{i}":{{"get":{{"operationId":"get_{resource}_{i}","summary":"Fetch one {resource} record","parameters":[{{"name":"id","in":"path","required":true,"schema":{{"type":"string","pattern":"^[a-z0-9]{{24}}$"}}}}],"responses":{{"200":{{"description":"OK","content":{{"application/json":{{"schema":{{"$ref":"#/components/schemas/{resource}"}}}}}}}},"404":{{"description":"Not found"}}}}{dep}}}}}"##,
-            dep = if i == deprecated_at { r#","deprecated":true,"x-sunset":"2026-12-31""# } else { "" }
+            dep = if i == deprecated_at {
+                r#","deprecated":true,"x-sunset":"2026-12-31""#
+            } else {
+                ""
+            }
         );
     }
     out.push_str(r#"},"components":{"schemas":{}}}"#);
@@ -116,7 +139,12 @@ pub fn test_output(passed: u32, failed: &[&str]) -> String {
     for f in failed {
         let _ = writeln!(out, "test {f} ... FAILED");
     }
-    let _ = writeln!(out, "\ntest result: {}. {passed} passed; {} failed; 0 ignored", if failed.is_empty() { "ok" } else { "FAILED" }, failed.len());
+    let _ = writeln!(
+        out,
+        "\ntest result: {}. {passed} passed; {} failed; 0 ignored",
+        if failed.is_empty() { "ok" } else { "FAILED" },
+        failed.len()
+    );
     out
 }
 
@@ -133,7 +161,12 @@ pub fn source_file(rng: &mut Rng, lines: usize) -> String {
             }
             11 => out.push_str("}\n\n"),
             _ => {
-                let _ = writeln!(out, "    let v{i} = cache.get(\"{}\").copied().unwrap_or({});", name(rng), rng.u32(..10_000));
+                let _ = writeln!(
+                    out,
+                    "    let v{i} = cache.get(\"{}\").copied().unwrap_or({});",
+                    name(rng),
+                    rng.u32(..10_000)
+                );
             }
         }
     }

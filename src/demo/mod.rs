@@ -37,10 +37,18 @@ pub struct DemoReport {
 pub fn write_demo(dir: &Path, seed: u64, now_ms: i64) -> io::Result<DemoReport> {
     fs::create_dir_all(dir)?;
     if fs::read_dir(dir)?.next().is_some() {
-        return Err(io::Error::new(io::ErrorKind::AlreadyExists, "the directory is not empty"));
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            "the directory is not empty",
+        ));
     }
     let mut rng = Rng::with_seed(seed);
-    let mut d = Demo { dir, now: now_ms, runs: 0, bytes: 0 };
+    let mut d = Demo {
+        dir,
+        now: now_ms,
+        runs: 0,
+        bytes: 0,
+    };
     let lock_run = d.lockfile_upgrade(&mut rng, now_ms - 2 * HOUR)?;
     d.subagent(&lock_run, now_ms - 2 * HOUR + 40_000)?;
     d.build_failure(&mut rng, now_ms - 5 * HOUR)?;
@@ -55,14 +63,23 @@ pub fn write_demo(dir: &Path, seed: u64, now_ms: i64) -> io::Result<DemoReport> 
     // Last, so that its modification time is the newest: the run still going.
     d.running(&mut rng, now_ms - 3 * MIN)?;
     let files = count_files(dir)?;
-    Ok(DemoReport { dir: dir.display().to_string(), runs: d.runs, files, bytes: d.bytes })
+    Ok(DemoReport {
+        dir: dir.display().to_string(),
+        runs: d.runs,
+        files,
+        bytes: d.bytes,
+    })
 }
 
 fn count_files(dir: &Path) -> io::Result<u64> {
     let mut n = 0;
     for entry in fs::read_dir(dir)? {
         let entry = entry?;
-        n += if entry.file_type()?.is_dir() { count_files(&entry.path())? } else { 1 };
+        n += if entry.file_type()?.is_dir() {
+            count_files(&entry.path())?
+        } else {
+            1
+        };
     }
     Ok(n)
 }
@@ -92,7 +109,13 @@ fn peek_out(id: &str, text: &str, req: PeekRequest) -> String {
 }
 
 impl Demo<'_> {
-    fn save(&mut self, w: RunWriter, summary: Option<serde_json::Value>, torn: Option<&str>, touched: Option<i64>) -> io::Result<()> {
+    fn save(
+        &mut self,
+        w: RunWriter,
+        summary: Option<serde_json::Value>,
+        torn: Option<&str>,
+        touched: Option<i64>,
+    ) -> io::Result<()> {
         self.bytes += w.write(self.dir, summary, torn, touched)?;
         self.runs += 1;
         Ok(())
@@ -105,28 +128,124 @@ impl Demo<'_> {
     fn lockfile_upgrade(&mut self, rng: &mut Rng, start: i64) -> io::Result<String> {
         let mut w = RunWriter::new(&run_id(rng, start), start);
         let id = w.id.clone();
-        w.started("/home/dev/web-console", "goal", "anthropic", "claude-sonnet-4-5");
+        w.started(
+            "/home/dev/web-console",
+            "goal",
+            "anthropic",
+            "claude-sonnet-4-5",
+        );
         w.event(json!({"type": "context_snapshot", "snapshot": {"workspaceRoot": "/home/dev/web-console", "attachments": [], "lensItems": [], "estimatedTokens": 1800, "omitted": []}}));
         w.user("Upgrade our dependencies and find out why `left-pad` is still in the lock file.");
         let lock = content::package_lock(rng, 2600, "left-pad");
-        let c = w.assistant("The lock file is big; read it, then search it.", "I'll start with the lock file.", &[("read_file", json!({"path": "package-lock.json"}))], SONNET);
-        w.tool(&c[0], "read_file", json!({"path": "package-lock.json"}), "package-lock.json", true, &lock, 35);
+        let c = w.assistant(
+            "The lock file is big; read it, then search it.",
+            "I'll start with the lock file.",
+            &[("read_file", json!({"path": "package-lock.json"}))],
+            SONNET,
+        );
+        w.tool(
+            &c[0],
+            "read_file",
+            json!({"path": "package-lock.json"}),
+            "package-lock.json",
+            true,
+            &lock,
+            35,
+        );
         let vid = value_id(&c[0]);
-        let c2 = w.assistant("", "The lock file was retained. Searching it for left-pad.", &[("peek_value", json!({"id": vid, "query": "left-pad"}))], SONNET);
-        let found = peek_out(&c[0], &lock, PeekRequest::Query { text: "left-pad".into() });
-        w.tool(&c2[0], "peek_value", json!({"id": vid, "query": "left-pad"}), "query \"left-pad\"", true, &found, 4);
-        let line = lock.lines().position(|l| l.contains("\"node_modules/left-pad\"")).unwrap_or(0) as u64 + 1;
-        let c3 = w.assistant("", "", &[("peek_value", json!({"id": vid, "start": line, "end": line + 8}))], SONNET);
-        let around = peek_out(&c[0], &lock, PeekRequest::Range { start: line, end: Some(line + 8) });
-        w.tool(&c3[0], "peek_value", json!({"id": vid, "start": line, "end": line + 8}), &format!("lines {line}-{}", line + 8), true, &around, 3);
-        let c4 = w.assistant("", "Let me ask a subagent which package still requires it.", &[("task", json!({"agent": "explorer", "task": "Which dependency requires left-pad?"}))], SONNET);
+        let c2 = w.assistant(
+            "",
+            "The lock file was retained. Searching it for left-pad.",
+            &[("peek_value", json!({"id": vid, "query": "left-pad"}))],
+            SONNET,
+        );
+        let found = peek_out(
+            &c[0],
+            &lock,
+            PeekRequest::Query {
+                text: "left-pad".into(),
+            },
+        );
+        w.tool(
+            &c2[0],
+            "peek_value",
+            json!({"id": vid, "query": "left-pad"}),
+            "query \"left-pad\"",
+            true,
+            &found,
+            4,
+        );
+        let line = lock
+            .lines()
+            .position(|l| l.contains("\"node_modules/left-pad\""))
+            .unwrap_or(0) as u64
+            + 1;
+        let c3 = w.assistant(
+            "",
+            "",
+            &[(
+                "peek_value",
+                json!({"id": vid, "start": line, "end": line + 8}),
+            )],
+            SONNET,
+        );
+        let around = peek_out(
+            &c[0],
+            &lock,
+            PeekRequest::Range {
+                start: line,
+                end: Some(line + 8),
+            },
+        );
+        w.tool(
+            &c3[0],
+            "peek_value",
+            json!({"id": vid, "start": line, "end": line + 8}),
+            &format!("lines {line}-{}", line + 8),
+            true,
+            &around,
+            3,
+        );
+        let c4 = w.assistant(
+            "",
+            "Let me ask a subagent which package still requires it.",
+            &[(
+                "task",
+                json!({"agent": "explorer", "task": "Which dependency requires left-pad?"}),
+            )],
+            SONNET,
+        );
         w.event(json!({"type": "subagent_requested", "requestId": c4[0], "subagent": "explorer", "task": "Which dependency requires left-pad?"}));
         w.wait(38_000);
         w.event(json!({"type": "subagent_resolved", "requestId": c4[0], "result": "`string-format@1.0.3` depends on left-pad ^1.3.0."}));
-        w.tool(&c4[0], "task", json!({"agent": "explorer"}), "explorer: Which dependency requires left-pad?", true, "`string-format@1.0.3` depends on left-pad ^1.3.0.", 5);
+        w.tool(
+            &c4[0],
+            "task",
+            json!({"agent": "explorer"}),
+            "explorer: Which dependency requires left-pad?",
+            true,
+            "`string-format@1.0.3` depends on left-pad ^1.3.0.",
+            5,
+        );
         let test = content::test_output(214, &[]);
-        let c5 = w.assistant("", "", &[("bash", json!({"command": "npm update string-format && npm test"}))], SONNET);
-        w.tool(&c5[0], "bash", json!({"command": "npm update string-format && npm test"}), "npm update string-format && npm test", true, &test, 21_000);
+        let c5 = w.assistant(
+            "",
+            "",
+            &[(
+                "bash",
+                json!({"command": "npm update string-format && npm test"}),
+            )],
+            SONNET,
+        );
+        w.tool(
+            &c5[0],
+            "bash",
+            json!({"command": "npm update string-format && npm test"}),
+            "npm update string-format && npm test",
+            true,
+            &test,
+            21_000,
+        );
         w.assistant("", "`left-pad` came in through `string-format@1.0.3`. Updating it to 2.0.0 drops left-pad; all 214 tests pass.", &[], SONNET);
         w.done();
         let s = Self::summary(&w, "done", "Upgrade dependencies", "claude-sonnet-4-5");
@@ -135,12 +254,41 @@ impl Demo<'_> {
     }
 
     fn subagent(&mut self, parent: &str, start: i64) -> io::Result<()> {
-        let mut w = RunWriter::new(&format!("sub_{parent}_toolu_04{}", &parent[parent.len() - 6..]), start);
-        w.started("/home/dev/web-console", "chat", "anthropic", "claude-haiku-4-5");
+        let mut w = RunWriter::new(
+            &format!("sub_{parent}_toolu_04{}", &parent[parent.len() - 6..]),
+            start,
+        );
+        w.started(
+            "/home/dev/web-console",
+            "chat",
+            "anthropic",
+            "claude-haiku-4-5",
+        );
         w.user("Which dependency requires left-pad?");
-        let c = w.assistant("", "", &[("grep", json!({"pattern": "left-pad", "path": "node_modules"}))], 1.0);
-        w.tool(&c[0], "grep", json!({"pattern": "left-pad"}), "left-pad in node_modules", true, "node_modules/string-format/package.json:14:    \"left-pad\": \"^1.3.0\"\n", 900);
-        w.assistant("", "`string-format@1.0.3` depends on left-pad ^1.3.0.", &[], 1.0);
+        let c = w.assistant(
+            "",
+            "",
+            &[(
+                "grep",
+                json!({"pattern": "left-pad", "path": "node_modules"}),
+            )],
+            1.0,
+        );
+        w.tool(
+            &c[0],
+            "grep",
+            json!({"pattern": "left-pad"}),
+            "left-pad in node_modules",
+            true,
+            "node_modules/string-format/package.json:14:    \"left-pad\": \"^1.3.0\"\n",
+            900,
+        );
+        w.assistant(
+            "",
+            "`string-format@1.0.3` depends on left-pad ^1.3.0.",
+            &[],
+            1.0,
+        );
         w.done();
         let s = json!({"id": w.id, "parentId": parent, "status": "done", "title": "Which dependency requires left-pad?", "updatedMs": w.ts});
         self.save(w, Some(s), None, None)
@@ -152,23 +300,90 @@ impl Demo<'_> {
         w.started("/work/billing", "goal", "openai", "gpt-5-codex");
         w.user("The release build is failing on CI. Find out why and fix it.");
         let log = content::build_log(rng, 1400);
-        let c = w.assistant("Run the build to see the failure.", "", &[("bash", json!({"command": "cargo build --release --locked"}))], CODEX);
-        w.tool(&c[0], "bash", json!({"command": "cargo build --release --locked"}), "cargo build --release --locked", false, &log, 94_000);
+        let c = w.assistant(
+            "Run the build to see the failure.",
+            "",
+            &[("bash", json!({"command": "cargo build --release --locked"}))],
+            CODEX,
+        );
+        w.tool(
+            &c[0],
+            "bash",
+            json!({"command": "cargo build --release --locked"}),
+            "cargo build --release --locked",
+            false,
+            &log,
+            94_000,
+        );
         let total = log.lines().count() as u64;
         let vid = value_id(&c[0]);
-        let c2 = w.assistant("", "The build log was retained; the error is usually near the end.", &[("peek_value", json!({"id": vid, "start": total - 20}))], CODEX);
-        let tail = peek_out(&c[0], &log, PeekRequest::Range { start: total - 20, end: None });
-        w.tool(&c2[0], "peek_value", json!({"id": vid, "start": total - 20}), &format!("lines {}-", total - 20), true, &tail, 2);
+        let c2 = w.assistant(
+            "",
+            "The build log was retained; the error is usually near the end.",
+            &[("peek_value", json!({"id": vid, "start": total - 20}))],
+            CODEX,
+        );
+        let tail = peek_out(
+            &c[0],
+            &log,
+            PeekRequest::Range {
+                start: total - 20,
+                end: None,
+            },
+        );
+        w.tool(
+            &c2[0],
+            "peek_value",
+            json!({"id": vid, "start": total - 20}),
+            &format!("lines {}-", total - 20),
+            true,
+            &tail,
+            2,
+        );
         let src = content::source_file(rng, 260);
-        let c3 = w.assistant("", "", &[("read_file", json!({"path": "core/src/invoice.rs"}))], CODEX);
-        w.tool(&c3[0], "read_file", json!({"path": "core/src/invoice.rs"}), "core/src/invoice.rs", true, &src, 12);
+        let c3 = w.assistant(
+            "",
+            "",
+            &[("read_file", json!({"path": "core/src/invoice.rs"}))],
+            CODEX,
+        );
+        w.tool(
+            &c3[0],
+            "read_file",
+            json!({"path": "core/src/invoice.rs"}),
+            "core/src/invoice.rs",
+            true,
+            &src,
+            12,
+        );
         let c4 = w.assistant("", "", &[("edit_file", json!({"path": "core/src/invoice.rs", "old": "line.amount * line.quantity;", "new": "(line.amount * line.quantity).into();"}))], CODEX);
         w.event(json!({"type": "diff_proposed", "proposal": {"id": "diff_1", "path": "core/src/invoice.rs", "oldText": "let total: Cents = line.amount * line.quantity;", "newText": "let total: Cents = (line.amount * line.quantity).into();"}}));
         w.event(json!({"type": "diff_resolved", "proposalId": "diff_1", "decision": {"behavior": "apply"}}));
         w.event(json!({"type": "file_changed", "path": "core/src/invoice.rs", "oldHash": "9c1e04aa", "newHash": "41b7d2f0"}));
-        w.tool(&c4[0], "edit_file", json!({"path": "core/src/invoice.rs"}), "core/src/invoice.rs", true, "Applied 1 edit to core/src/invoice.rs", 800);
-        let c5 = w.assistant("", "", &[("bash", json!({"command": "cargo build --release --locked"}))], CODEX);
-        w.tool(&c5[0], "bash", json!({"command": "cargo build --release --locked"}), "cargo build --release --locked", true, "    Finished `release` profile [optimized] target(s) in 1m 32s\n", 92_000);
+        w.tool(
+            &c4[0],
+            "edit_file",
+            json!({"path": "core/src/invoice.rs"}),
+            "core/src/invoice.rs",
+            true,
+            "Applied 1 edit to core/src/invoice.rs",
+            800,
+        );
+        let c5 = w.assistant(
+            "",
+            "",
+            &[("bash", json!({"command": "cargo build --release --locked"}))],
+            CODEX,
+        );
+        w.tool(
+            &c5[0],
+            "bash",
+            json!({"command": "cargo build --release --locked"}),
+            "cargo build --release --locked",
+            true,
+            "    Finished `release` profile [optimized] target(s) in 1m 32s\n",
+            92_000,
+        );
         w.assistant("", "Fixed: `Cents` needs an explicit conversion from `u64` in `invoice.rs:214`. The release build passes.", &[], CODEX);
         w.done();
         self.save(w, None, None, None)
@@ -179,14 +394,53 @@ impl Demo<'_> {
         w.started("/work/billing", "plan", "google", "gemini-2.5-pro");
         w.user("Which endpoints of the billing API are deprecated? Plan their removal.");
         let schema = content::minified_schema(rng, 420);
-        let c = w.assistant("", "", &[("read_file", json!({"path": "api/openapi.min.json"}))], GEMINI);
-        w.tool(&c[0], "read_file", json!({"path": "api/openapi.min.json"}), "api/openapi.min.json", true, &schema, 20);
+        let c = w.assistant(
+            "",
+            "",
+            &[("read_file", json!({"path": "api/openapi.min.json"}))],
+            GEMINI,
+        );
+        w.tool(
+            &c[0],
+            "read_file",
+            json!({"path": "api/openapi.min.json"}),
+            "api/openapi.min.json",
+            true,
+            &schema,
+            20,
+        );
         let vid = value_id(&c[0]);
-        let c2 = w.assistant("", "It is one minified line; searching it.", &[("peek_value", json!({"id": vid, "query": "\"deprecated\":true"}))], GEMINI);
-        let hit = peek_out(&c[0], &schema, PeekRequest::Query { text: "\"deprecated\":true".into() });
-        w.tool(&c2[0], "peek_value", json!({"id": vid, "query": "\"deprecated\":true"}), "query \"deprecated\":true", true, &hit, 6);
+        let c2 = w.assistant(
+            "",
+            "It is one minified line; searching it.",
+            &[(
+                "peek_value",
+                json!({"id": vid, "query": "\"deprecated\":true"}),
+            )],
+            GEMINI,
+        );
+        let hit = peek_out(
+            &c[0],
+            &schema,
+            PeekRequest::Query {
+                text: "\"deprecated\":true".into(),
+            },
+        );
+        w.tool(
+            &c2[0],
+            "peek_value",
+            json!({"id": vid, "query": "\"deprecated\":true"}),
+            "query \"deprecated\":true",
+            true,
+            &hit,
+            6,
+        );
         w.wait(20_000);
-        w.error("provider_unavailable", "The model provider returned 503 Service Unavailable three times", true);
+        w.error(
+            "provider_unavailable",
+            "The model provider returned 503 Service Unavailable three times",
+            true,
+        );
         let s = Self::summary(&w, "error", "Deprecated endpoints", "gemini-2.5-pro");
         self.save(w, Some(s), None, None)
     }
@@ -196,8 +450,18 @@ impl Demo<'_> {
         w.started("/home/dev/notes", "chat", "ollama", "qwen3-coder:30b");
         w.user("Rename every `fooBar` to `foo_bar` across the repository.");
         let c = w.assistant("", "", &[("grep", json!({"pattern": "fooBar"}))], LOCAL);
-        let hits: String = (1..=40).map(|i| format!("src/mod{i}.ts:{}:  const fooBar = load();\n", i * 7)).collect();
-        w.tool(&c[0], "grep", json!({"pattern": "fooBar"}), "fooBar", true, &hits, 300);
+        let hits: String = (1..=40)
+            .map(|i| format!("src/mod{i}.ts:{}:  const fooBar = load();\n", i * 7))
+            .collect();
+        w.tool(
+            &c[0],
+            "grep",
+            json!({"pattern": "fooBar"}),
+            "fooBar",
+            true,
+            &hits,
+            300,
+        );
         w.wait(9_000);
         w.error("aborted", "Stopped by the user", false);
         self.save(w, None, None, None)
@@ -208,23 +472,67 @@ impl Demo<'_> {
         w.started("/work/billing", "goal", "anthropic", "claude-sonnet-4-5");
         w.user("Profile the invoice export and make it faster.");
         let src = content::source_file(rng, 900);
-        let c = w.assistant("", "", &[("read_file", json!({"path": "core/src/export.rs"}))], SONNET);
-        w.tool(&c[0], "read_file", json!({"path": "core/src/export.rs"}), "core/src/export.rs", true, &src, 15);
-        let c2 = w.assistant("", "", &[("bash", json!({"command": "cargo bench --bench export"}))], SONNET);
+        let c = w.assistant(
+            "",
+            "",
+            &[("read_file", json!({"path": "core/src/export.rs"}))],
+            SONNET,
+        );
+        w.tool(
+            &c[0],
+            "read_file",
+            json!({"path": "core/src/export.rs"}),
+            "core/src/export.rs",
+            true,
+            &src,
+            15,
+        );
+        let c2 = w.assistant(
+            "",
+            "",
+            &[("bash", json!({"command": "cargo bench --bench export"}))],
+            SONNET,
+        );
         w.event(json!({"type": "tool_call_started", "toolCallId": c2[0], "name": "bash", "input": {"command": "cargo bench --bench export"}, "summary": "cargo bench --bench export"}));
         self.save(w, None, None, None)
     }
 
     fn running(&mut self, rng: &mut Rng, start: i64) -> io::Result<()> {
         let mut w = RunWriter::new(&run_id(rng, start), start);
-        w.started("/home/dev/web-console", "goal", "anthropic", "claude-opus-4-1");
+        w.started(
+            "/home/dev/web-console",
+            "goal",
+            "anthropic",
+            "claude-opus-4-1",
+        );
         w.user("Add dark mode to the settings page, with a test.");
         let src = content::source_file(rng, 700);
-        let c = w.assistant("", "Reading the settings page first.", &[("read_file", json!({"path": "src/settings/page.tsx"}))], 15.0);
-        w.tool(&c[0], "read_file", json!({"path": "src/settings/page.tsx"}), "src/settings/page.tsx", true, &src, 25);
-        let c2 = w.assistant("", "", &[("bash", json!({"command": "npm test -- settings"}))], 15.0);
+        let c = w.assistant(
+            "",
+            "Reading the settings page first.",
+            &[("read_file", json!({"path": "src/settings/page.tsx"}))],
+            15.0,
+        );
+        w.tool(
+            &c[0],
+            "read_file",
+            json!({"path": "src/settings/page.tsx"}),
+            "src/settings/page.tsx",
+            true,
+            &src,
+            25,
+        );
+        let c2 = w.assistant(
+            "",
+            "",
+            &[("bash", json!({"command": "npm test -- settings"}))],
+            15.0,
+        );
         w.event(json!({"type": "tool_call_started", "toolCallId": c2[0], "name": "bash", "input": {"command": "npm test -- settings"}, "summary": "npm test -- settings"}));
-        let torn = format!(r#"{{"schemaVersion":1,"runId":"{}","seq":9,"ts":{},"event":{{"type":"tool_call_fini"#, w.id, w.ts);
+        let torn = format!(
+            r#"{{"schemaVersion":1,"runId":"{}","seq":9,"ts":{},"event":{{"type":"tool_call_fini"#,
+            w.id, w.ts
+        );
         // Touched now, whatever the demo's clock: the run is still going.
         let wall = crate::runs::now_ms();
         self.save(w, None, Some(&torn), Some(wall.max(self.now)))
@@ -232,12 +540,35 @@ impl Demo<'_> {
 
     fn conversation(&mut self, rng: &mut Rng, start: i64) -> io::Result<()> {
         let mut w = RunWriter::new("m3kq0z1x4f2a", start);
-        w.started("/home/dev/web-console", "chat", "anthropic", "claude-sonnet-4-5");
+        w.started(
+            "/home/dev/web-console",
+            "chat",
+            "anthropic",
+            "claude-sonnet-4-5",
+        );
         w.user("What does the `useSession` hook do?");
         let src = content::source_file(rng, 120);
-        let c = w.assistant("", "", &[("read_file", json!({"path": "src/hooks/useSession.ts"}))], SONNET);
-        w.tool(&c[0], "read_file", json!({"path": "src/hooks/useSession.ts"}), "src/hooks/useSession.ts", true, &src, 10);
-        w.assistant("", "It caches the session in memory and refreshes it **5 minutes** before expiry.", &[], SONNET);
+        let c = w.assistant(
+            "",
+            "",
+            &[("read_file", json!({"path": "src/hooks/useSession.ts"}))],
+            SONNET,
+        );
+        w.tool(
+            &c[0],
+            "read_file",
+            json!({"path": "src/hooks/useSession.ts"}),
+            "src/hooks/useSession.ts",
+            true,
+            &src,
+            10,
+        );
+        w.assistant(
+            "",
+            "It caches the session in memory and refreshes it **5 minutes** before expiry.",
+            &[],
+            SONNET,
+        );
         w.done();
         w.wait(2 * HOUR);
         w.raw_line(r#"{"schemaVersion":1,"runId":"m3kq0z1x4f2a","seq":7,"ts":"#);
@@ -246,11 +577,31 @@ impl Demo<'_> {
         w.event(json!({"type": "permission_requested", "request": {"id": "perm_1", "toolName": "write_file", "path": "src/hooks/useSession.ts"}}));
         w.wait(6_000);
         w.event(json!({"type": "permission_resolved", "requestId": "perm_1", "decision": {"behavior": "allow", "scope": "run"}}));
-        w.event(json!({"type": "steering_injected", "reason": "Keep the default margin at 5 minutes."}));
-        let c2 = w.assistant("", "", &[("write_file", json!({"path": "src/hooks/useSession.ts"}))], SONNET);
-        w.tool(&c2[0], "write_file", json!({"path": "src/hooks/useSession.ts"}), "src/hooks/useSession.ts", true, "Wrote 131 lines", 40);
+        w.event(
+            json!({"type": "steering_injected", "reason": "Keep the default margin at 5 minutes."}),
+        );
+        let c2 = w.assistant(
+            "",
+            "",
+            &[("write_file", json!({"path": "src/hooks/useSession.ts"}))],
+            SONNET,
+        );
+        w.tool(
+            &c2[0],
+            "write_file",
+            json!({"path": "src/hooks/useSession.ts"}),
+            "src/hooks/useSession.ts",
+            true,
+            "Wrote 131 lines",
+            40,
+        );
         w.event(json!({"type": "file_changed", "path": "src/hooks/useSession.ts", "oldHash": "aa01", "newHash": "bb02"}));
-        w.assistant("", "Done: `useSession({ refreshMarginMs })`, defaulting to 5 minutes.", &[], SONNET);
+        w.assistant(
+            "",
+            "Done: `useSession({ refreshMarginMs })`, defaulting to 5 minutes.",
+            &[],
+            SONNET,
+        );
         w.done();
         self.save(w, None, None, None)
     }
@@ -262,31 +613,70 @@ impl Demo<'_> {
         w.started("/work/billing", "goal", "openai", "gpt-5-codex");
         w.user("Refactor the invoice module into smaller files.");
         let mut ids = Vec::new();
-        for (i, path) in ["core/src/invoice.rs", "core/src/tax.rs", "core/src/ledger.rs"].iter().enumerate() {
+        for (i, path) in [
+            "core/src/invoice.rs",
+            "core/src/tax.rs",
+            "core/src/ledger.rs",
+        ]
+        .iter()
+        .enumerate()
+        {
             let src = content::source_file(rng, 700 + i * 100);
             let c = w.assistant("", "", &[("read_file", json!({"path": path}))], CODEX);
-            w.tool(&c[0], "read_file", json!({"path": path}), path, true, &src, 10);
+            w.tool(
+                &c[0],
+                "read_file",
+                json!({"path": path}),
+                path,
+                true,
+                &src,
+                10,
+            );
             ids.push(c[0].clone());
         }
-        w.assistant("", "Split `invoice.rs` into `invoice/{lines,totals,render}.rs`.", &[], CODEX);
+        w.assistant(
+            "",
+            "Split `invoice.rs` into `invoice/{lines,totals,render}.rs`.",
+            &[],
+            CODEX,
+        );
         w.done();
         let run = w.id.clone();
         self.save(w, None, None, None)?;
         let vdir = self.dir.join(format!("{run}.values"));
         fs::remove_file(vdir.join(format!("{}.txt", value_id(&ids[0]))))?;
-        fs::write(vdir.join(format!("{}.txt", value_id(&ids[1]))), "overwritten by something else\n")?;
-        fs::write(vdir.join("toolu_00stray.txt"), content::test_output(3, &["tax::rounding"]).repeat(400))?;
+        fs::write(
+            vdir.join(format!("{}.txt", value_id(&ids[1]))),
+            "overwritten by something else\n",
+        )?;
+        fs::write(
+            vdir.join("toolu_00stray.txt"),
+            content::test_output(3, &["tax::rounding"]).repeat(400),
+        )?;
         Ok(())
     }
 
     /// Text that would run script in a careless viewer: it must show as text.
     fn hostile(&mut self, start: i64) -> io::Result<()> {
         let mut w = RunWriter::new("run_hostile_markup", start);
-        w.started("/tmp/<script>alert(1)</script>", "chat", "anthropic", "claude-sonnet-4-5");
+        w.started(
+            "/tmp/<script>alert(1)</script>",
+            "chat",
+            "anthropic",
+            "claude-sonnet-4-5",
+        );
         w.user("Render this: <script>window.__mc_pwned = 'user'</script> and <img src=x onerror=\"window.__mc_pwned='img'\"> [docs](javascript:window.__mc_pwned='link')");
         let payload = "<script>window.__mc_pwned='tool'</script>\n<img src=x onerror=\"window.__mc_pwned='tool-img'\">\n<a href=\"javascript:window.__mc_pwned='tool-link'\">click</a>\n\u{1b}[31mred\u{1b}[0m \u{1b}]8;;http://example.invalid\u{7}link\u{1b}]8;;\u{7}\n".repeat(300);
         let c = w.assistant("<iframe src=\"javascript:window.__mc_pwned='thinking'\"></iframe>", "Here it is: <b onmouseover=\"window.__mc_pwned='html'\">bold</b> and [a link](javascript:window.__mc_pwned='md').", &[("<img src=x onerror=alert(1)>", json!({"html": "<script>1</script>"}))], SONNET);
-        w.tool(&c[0], "<img src=x onerror=alert(1)>", json!({"html": "<script>1</script>"}), "<script>window.__mc_pwned='summary'</script>", true, &payload, 5);
+        w.tool(
+            &c[0],
+            "<img src=x onerror=alert(1)>",
+            json!({"html": "<script>1</script>"}),
+            "<script>window.__mc_pwned='summary'</script>",
+            true,
+            &payload,
+            5,
+        );
         w.done();
         self.save(w, None, None, None)
     }

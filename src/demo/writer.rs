@@ -63,12 +63,20 @@ impl RunWriter {
 
     pub fn user(&mut self, text: &str) {
         let id = format!("msg_u{}", self.seq);
-        self.event(json!({"type": "user_message", "messageId": id, "text": text, "attachments": []}));
+        self.event(
+            json!({"type": "user_message", "messageId": id, "text": text, "attachments": []}),
+        );
         self.wait(400);
     }
 
     /// An assistant message with optional thinking and tool calls; returns the call ids.
-    pub fn assistant(&mut self, thinking: &str, text: &str, calls: &[(&str, Value)], cost_per_mtok: f64) -> Vec<String> {
+    pub fn assistant(
+        &mut self,
+        thinking: &str,
+        text: &str,
+        calls: &[(&str, Value)],
+        cost_per_mtok: f64,
+    ) -> Vec<String> {
         let mut content = Vec::new();
         if !thinking.is_empty() {
             content.push(json!({"type": "thinking", "text": thinking}));
@@ -79,14 +87,22 @@ impl RunWriter {
         let mut ids = Vec::new();
         for (name, input) in calls {
             self.calls += 1;
-            let id = format!("{}{:02}{}", self.call_prefix, self.calls, &self.id[self.id.len().saturating_sub(6)..]);
-            content.push(json!({"type": "tool_call", "toolCallId": id, "name": name, "input": input}));
+            let id = format!(
+                "{}{:02}{}",
+                self.call_prefix,
+                self.calls,
+                &self.id[self.id.len().saturating_sub(6)..]
+            );
+            content
+                .push(json!({"type": "tool_call", "toolCallId": id, "name": name, "input": input}));
             ids.push(id);
         }
         let completion = 40 + (text.len() + thinking.len()) as u64 / 4 + 30 * calls.len() as u64;
         let model_ms = 600 + completion as i64 * 12;
         self.wait(model_ms);
-        let cost = (self.prompt_tokens as f64 * cost_per_mtok + completion as f64 * cost_per_mtok * 5.0) / 1e6;
+        let cost = (self.prompt_tokens as f64 * cost_per_mtok
+            + completion as f64 * cost_per_mtok * 5.0)
+            / 1e6;
         self.event(json!({
             "type": "assistant_message",
             "messageId": format!("msg_a{}", self.seq),
@@ -101,7 +117,18 @@ impl RunWriter {
     /// A tool call and its result. A result over the threshold is retained: its value file is
     /// written (before the line, as the harness does) and the model's context grows by a stub
     /// only.
-    pub fn tool(&mut self, id: &str, name: &str, input: Value, summary: &str, ok: bool, content: &str, took_ms: i64) {
+    // One argument per field of the two events it writes: a struct would only rename them.
+    #[allow(clippy::too_many_arguments)]
+    pub fn tool(
+        &mut self,
+        id: &str,
+        name: &str,
+        input: Value,
+        summary: &str,
+        ok: bool,
+        content: &str,
+        took_ms: i64,
+    ) {
         self.event(json!({"type": "tool_call_started", "toolCallId": id, "name": name, "input": input, "summary": summary}));
         self.wait(took_ms);
         let retained = self.retention && content.len() as u64 > DEFAULT_THRESHOLD;
@@ -126,7 +153,13 @@ impl RunWriter {
     /// Writes the transcript (the last line torn when `torn_tail` is set), value files and
     /// summary. Files get the time of the last event as their modification time, unless
     /// `touched_ms` says otherwise.
-    pub fn write(self, dir: &Path, summary: Option<Value>, torn_tail: Option<&str>, touched_ms: Option<i64>) -> io::Result<u64> {
+    pub fn write(
+        self,
+        dir: &Path,
+        summary: Option<Value>,
+        torn_tail: Option<&str>,
+        touched_ms: Option<i64>,
+    ) -> io::Result<u64> {
         let mtime_ms = touched_ms.unwrap_or(self.ts);
         let mut written = 0u64;
         if !self.values.is_empty() {
@@ -166,5 +199,8 @@ impl RunWriter {
 /// Sets a file's modification (and access) time.
 pub fn set_mtime(path: &Path, ms: i64) -> io::Result<()> {
     let t = UNIX_EPOCH + Duration::from_millis(ms.max(0) as u64);
-    File::options().write(true).open(path)?.set_times(FileTimes::new().set_modified(t).set_accessed(t))
+    File::options()
+        .write(true)
+        .open(path)?
+        .set_times(FileTimes::new().set_modified(t).set_accessed(t))
 }

@@ -71,7 +71,11 @@ impl LineIndex {
         while checkpoints.len() as u64 > lines.div_ceil(STRIDE).max(1) {
             checkpoints.pop();
         }
-        Ok(Self { bytes, lines, checkpoints })
+        Ok(Self {
+            bytes,
+            lines,
+            checkpoints,
+        })
     }
 
     pub fn lines(&self) -> u64 {
@@ -102,7 +106,11 @@ impl LineIndex {
         let stopped = scan_chunks(src, start, |offset, chunk| {
             for pos in memchr::memchr_iter(b'\n', chunk) {
                 let nl = offset + pos as u64;
-                let cr = if pos > 0 { chunk[pos - 1] == b'\r' } else { prev_cr };
+                let cr = if pos > 0 {
+                    chunk[pos - 1] == b'\r'
+                } else {
+                    prev_cr
+                };
                 let end = if cr && nl > start { nl - 1 } else { nl };
                 if number >= first {
                     out.push(LineSpan { number, start, end });
@@ -118,7 +126,11 @@ impl LineIndex {
         })?;
         // A last line without a newline runs to the end of the text.
         if stopped.is_none() && start < self.bytes && number >= first && number <= last {
-            out.push(LineSpan { number, start, end: self.bytes });
+            out.push(LineSpan {
+                number,
+                start,
+                end: self.bytes,
+            });
         }
         Ok(out)
     }
@@ -186,7 +198,14 @@ mod tests {
 
     #[test]
     fn spec_line_counts() {
-        for (text, n) in [("", 0), ("a\nb\n", 2), ("a\nb", 2), ("\n", 1), ("a", 1), ("\n\n", 2)] {
+        for (text, n) in [
+            ("", 0),
+            ("a\nb\n", 2),
+            ("a\nb", 2),
+            ("\n", 1),
+            ("a", 1),
+            ("\n\n", 2),
+        ] {
             assert_eq!(LineIndex::build(text).unwrap().lines(), n, "{text:?}");
             assert_eq!(count_lines(text.as_bytes()), n, "{text:?}");
         }
@@ -205,12 +224,18 @@ mod tests {
         let idx = LineIndex::build(text.as_str()).unwrap();
         assert_eq!(idx.lines(), 5000);
         let spans = idx.spans(text.as_str(), 1023, 1026).unwrap();
-        let got: Vec<&str> = spans.iter().map(|s| &text[s.start as usize..s.end as usize]).collect();
+        let got: Vec<&str> = spans
+            .iter()
+            .map(|s| &text[s.start as usize..s.end as usize])
+            .collect();
         assert_eq!(got, ["line 1023", "line 1024", "line 1025", "line 1026"]);
         assert_eq!(spans[0].number, 1023);
         let tail = idx.spans(text.as_str(), 4999, 9999).unwrap();
         assert_eq!(tail.len(), 2);
-        assert_eq!(&text[tail[1].start as usize..tail[1].end as usize], "line 5000");
+        assert_eq!(
+            &text[tail[1].start as usize..tail[1].end as usize],
+            "line 5000"
+        );
         assert!(idx.spans(text.as_str(), 5001, 5002).unwrap().is_empty());
         assert!(idx.spans(text.as_str(), 0, 2).unwrap().is_empty());
     }

@@ -70,10 +70,17 @@ pub fn peek(
     index: &LineIndex,
     request: &PeekRequest,
 ) -> Result<Peek, PeekError> {
-    let io_err = |e: io::Error| PeekError::Io { id: value_id.to_owned(), message: e.to_string() };
+    let io_err = |e: io::Error| PeekError::Io {
+        id: value_id.to_owned(),
+        message: e.to_string(),
+    };
     match request {
-        PeekRequest::Range { start, end } => peek_range(value_id, src, index, *start, *end).map_err(|e| e.or_io(io_err)),
-        PeekRequest::Query { text } => peek_query(value_id, src, index, text).map_err(|e| e.or_io(io_err)),
+        PeekRequest::Range { start, end } => {
+            peek_range(value_id, src, index, *start, *end).map_err(|e| e.or_io(io_err))
+        }
+        PeekRequest::Query { text } => {
+            peek_query(value_id, src, index, text).map_err(|e| e.or_io(io_err))
+        }
     }
 }
 
@@ -123,11 +130,21 @@ fn peek_range(
     }
     if let Some(end) = end {
         if start > end {
-            return Err(PeekError::StartAfterEnd { id: owned(), start, end }.into());
+            return Err(PeekError::StartAfterEnd {
+                id: owned(),
+                start,
+                end,
+            }
+            .into());
         }
     }
     if start > total {
-        return Err(PeekError::PastEnd { id: owned(), start, total }.into());
+        return Err(PeekError::PastEnd {
+            id: owned(),
+            start,
+            total,
+        }
+        .into());
     }
     // Without an end the request runs to the last line, so the 400-line limit cuts it (and says
     // where to continue) whenever more lines remain.
@@ -194,7 +211,13 @@ fn peek_range(
         text.push_str(&f);
         text.push('\n');
     }
-    Ok(Peek { text, lines, total_lines: total, matches: None, cut })
+    Ok(Peek {
+        text,
+        lines,
+        total_lines: total,
+        matches: None,
+        cut,
+    })
 }
 
 fn peek_query(
@@ -265,7 +288,11 @@ fn peek_query(
 
 /// One matching line: whole when short, else a window of [`LONG_LINE`] bytes around the first
 /// match, with `…` where it was cut and a note of which bytes are shown.
-fn render_hit(src: &(impl ByteSource + ?Sized), hit: &QueryHit, query_len: u64) -> io::Result<String> {
+fn render_hit(
+    src: &(impl ByteSource + ?Sized),
+    hit: &QueryHit,
+    query_len: u64,
+) -> io::Result<String> {
     let span: LineSpan = hit.span;
     let gutter = format!("{}: ", span.number);
     if span.len() <= LONG_LINE {
@@ -280,7 +307,10 @@ fn render_hit(src: &(impl ByteSource + ?Sized), hit: &QueryHit, query_len: u64) 
     // Read a few bytes past the window so that a character it cuts can be left out whole.
     let raw = read_range(src, from, (to + 4).min(span.end))?;
     let skip = if from > span.start {
-        raw.iter().take(3).take_while(|&&b| (b & 0xC0) == 0x80).count()
+        raw.iter()
+            .take(3)
+            .take_while(|&&b| (b & 0xC0) == 0x80)
+            .count()
     } else {
         0
     };

@@ -26,11 +26,22 @@ pub struct QueryScan {
 
 /// Lines of `src` containing `needle`, which must not contain `\n` (so a match never spans
 /// lines) and must not be empty.
-pub fn scan_query(src: &(impl ByteSource + ?Sized), needle: &[u8], keep: usize) -> io::Result<QueryScan> {
+pub fn scan_query(
+    src: &(impl ByteSource + ?Sized),
+    needle: &[u8],
+    keep: usize,
+) -> io::Result<QueryScan> {
     debug_assert!(!needle.is_empty() && !needle.contains(&b'\n'));
     let finder = Finder::new(needle);
     let overlap = needle.len() - 1;
-    let mut st = State { line_no: 1, line_start: 0, matched: None, prev_cr: false, keep, out: QueryScan::default() };
+    let mut st = State {
+        line_no: 1,
+        line_start: 0,
+        matched: None,
+        prev_cr: false,
+        keep,
+        out: QueryScan::default(),
+    };
     // Bytes at the end of the previous chunk that may begin a match completed by the next.
     let mut carry: Vec<u8> = Vec::new();
     let mut work: Vec<u8> = Vec::new();
@@ -51,7 +62,11 @@ pub fn scan_query(src: &(impl ByteSource + ?Sized), needle: &[u8], keep: usize) 
                 match memchr::memchr(b'\n', &bytes[i..]) {
                     Some(p) => {
                         let at = i + p;
-                        let cr = if at > 0 { bytes[at - 1] == b'\r' } else { st.prev_cr };
+                        let cr = if at > 0 {
+                            bytes[at - 1] == b'\r'
+                        } else {
+                            st.prev_cr
+                        };
                         st.end_line(base + at as u64, cr);
                         i = at + 1;
                     }
@@ -87,7 +102,14 @@ pub fn scan_query(src: &(impl ByteSource + ?Sized), needle: &[u8], keep: usize) 
     })?;
     if let Some(first_match) = st.matched.take() {
         // The last line has no newline.
-        st.record(LineSpan { number: st.line_no, start: st.line_start, end: src.len() }, first_match);
+        st.record(
+            LineSpan {
+                number: st.line_no,
+                start: st.line_start,
+                end: src.len(),
+            },
+            first_match,
+        );
     }
     Ok(st.out)
 }
@@ -104,8 +126,19 @@ struct State {
 impl State {
     fn end_line(&mut self, newline: u64, cr: bool) {
         if let Some(first_match) = self.matched.take() {
-            let end = if cr && newline > self.line_start { newline - 1 } else { newline };
-            self.record(LineSpan { number: self.line_no, start: self.line_start, end }, first_match);
+            let end = if cr && newline > self.line_start {
+                newline - 1
+            } else {
+                newline
+            };
+            self.record(
+                LineSpan {
+                    number: self.line_no,
+                    start: self.line_start,
+                    end,
+                },
+                first_match,
+            );
         }
         self.line_no += 1;
         self.line_start = newline + 1;
@@ -127,7 +160,12 @@ mod tests {
         let scan = scan_query(text, q.as_bytes(), usize::MAX).unwrap();
         scan.hits
             .iter()
-            .map(|h| (h.span.number, text[h.span.start as usize..h.span.end as usize].to_owned()))
+            .map(|h| {
+                (
+                    h.span.number,
+                    text[h.span.start as usize..h.span.end as usize].to_owned(),
+                )
+            })
             .collect()
     }
 

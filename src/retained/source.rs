@@ -30,7 +30,9 @@ impl ByteSource for [u8] {
     }
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
-        let start = usize::try_from(offset).unwrap_or(usize::MAX).min(<[u8]>::len(self));
+        let start = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(<[u8]>::len(self));
         let n = buf.len().min(<[u8]>::len(self) - start);
         buf[..n].copy_from_slice(&self[start..start + n]);
         Ok(n)
@@ -39,7 +41,7 @@ impl ByteSource for [u8] {
 
 impl ByteSource for str {
     fn len(&self) -> u64 {
-        self.as_bytes().len() as u64
+        str::len(self) as u64
     }
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
@@ -72,7 +74,9 @@ impl ByteSource for FileSource {
         if offset >= self.len {
             return Ok(0);
         }
-        let want = buf.len().min(usize::try_from(self.len - offset).unwrap_or(usize::MAX));
+        let want = buf
+            .len()
+            .min(usize::try_from(self.len - offset).unwrap_or(usize::MAX));
         read_at_os(&self.file, offset, &mut buf[..want])
     }
 }

@@ -63,7 +63,11 @@ pub fn stub_from_source(
     );
     if total == 0 {
         text.push_str("--- empty ---\n");
-        return Ok(Stub { text, head: None, tail: None });
+        return Ok(Stub {
+            text,
+            head: None,
+            tail: None,
+        });
     }
 
     let head_spans = index.spans(src, 1, PREVIEW_MAX_LINES)?;
@@ -100,7 +104,11 @@ pub fn stub_from_source(
     }
     text.push_str("--- end of preview ---\n");
     debug_assert!(text.len() <= STUB_MAX, "stub of {} bytes", text.len());
-    Ok(Stub { text, head: Some((1, head_last)), tail: tail_range })
+    Ok(Stub {
+        text,
+        head: Some((1, head_last)),
+        tail: tail_range,
+    })
 }
 
 struct Preview {
@@ -126,7 +134,12 @@ impl Preview {
                     let keep = utf8_prefix(&bytes, room - gutter.len() - ELLIPSIS.len() - 1);
                     let shown = keep.len();
                     let _ = writeln!(body, "{gutter}{}{ELLIPSIS}", String::from_utf8_lossy(keep));
-                    return Ok(Self { first: 1, last, body, cut: Some((shown, span.len())) });
+                    return Ok(Self {
+                        first: 1,
+                        last,
+                        body,
+                        cut: Some((shown, span.len())),
+                    });
                 }
                 break;
             }
@@ -134,12 +147,19 @@ impl Preview {
             let _ = writeln!(body, "{gutter}{}", String::from_utf8_lossy(&line));
             last = span.number;
         }
-        Ok(Self { first: first.number, last, body, cut: None })
+        Ok(Self {
+            first: first.number,
+            last,
+            body,
+            cut: None,
+        })
     }
 
     /// Last lines while they fit; the last line alone is cut to its end if it must be.
     fn tail(src: &(impl ByteSource + ?Sized), spans: &[LineSpan]) -> io::Result<Option<Self>> {
-        let Some(&final_span) = spans.last() else { return Ok(None) };
+        let Some(&final_span) = spans.last() else {
+            return Ok(None);
+        };
         let mut lines: Vec<String> = Vec::new();
         let mut used = 0usize;
         let mut first = final_span.number;
@@ -154,7 +174,12 @@ impl Preview {
                     let shown = keep.len();
                     let body = format!("{gutter}{ELLIPSIS}{}\n", String::from_utf8_lossy(keep));
                     let n = span.number;
-                    return Ok(Some(Self { first: n, last: n, body, cut: Some((shown, span.len())) }));
+                    return Ok(Some(Self {
+                        first: n,
+                        last: n,
+                        body,
+                        cut: Some((shown, span.len())),
+                    }));
                 }
                 break;
             }
@@ -165,7 +190,12 @@ impl Preview {
             first = span.number;
         }
         lines.reverse();
-        Ok(Some(Self { first, last: final_span.number, body: lines.concat(), cut: None }))
+        Ok(Some(Self {
+            first,
+            last: final_span.number,
+            body: lines.concat(),
+            cut: None,
+        }))
     }
 
     fn title(&self, total: u64, which: &str) -> String {
@@ -174,8 +204,13 @@ impl Preview {
                 let part = if which == "head" { "first" } else { "last" };
                 format!("--- {which}: line {} of {total}, cut to its {part} {shown} of {of} bytes ---\n", self.first)
             }
-            None if self.first == self.last => format!("--- {which}: line {} of {total} ---\n", self.first),
-            None => format!("--- {which}: lines {}-{} of {total} ---\n", self.first, self.last),
+            None if self.first == self.last => {
+                format!("--- {which}: line {} of {total} ---\n", self.first)
+            }
+            None => format!(
+                "--- {which}: lines {}-{} of {total} ---\n",
+                self.first, self.last
+            ),
         }
     }
 }
@@ -190,8 +225,15 @@ fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
 
 /// The tool name as shown: control characters replaced, at most [`TOOL_NAME_MAX`] bytes.
 fn display_tool_name(name: &str) -> String {
-    let clean: String = name.chars().map(|c| if c.is_control() { '?' } else { c }).collect();
-    let clean = if clean.is_empty() { "tool".to_owned() } else { clean };
+    let clean: String = name
+        .chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    let clean = if clean.is_empty() {
+        "tool".to_owned()
+    } else {
+        clean
+    };
     if clean.len() <= TOOL_NAME_MAX {
         return clean;
     }

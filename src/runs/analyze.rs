@@ -7,7 +7,9 @@ use super::model::*;
 use super::timeline::describe;
 use super::values::{list_value_files, matches_content, modified_ms, ValueFile};
 use crate::retained::{count_lines, stub_for, value_id, DEFAULT_THRESHOLD};
-use crate::transcript::event::{known_event_keys, unknown_keys, Envelope, Event, EventType, ENVELOPE_KEYS};
+use crate::transcript::event::{
+    known_event_keys, unknown_keys, Envelope, Event, EventType, ENVELOPE_KEYS,
+};
 use crate::transcript::{read_lines, Cursor, RawLine, SCHEMA_VERSION};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fs;
@@ -27,7 +29,11 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> Self {
-        Self { threshold: DEFAULT_THRESHOLD, running_window_ms: 30 * 60 * 1000, now_ms: now_ms() }
+        Self {
+            threshold: DEFAULT_THRESHOLD,
+            running_window_ms: 30 * 60 * 1000,
+            now_ms: now_ms(),
+        }
     }
 }
 
@@ -65,8 +71,16 @@ pub struct Analyzer {
 }
 
 impl Analyzer {
-    pub fn new(id: &str, values: BTreeMap<String, ValueFile>, opts: RunOptions, keep_timeline: bool) -> Self {
-        let mut run = Run { id: id.to_owned(), ..Default::default() };
+    pub fn new(
+        id: &str,
+        values: BTreeMap<String, ValueFile>,
+        opts: RunOptions,
+        keep_timeline: bool,
+    ) -> Self {
+        let mut run = Run {
+            id: id.to_owned(),
+            ..Default::default()
+        };
         run.value_files = values.len() as u64;
         run.value_bytes = values.values().map(|v| v.bytes).sum();
         Self {
@@ -103,7 +117,11 @@ impl Analyzer {
         } else if line > 0 {
             self.run.warnings += 1;
         }
-        self.problems.push(Problem { line, kind, message });
+        self.problems.push(Problem {
+            line,
+            kind,
+            message,
+        });
     }
 
     /// Folds one complete transcript line.
@@ -117,11 +135,23 @@ impl Analyzer {
         }
         let env: Envelope = match serde_json::from_str(text) {
             Ok(env) => env,
-            Err(e) => return self.problem(n, ProblemKind::Corrupt, format!("not a transcript envelope: {e}")),
+            Err(e) => {
+                return self.problem(
+                    n,
+                    ProblemKind::Corrupt,
+                    format!("not a transcript envelope: {e}"),
+                )
+            }
         };
         let kind = match serde_json::from_str::<EventType>(env.event.get()) {
             Ok(t) => t.kind,
-            Err(e) => return self.problem(n, ProblemKind::Corrupt, format!("event without a type: {e}")),
+            Err(e) => {
+                return self.problem(
+                    n,
+                    ProblemKind::Corrupt,
+                    format!("event without a type: {e}"),
+                )
+            }
         };
         if let Some(v) = env.schema_version.filter(|&v| v > SCHEMA_VERSION) {
             self.run.newer_schema = true;
@@ -130,20 +160,47 @@ impl Analyzer {
                 self.problem(n, ProblemKind::NewerSchema, msg);
             }
         }
-        let mut extra = unknown_keys(text, ENVELOPE_KEYS, false);
+        let envelope_extra = unknown_keys(text, ENVELOPE_KEYS, false);
         let Some(known) = known_event_keys(&kind) else {
-            self.problem(n, ProblemKind::UnknownEvent, format!("unknown event type `{kind}`"));
-            self.note_event(n, &env, TimelineEvent { kind, ..Default::default() });
+            self.problem(
+                n,
+                ProblemKind::UnknownEvent,
+                format!("unknown event type `{kind}`"),
+            );
+            self.note_event(
+                n,
+                &env,
+                TimelineEvent {
+                    kind,
+                    ..Default::default()
+                },
+            );
             return;
         };
-        extra.extend(unknown_keys(env.event.get(), known, true));
-        if !extra.is_empty() {
-            let msg = format!("unknown keys in {kind}: {}", extra.join(", "));
-            self.problem(n, ProblemKind::UnknownKeys, msg);
+        let event_extra = unknown_keys(env.event.get(), known, true);
+        if !envelope_extra.is_empty() || !event_extra.is_empty() {
+            let mut parts = Vec::new();
+            if !envelope_extra.is_empty() {
+                parts.push(format!("envelope: {}", envelope_extra.join(", ")));
+            }
+            if !event_extra.is_empty() {
+                parts.push(format!("{kind}: {}", event_extra.join(", ")));
+            }
+            self.problem(
+                n,
+                ProblemKind::UnknownKeys,
+                format!("unknown keys, ignored ({})", parts.join("; ")),
+            );
         }
         let event: Event = match serde_json::from_str(env.event.get()) {
             Ok(e) => e,
-            Err(e) => return self.problem(n, ProblemKind::Invalid, format!("invalid {kind} event: {e}")),
+            Err(e) => {
+                return self.problem(
+                    n,
+                    ProblemKind::Invalid,
+                    format!("invalid {kind} event: {e}"),
+                )
+            }
         };
         let mut item = describe(&kind, &event);
         self.fold(n, line.offset, env.ts, &event, &mut item);
@@ -164,10 +221,22 @@ impl Analyzer {
         }
     }
 
-    fn fold(&mut self, n: u64, offset: u64, ts: Option<i64>, event: &Event, item: &mut TimelineEvent) {
+    fn fold(
+        &mut self,
+        n: u64,
+        offset: u64,
+        ts: Option<i64>,
+        event: &Event,
+        item: &mut TimelineEvent,
+    ) {
         let run = &mut self.run;
         match event {
-            Event::RunStarted { cwd, mode, provider, model } => {
+            Event::RunStarted {
+                cwd,
+                mode,
+                provider,
+                model,
+            } => {
                 // Only the first dispatch writes it; keep the first if a file holds several.
                 run.provider = run.provider.take().or_else(|| provider.clone());
                 run.model = run.model.take().or_else(|| model.clone());
@@ -191,10 +260,13 @@ impl Analyzer {
                     run.model_ms += ms;
                 }
                 for call in &item.tool_calls {
-                    self.block_names.insert(call.tool_call_id.clone(), call.name.clone());
+                    self.block_names
+                        .insert(call.tool_call_id.clone(), call.name.clone());
                 }
             }
-            Event::ToolCallStarted { tool_call_id, name, .. } => {
+            Event::ToolCallStarted {
+                tool_call_id, name, ..
+            } => {
                 if self.tool_ids.insert(tool_call_id.clone()) {
                     run.tool_calls += 1;
                 }
@@ -205,7 +277,10 @@ impl Analyzer {
                     self.started_ts.insert(tool_call_id.clone(), ts);
                 }
             }
-            Event::ToolCallFinished { tool_call_id, result } => {
+            Event::ToolCallFinished {
+                tool_call_id,
+                result,
+            } => {
                 if self.tool_ids.insert(tool_call_id.clone()) {
                     run.tool_calls += 1;
                 }
@@ -217,7 +292,11 @@ impl Analyzer {
             Event::RunResult { .. } => self.last_terminal = Some((n, Terminal::Done)),
             Event::RunError { error } => {
                 let code = error.as_ref().and_then(|e| e.code.clone());
-                let terminal = if code.as_deref() == Some("aborted") { Terminal::Cancelled } else { Terminal::Error };
+                let terminal = if code.as_deref() == Some("aborted") {
+                    Terminal::Cancelled
+                } else {
+                    Terminal::Error
+                };
                 self.last_terminal = Some((n, terminal));
                 run.error_code = code;
                 run.error_message = error.as_ref().and_then(|e| e.message.clone());
@@ -235,7 +314,15 @@ impl Analyzer {
     }
 
     /// Classifies one result (spec B.1) and adds it to the run's figures.
-    fn result(&mut self, n: u64, offset: u64, ts: Option<i64>, id: &str, ok: bool, content: &str) -> ResultInfo {
+    fn result(
+        &mut self,
+        n: u64,
+        offset: u64,
+        ts: Option<i64>,
+        id: &str,
+        ok: bool,
+        content: &str,
+    ) -> ResultInfo {
         let tool = self.tool_name(id);
         let vid = value_id(id);
         let bytes = content.len() as u64;
@@ -250,7 +337,11 @@ impl Analyzer {
                 Some(Ok(false)) => RetentionState::Damaged,
                 Some(Err(e)) => {
                     let msg = format!("value file {vid}.txt cannot be read: {e}");
-                    self.problems.push(Problem { line: n, kind: ProblemKind::Run, message: msg });
+                    self.problems.push(Problem {
+                        line: n,
+                        kind: ProblemKind::Run,
+                        message: msg,
+                    });
                     RetentionState::Damaged
                 }
             }
@@ -322,10 +413,19 @@ impl Analyzer {
             .values
             .values()
             .filter(|v| !self.matched_values.contains(&v.stem))
-            .map(|v| StrayFile { name: format!("{}.txt", v.stem), bytes: v.bytes })
+            .map(|v| StrayFile {
+                name: format!("{}.txt", v.stem),
+                bytes: v.bytes,
+            })
             .collect();
         run.strays = strays.len() as u64;
-        RunDetail { run: self.run, events: self.events, results: self.results, problems: self.problems, strays }
+        RunDetail {
+            run: self.run,
+            events: self.events,
+            results: self.results,
+            problems: self.problems,
+            strays,
+        }
     }
 }
 
@@ -342,7 +442,12 @@ pub fn title_of(text: &str) -> String {
 }
 
 /// Reads run `id` of a runs directory.
-pub fn analyze_run(layout: &Layout, id: &str, opts: &RunOptions, keep_timeline: bool) -> io::Result<RunDetail> {
+pub fn analyze_run(
+    layout: &Layout,
+    id: &str,
+    opts: &RunOptions,
+    keep_timeline: bool,
+) -> io::Result<RunDetail> {
     let files = layout.runs.get(id).cloned().unwrap_or_default();
     let values = match layout.value_dir(id) {
         Some(dir) => list_value_files(dir)?,
@@ -351,7 +456,11 @@ pub fn analyze_run(layout: &Layout, id: &str, opts: &RunOptions, keep_timeline: 
     let mut analyzer = Analyzer::new(id, values, *opts, keep_timeline);
     if layout.linked_value_dirs.contains(id) {
         let msg = format!("{id}.values is a symbolic link: it is not read and never collected");
-        analyzer.problems.push(Problem { line: 0, kind: ProblemKind::Run, message: msg });
+        analyzer.problems.push(Problem {
+            line: 0,
+            kind: ProblemKind::Run,
+            message: msg,
+        });
     }
     let mut mtime = None;
     let mut transcript_bytes = 0;

@@ -35,14 +35,19 @@ pub struct Layout {
 
 impl Layout {
     pub fn read(root: &Path) -> io::Result<Self> {
-        let mut layout = Layout { root: root.to_path_buf(), ..Default::default() };
+        let mut layout = Layout {
+            root: root.to_path_buf(),
+            ..Default::default()
+        };
         for entry in fs::read_dir(root)? {
             let entry = entry?;
             let Ok(name) = entry.file_name().into_string() else {
                 continue; // Not UTF-8: no harness run id looks like that.
             };
             // file_type() does not follow symbolic links.
-            let Ok(kind) = entry.file_type() else { continue };
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
             if name.ends_with(TEMP_SUFFIX) {
                 continue;
             }
@@ -96,7 +101,13 @@ mod tests {
     fn classifies_by_suffix_and_keeps_both_readings_of_dot_values() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        for f in ["foo.jsonl", "foo.values.jsonl", "bar.summary.json", ".bar.summary.json.klide-tmp", "notes.md"] {
+        for f in [
+            "foo.jsonl",
+            "foo.values.jsonl",
+            "bar.summary.json",
+            ".bar.summary.json.klide-tmp",
+            "notes.md",
+        ] {
             fs::write(root.join(f), b"").unwrap();
         }
         fs::create_dir_all(root.join("foo.values/checkpoints")).unwrap();

@@ -38,8 +38,14 @@ impl RunsDir {
         let root = root.into();
         match fs::metadata(&root) {
             Ok(m) if m.is_dir() => Ok(Self { root, opts }),
-            Ok(_) => Err(Error::new(ErrorCode::RunsDir, format!("{} is not a directory", root.display()))),
-            Err(e) => Err(Error::new(ErrorCode::RunsDir, format!("runs directory {}: {e}", root.display()))),
+            Ok(_) => Err(Error::new(
+                ErrorCode::RunsDir,
+                format!("{} is not a directory", root.display()),
+            )),
+            Err(e) => Err(Error::new(
+                ErrorCode::RunsDir,
+                format!("runs directory {}: {e}", root.display()),
+            )),
         }
     }
 
@@ -48,7 +54,8 @@ impl RunsDir {
     }
 
     pub fn layout(&self) -> Result<Layout> {
-        Layout::read(&self.root).map_err(|e| Error::io(format!("reading {}", self.root.display()), &e))
+        Layout::read(&self.root)
+            .map_err(|e| Error::io(format!("reading {}", self.root.display()), &e))
     }
 
     /// Every run, most recently active first.
@@ -69,7 +76,11 @@ impl RunsDir {
                 }),
             }
         }
-        runs.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms).then_with(|| a.id.cmp(&b.id)));
+        runs.sort_by(|a, b| {
+            b.updated_ms
+                .cmp(&a.updated_ms)
+                .then_with(|| a.id.cmp(&b.id))
+        });
         Ok(runs)
     }
 
@@ -78,13 +89,24 @@ impl RunsDir {
         if layout.runs.contains_key(query) {
             return Ok(query.to_owned());
         }
-        let matches: Vec<&String> = layout.runs.keys().filter(|id| id.starts_with(query)).collect();
+        let matches: Vec<&String> = layout
+            .runs
+            .keys()
+            .filter(|id| id.starts_with(query))
+            .collect();
         match matches.as_slice() {
             [one] => Ok((*one).clone()),
-            [] => Err(Error::new(ErrorCode::UnknownRun, format!("unknown run `{query}` in {}", self.root.display()))),
+            [] => Err(Error::new(
+                ErrorCode::UnknownRun,
+                format!("unknown run `{query}` in {}", self.root.display()),
+            )),
             many => Err(Error::new(
                 ErrorCode::UnknownRun,
-                format!("`{query}` names {} runs ({}, ...): give more of the id", many.len(), many[0]),
+                format!(
+                    "`{query}` names {} runs ({}, ...): give more of the id",
+                    many.len(),
+                    many[0]
+                ),
             )),
         }
     }
@@ -93,7 +115,8 @@ impl RunsDir {
     pub fn detail(&self, query: &str) -> Result<RunDetail> {
         let layout = self.layout()?;
         let id = self.resolve_run(&layout, query)?;
-        analyze_run(&layout, &id, &self.opts, true).map_err(|e| Error::io(format!("reading run {id}"), &e))
+        analyze_run(&layout, &id, &self.opts, true)
+            .map_err(|e| Error::io(format!("reading run {id}"), &e))
     }
 
     /// The result of run `run` whose tool call id or value id is `call`, with its full text. When
@@ -101,7 +124,8 @@ impl RunsDir {
     pub fn find_result(&self, run: &str, call: &str) -> Result<FoundResult> {
         let layout = self.layout()?;
         let id = self.resolve_run(&layout, run)?;
-        let detail = analyze_run(&layout, &id, &self.opts, false).map_err(|e| Error::io(format!("reading run {id}"), &e))?;
+        let detail = analyze_run(&layout, &id, &self.opts, false)
+            .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
         let info = detail
             .results
             .iter()
@@ -109,10 +133,22 @@ impl RunsDir {
             .find(|r| r.tool_call_id == call)
             .or_else(|| detail.results.iter().rev().find(|r| r.value_id == call))
             .cloned()
-            .ok_or_else(|| Error::new(ErrorCode::UnknownCall, format!("run {id} has no result for tool call `{call}`")))?;
-        let path = layout.runs[&id].transcript.clone().expect("results come from a transcript");
-        let content = read_result_content(&path, info.offset)
-            .map_err(|e| Error::io(format!("reading line {} of {}", info.line, path.display()), &e))?;
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorCode::UnknownCall,
+                    format!("run {id} has no result for tool call `{call}`"),
+                )
+            })?;
+        let path = layout.runs[&id]
+            .transcript
+            .clone()
+            .expect("results come from a transcript");
+        let content = read_result_content(&path, info.offset).map_err(|e| {
+            Error::io(
+                format!("reading line {} of {}", info.line, path.display()),
+                &e,
+            )
+        })?;
         Ok(FoundResult { info, content })
     }
 
@@ -121,7 +157,9 @@ impl RunsDir {
     pub fn value_file(&self, run: &str, call: &str) -> Result<Option<PathBuf>> {
         let layout = self.layout()?;
         let id = self.resolve_run(&layout, run)?;
-        let Some(dir) = layout.value_dir(&id) else { return Ok(None) };
+        let Some(dir) = layout.value_dir(&id) else {
+            return Ok(None);
+        };
         let path = dir.join(format!("{}.txt", value_id(call)));
         Ok(match fs::symlink_metadata(&path) {
             Ok(m) if m.file_type().is_file() => Some(path),
@@ -137,7 +175,8 @@ fn read_result_content(path: &Path, offset: u64) -> std::io::Result<String> {
     let mut line = Vec::new();
     BufReader::new(file).read_until(b'\n', &mut line)?;
     let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_owned());
-    let env: Envelope = serde_json::from_slice(&line).map_err(|_| bad("the line changed since it was read"))?;
+    let env: Envelope =
+        serde_json::from_slice(&line).map_err(|_| bad("the line changed since it was read"))?;
     match serde_json::from_str::<Event>(env.event.get()) {
         Ok(Event::ToolCallFinished { result, .. }) => Ok(result.content),
         _ => Err(bad("the line changed since it was read")),

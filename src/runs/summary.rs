@@ -26,12 +26,17 @@ struct Summary {
 /// transcript is the source of truth.
 pub fn apply_summary(path: &Path, run: &mut Run, no_transcript: bool, opts: &RunOptions) {
     let Ok(bytes) = fs::read(path) else { return };
-    let Ok(summary) = serde_json::from_slice::<Summary>(&bytes) else { return };
+    let Ok(summary) = serde_json::from_slice::<Summary>(&bytes) else {
+        return;
+    };
     run.parent_id = summary.parent_id;
     if !no_transcript {
         return;
     }
-    run.title = summary.title.map(|t| super::analyze::title_of(&t)).unwrap_or_default();
+    run.title = summary
+        .title
+        .map(|t| super::analyze::title_of(&t))
+        .unwrap_or_default();
     run.provider = summary.provider;
     run.model = summary.model;
     run.mode = summary.mode;
@@ -42,7 +47,11 @@ pub fn apply_summary(path: &Path, run: &mut Run, no_transcript: bool, opts: &Run
         Some("done") => RunStatus::Done,
         Some("error") => RunStatus::Error,
         Some("cancelled" | "aborted") => RunStatus::Cancelled,
-        Some("running") if run.updated_ms.is_some_and(|u| opts.now_ms - u <= opts.running_window_ms) => {
+        Some("running")
+            if run
+                .updated_ms
+                .is_some_and(|u| opts.now_ms - u <= opts.running_window_ms) =>
+        {
             RunStatus::Running
         }
         _ => RunStatus::Interrupted,

@@ -13,7 +13,10 @@ pub fn shorten(text: &str, max: usize) -> (String, Option<u64>) {
         return (text.to_owned(), None);
     }
     let cut = utf8_prefix(text.as_bytes(), max);
-    (String::from_utf8_lossy(cut).into_owned(), Some(text.len() as u64))
+    (
+        String::from_utf8_lossy(cut).into_owned(),
+        Some(text.len() as u64),
+    )
 }
 
 /// A JSON value as text: a JSON string shows as its content, anything else as compact JSON.
@@ -26,7 +29,10 @@ pub fn json_text(value: &Value) -> String {
 
 /// The event's fields for the timeline (everything but `line`, `seq`, `ts`, filled by the caller).
 pub fn describe(kind: &str, event: &Event) -> TimelineEvent {
-    let mut t = TimelineEvent { kind: kind.to_owned(), ..Default::default() };
+    let mut t = TimelineEvent {
+        kind: kind.to_owned(),
+        ..Default::default()
+    };
     let set_text = |t: &mut TimelineEvent, text: &str| {
         let (s, full) = shorten(text, TEXT_MAX);
         t.text = Some(s);
@@ -39,7 +45,12 @@ pub fn describe(kind: &str, event: &Event) -> TimelineEvent {
         t.input_bytes = Some(full.unwrap_or(json.len() as u64));
     };
     match event {
-        Event::RunStarted { cwd, mode, provider, model } => {
+        Event::RunStarted {
+            cwd,
+            mode,
+            provider,
+            model,
+        } => {
             t.cwd.clone_from(cwd);
             t.mode.clone_from(mode);
             t.provider.clone_from(provider);
@@ -51,7 +62,11 @@ pub fn describe(kind: &str, event: &Event) -> TimelineEvent {
                 t.estimated_tokens = s.estimated_tokens;
             }
         }
-        Event::UserMessage { message_id, text, attachments } => {
+        Event::UserMessage {
+            message_id,
+            text,
+            attachments,
+        } => {
             t.message_id.clone_from(message_id);
             set_text(&mut t, text);
             t.attachments = attachments
@@ -64,7 +79,12 @@ pub fn describe(kind: &str, event: &Event) -> TimelineEvent {
                 })
                 .collect();
         }
-        Event::AssistantMessage { message_id, content, usage, timing } => {
+        Event::AssistantMessage {
+            message_id,
+            content,
+            usage,
+            timing,
+        } => {
             t.message_id.clone_from(message_id);
             let mut text = String::new();
             let mut thinking = String::new();
@@ -72,10 +92,12 @@ pub fn describe(kind: &str, event: &Event) -> TimelineEvent {
                 match block {
                     ContentBlock::Text { text: s } => push_para(&mut text, s),
                     ContentBlock::Thinking { text: s } => push_para(&mut thinking, s),
-                    ContentBlock::ToolCall { tool_call_id, name } => t.tool_calls.push(ToolCallRef {
-                        tool_call_id: tool_call_id.clone(),
-                        name: name.clone().unwrap_or_else(|| "tool".to_owned()),
-                    }),
+                    ContentBlock::ToolCall { tool_call_id, name } => {
+                        t.tool_calls.push(ToolCallRef {
+                            tool_call_id: tool_call_id.clone(),
+                            name: name.clone().unwrap_or_else(|| "tool".to_owned()),
+                        })
+                    }
                     ContentBlock::Other => {}
                 }
             }
@@ -88,7 +110,13 @@ pub fn describe(kind: &str, event: &Event) -> TimelineEvent {
             t.usage.clone_from(usage);
             t.timing.clone_from(timing);
         }
-        Event::ToolCallStarted { tool_call_id, name, input, summary, .. } => {
+        Event::ToolCallStarted {
+            tool_call_id,
+            name,
+            input,
+            summary,
+            ..
+        } => {
             t.tool_call_id = Some(tool_call_id.clone());
             t.tool.clone_from(name);
             t.summary.clone_from(summary);
@@ -115,9 +143,16 @@ pub fn describe(kind: &str, event: &Event) -> TimelineEvent {
                 }
             }
         }
-        Event::PermissionResolved { request_id, decision } | Event::DiffResolved { proposal_id: request_id, decision } => {
+        Event::PermissionResolved {
+            request_id,
+            decision,
+        }
+        | Event::DiffResolved {
+            proposal_id: request_id,
+            decision,
+        } => {
             t.request_id.clone_from(request_id);
-            t.decision = decision.as_ref().map(|d| decision_text(d));
+            t.decision = decision.as_ref().map(decision_text);
         }
         Event::DiffProposed { proposal } => {
             if let Some(raw) = proposal {
@@ -135,7 +170,11 @@ pub fn describe(kind: &str, event: &Event) -> TimelineEvent {
                 }
             }
         }
-        Event::FileChanged { path, old_hash, new_hash } => {
+        Event::FileChanged {
+            path,
+            old_hash,
+            new_hash,
+        } => {
             t.path.clone_from(path);
             t.old_hash.clone_from(old_hash);
             t.new_hash.clone_from(new_hash);
@@ -155,7 +194,10 @@ pub fn describe(kind: &str, event: &Event) -> TimelineEvent {
             t.error = error.as_ref().map(|e| ErrorInfo {
                 code: e.code.clone(),
                 message: e.message.clone(),
-                detail: e.detail.as_ref().map(|d| shorten(&json_text(d), INPUT_MAX).0),
+                detail: e
+                    .detail
+                    .as_ref()
+                    .map(|d| shorten(&json_text(d), INPUT_MAX).0),
                 retryable: e.retryable,
             });
         }
@@ -169,24 +211,46 @@ pub fn describe(kind: &str, event: &Event) -> TimelineEvent {
                 set_text(&mut t, s);
             }
         }
-        Event::UserQuestionRequested { request_id, question: value }
-        | Event::UserQuestionResolved { request_id, answer: value }
-        | Event::AdvisorRequested { request_id, question: value }
-        | Event::AdvisorResolved { request_id, advice: value }
-        | Event::SubagentResolved { request_id, result: value } => {
+        Event::UserQuestionRequested {
+            request_id,
+            question: value,
+        }
+        | Event::UserQuestionResolved {
+            request_id,
+            answer: value,
+        }
+        | Event::AdvisorRequested {
+            request_id,
+            question: value,
+        }
+        | Event::AdvisorResolved {
+            request_id,
+            advice: value,
+        }
+        | Event::SubagentResolved {
+            request_id,
+            result: value,
+        } => {
             t.request_id.clone_from(request_id);
             if let Some(v) = value {
                 set_text(&mut t, &json_text(v));
             }
         }
-        Event::SubagentRequested { request_id, subagent, task } => {
+        Event::SubagentRequested {
+            request_id,
+            subagent,
+            task,
+        } => {
             t.request_id.clone_from(request_id);
             t.tool = subagent.as_ref().map(|s| shorten(&json_text(s), 200).0);
             if let Some(v) = task {
                 set_text(&mut t, &json_text(v));
             }
         }
-        Event::AssistantDelta | Event::ToolProgress | Event::ObservedToolCall | Event::ObservedToolResult => {}
+        Event::AssistantDelta
+        | Event::ToolProgress
+        | Event::ObservedToolCall
+        | Event::ObservedToolResult => {}
     }
     t
 }
@@ -198,8 +262,14 @@ fn decision_text(raw: &Value) -> String {
         scope: Option<String>,
     }
     match Decision::deserialize(raw) {
-        Ok(Decision { behavior: Some(b), scope: Some(s) }) => format!("{b} ({s})"),
-        Ok(Decision { behavior: Some(b), scope: None }) => b,
+        Ok(Decision {
+            behavior: Some(b),
+            scope: Some(s),
+        }) => format!("{b} ({s})"),
+        Ok(Decision {
+            behavior: Some(b),
+            scope: None,
+        }) => b,
         _ => shorten(&json_text(raw), 200).0,
     }
 }

@@ -25,12 +25,18 @@ pub fn list_value_files(dir: &Path) -> io::Result<BTreeMap<String, ValueFile>> {
     let mut out = BTreeMap::new();
     for entry in fs::read_dir(dir)? {
         let entry = entry?;
-        let Ok(kind) = entry.file_type() else { continue };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
         if !kind.is_file() {
             continue;
         }
-        let Ok(name) = entry.file_name().into_string() else { continue };
-        let Some(stem) = name.strip_suffix(VALUE_EXT).filter(|s| !s.is_empty()) else { continue };
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        let Some(stem) = name.strip_suffix(VALUE_EXT).filter(|s| !s.is_empty()) else {
+            continue;
+        };
         let Ok(meta) = entry.metadata() else { continue };
         out.insert(
             stem.to_owned(),

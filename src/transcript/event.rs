@@ -127,7 +127,11 @@ pub struct Snapshot {
 pub type Json = serde_json::Value;
 
 #[derive(Debug, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
 pub enum Event {
     RunStarted {
         cwd: Option<String>,
@@ -266,7 +270,10 @@ pub fn unknown_keys(raw: &str, known: &[&str], event_keys: bool) -> Vec<String> 
     };
     let mut extra: Vec<String> = map
         .into_keys()
-        .filter(|k| !known.contains(&k.as_str()) && !(event_keys && COMMON_EVENT_KEYS.contains(&k.as_str())))
+        .filter(|k| {
+            let common = event_keys && COMMON_EVENT_KEYS.contains(&k.as_str());
+            !(known.contains(&k.as_str()) || common)
+        })
         .collect();
     extra.sort();
     extra

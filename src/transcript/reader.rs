@@ -59,15 +59,30 @@ pub fn read_lines(
         buf.clear();
         let n = reader.read_until(b'\n', &mut buf)?;
         if n == 0 {
-            return Ok(ReadOutcome { cursor, pending_bytes: 0, file_len });
+            return Ok(ReadOutcome {
+                cursor,
+                pending_bytes: 0,
+                file_len,
+            });
         }
         if buf.last() != Some(&b'\n') {
             // A torn tail: leave it for a later pass.
-            return Ok(ReadOutcome { cursor, pending_bytes: n as u64, file_len });
+            return Ok(ReadOutcome {
+                cursor,
+                pending_bytes: n as u64,
+                file_len,
+            });
         }
         let number = cursor.lines + 1;
-        each(RawLine { number, offset: cursor.offset, bytes: &buf[..n - 1] });
-        cursor = Cursor { offset: cursor.offset + n as u64, lines: number };
+        each(RawLine {
+            number,
+            offset: cursor.offset,
+            bytes: &buf[..n - 1],
+        });
+        cursor = Cursor {
+            offset: cursor.offset + n as u64,
+            lines: number,
+        };
     }
 }
 
@@ -82,14 +97,31 @@ mod tests {
         let path = dir.path().join("r.jsonl");
         std::fs::write(&path, b"one\ntwo\nthr").unwrap();
         let mut seen = Vec::new();
-        let out = read_lines(&path, Cursor::default(), |l| seen.push((l.number, l.bytes.to_vec()))).unwrap();
+        let out = read_lines(&path, Cursor::default(), |l| {
+            seen.push((l.number, l.bytes.to_vec()))
+        })
+        .unwrap();
         assert_eq!(seen, [(1, b"one".to_vec()), (2, b"two".to_vec())]);
-        assert_eq!(out.cursor, Cursor { offset: 8, lines: 2 });
+        assert_eq!(
+            out.cursor,
+            Cursor {
+                offset: 8,
+                lines: 2
+            }
+        );
         assert_eq!(out.pending_bytes, 3);
 
-        std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"ee\n").unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"ee\n")
+            .unwrap();
         seen.clear();
-        let out = read_lines(&path, out.cursor, |l| seen.push((l.number, l.bytes.to_vec()))).unwrap();
+        let out = read_lines(&path, out.cursor, |l| {
+            seen.push((l.number, l.bytes.to_vec()))
+        })
+        .unwrap();
         assert_eq!(seen, [(3, b"three".to_vec())]);
         assert_eq!(out.pending_bytes, 0);
         assert_eq!(out.cursor.offset, 14);

@@ -28,7 +28,9 @@ pub fn count(n: u64) -> String {
 }
 
 pub fn age(now_ms: i64, then_ms: Option<i64>) -> String {
-    let Some(then) = then_ms else { return "-".to_owned() };
+    let Some(then) = then_ms else {
+        return "-".to_owned();
+    };
     let s = (now_ms - then).max(0) / 1000;
     match s {
         0..=59 => format!("{s}s"),
@@ -41,7 +43,10 @@ pub fn age(now_ms: i64, then_ms: Option<i64>) -> String {
 /// Cuts `s` to `width` characters, marking the cut, and strips control characters (transcript
 /// text is untrusted: an escape sequence must not reach the terminal).
 pub fn clip(s: &str, width: usize) -> String {
-    let clean: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let clean: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
     if clean.chars().count() <= width {
         return clean;
     }
@@ -113,9 +118,18 @@ pub fn run_detail(d: &RunDetail) -> String {
         r.damaged,
         r.strays
     );
-    let _ = writeln!(out, "  values    {} files, {} on disk", r.value_files, bytes(r.value_bytes));
+    let _ = writeln!(
+        out,
+        "  values    {} files, {} on disk",
+        r.value_files,
+        bytes(r.value_bytes)
+    );
     if r.pending_bytes > 0 {
-        let _ = writeln!(out, "  pending   {} bytes of a line still being written", r.pending_bytes);
+        let _ = writeln!(
+            out,
+            "  pending   {} bytes of a line still being written",
+            r.pending_bytes
+        );
     }
     let _ = writeln!(out, "\nTIMELINE");
     for e in &d.events {
@@ -154,7 +168,10 @@ fn event_line(e: &TimelineEvent) -> String {
         "tool_call_started" => format!(
             "{} {}",
             clip(e.tool.as_deref().unwrap_or("tool"), 30),
-            clip(e.summary.as_deref().or(e.input.as_deref()).unwrap_or(""), 70)
+            clip(
+                e.summary.as_deref().or(e.input.as_deref()).unwrap_or(""),
+                70
+            )
         ),
         "tool_call_finished" => match &e.result {
             Some(r) => result_brief(r),
@@ -163,11 +180,22 @@ fn event_line(e: &TimelineEvent) -> String {
         "run_error" => e
             .error
             .as_ref()
-            .map(|x| format!("{}: {}", x.code.as_deref().unwrap_or("?"), clip(x.message.as_deref().unwrap_or(""), 80)))
+            .map(|x| {
+                format!(
+                    "{}: {}",
+                    x.code.as_deref().unwrap_or("?"),
+                    clip(x.message.as_deref().unwrap_or(""), 80)
+                )
+            })
             .unwrap_or_default(),
         "unreadable" => clip(e.problem.as_deref().unwrap_or(""), 100),
         _ => clip(
-            e.path.as_deref().or(e.decision.as_deref()).or(e.text.as_deref()).or(e.status.as_deref()).unwrap_or(""),
+            e.path
+                .as_deref()
+                .or(e.decision.as_deref())
+                .or(e.text.as_deref())
+                .or(e.status.as_deref())
+                .unwrap_or(""),
             80,
         ),
     };
@@ -182,15 +210,28 @@ fn result_brief(r: &ResultInfo) -> String {
         bytes(r.bytes),
         r.lines,
         r.state.as_str(),
-        if r.state.as_str() == "inline" { String::new() } else { format!(" #{}", r.value_id) }
+        if r.state.as_str() == "inline" {
+            String::new()
+        } else {
+            format!(" #{}", r.value_id)
+        }
     )
 }
 
 fn result_line(r: &ResultInfo) -> String {
-    format!("{:>6}  {:<24} {}", r.line, clip(&r.tool_call_id, 24), result_brief(r))
+    format!(
+        "{:>6}  {:<24} {}",
+        r.line,
+        clip(&r.tool_call_id, 24),
+        result_brief(r)
+    )
 }
 
 fn problem_line(p: &Problem) -> String {
-    let at = if p.line == 0 { "run".to_owned() } else { format!("line {}", p.line) };
+    let at = if p.line == 0 {
+        "run".to_owned()
+    } else {
+        format!("line {}", p.line)
+    };
     format!("  {at:<10} {}", clip(&p.message, 120))
 }

@@ -16,7 +16,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 #[derive(Parser)]
-#[command(name = "mctl", version, about = "Mission Control: see, compare, peek into and clean up an agent harness's runs directory")]
+#[command(
+    name = "mctl",
+    version,
+    about = "Mission Control: see, compare, peek into and clean up an agent harness's runs directory"
+)]
 struct Cli {
     #[command(flatten)]
     global: Global,
@@ -98,7 +102,9 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // A closed pipe (`mctl full ... | head`) is not an error.
-            if e.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe) {
+            if e.downcast_ref::<io::Error>()
+                .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+            {
                 return ExitCode::SUCCESS;
             }
             let _ = writeln!(io::stderr(), "mctl: {e:#}");
@@ -198,7 +204,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 print_text(&stub.text)
             }
         }
-        Command::Peek { run, call, lines, query } => {
+        Command::Peek {
+            run,
+            call,
+            lines,
+            query,
+        } => {
             let request = match (lines, query) {
                 (Some((start, end)), _) => PeekRequest::Range { start, end },
                 (None, Some(text)) => PeekRequest::Query { text },
@@ -210,14 +221,20 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let (source, value_id, result) = match dir.value_file(&run, &call)? {
                 Some(path) => {
                     let vid = retained::value_id(&call);
-                    let src = FileSource::open(&path).with_context(|| format!("opening {}", path.display()))?;
-                    let index = LineIndex::build(&src).with_context(|| format!("reading {}", path.display()))?;
+                    let src = FileSource::open(&path)
+                        .with_context(|| format!("opening {}", path.display()))?;
+                    let index = LineIndex::build(&src)
+                        .with_context(|| format!("reading {}", path.display()))?;
                     ("file", vid.clone(), peek(&vid, &src, &index, &request))
                 }
                 None => {
                     let found = dir.find_result(&run, &call)?;
                     let vid = found.info.value_id.clone();
-                    ("transcript", vid.clone(), peek_text(&vid, &found.content, &request))
+                    (
+                        "transcript",
+                        vid.clone(),
+                        peek_text(&vid, &found.content, &request),
+                    )
                 }
             };
             let answer = result.map_err(|e| Error::new(ErrorCode::Peek, e.to_string()))?;
@@ -231,7 +248,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     #[serde(flatten)]
                     peek: &'a retained::Peek,
                 }
-                print_json(&PeekOut { value_id: &value_id, source, bytes: answer.text.len(), peek: &answer })
+                print_json(&PeekOut {
+                    value_id: &value_id,
+                    source,
+                    bytes: answer.text.len(),
+                    peek: &answer,
+                })
             } else {
                 print_text(&answer.text)
             }
@@ -245,7 +267,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     tool_call_id: &'a str,
                     value_id: &'a str,
                 }
-                let pairs: Vec<_> = calls.iter().zip(&ids).map(|(c, v)| Pair { tool_call_id: c, value_id: v }).collect();
+                let pairs: Vec<_> = calls
+                    .iter()
+                    .zip(&ids)
+                    .map(|(c, v)| Pair {
+                        tool_call_id: c,
+                        value_id: v,
+                    })
+                    .collect();
                 print_json(&pairs)
             } else {
                 print_text(&ids.iter().map(|v| format!("{v}\n")).collect::<String>())

@@ -1,0 +1,275 @@
+//! The CLI over generated runs directories: retention states at the threshold, odd call ids,
+//! exact bytes out of `full`, `stub` and `peek`, exit codes, and a 30 MB transcript line.
+
+use crate::support::*;
+use mission_control::retained::{stub_for, value_id};
+use std::fs;
+
+fn big(len: usize, seed: &str) -> String {
+    let mut s = String::new();
+    let mut i = 0;
+    while s.len() < len {
+        s.push_str(&format!("{seed} line {i}\n"));
+        i += 1;
+    }
+    s.truncate(len);
+    s
+}
+
+#[test]
+fn exactly_20480_bytes_stays_inline_and_20481_is_retained() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = big(20_480, "at");
+    let over = big(20_481, "over");
+    assert_eq!((at.len(), over.len()), (20_480, 20_481));
+    RunFile::new(dir.path(), "r")
+        .user("go")
+        .tool("at", "read_file", &at, false)
+        .tool("over", "read_file", &over, true)
+        .done()
+        .write();
+    let show = mctl_json(dir.path(), &["show", "r"]);
+    assert_eq!(show["results"][0]["state"], "inline");
+    assert_eq!(show["results"][1]["state"], "retained");
+    assert_eq!(show["run"]["retained"], 1);
+    assert_eq!(show["run"]["retainedBytes"], 20_481);
+    assert_eq!(show["run"]["valueBytes"], 20_481);
+
+    let out = mctl(dir.path(), &["stub", "r", "at"]);
+    assert_eq!(out.status.code(), Some(1), "no stub for an inline result");
+    assert!(stderr(&out).contains("20480 bytes"));
+    let out = mctl(dir.path(), &["stub", "r", "over"]);
+    assert!(out.status.success());
+    assert_eq!(stdout(&out), stub_for("over", "read_file", &over));
+
+    // The threshold is a setting: at 8 KiB the first result would have been retained too.
+    let show = mctl_json(dir.path(), &["show", "r", "--threshold", "8192"]);
+    assert_eq!(show["results"][0]["state"], "unretained");
+}
+
+#[test]
+fn unretained_and_damaged_results_and_strays() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = big(30_000, "a");
+    let b = big(30_000, "b");
+    let mut run = RunFile::new(dir.path(), "r");
+    run.user("go")
+        .tool("a", "bash", &a, false)
+        .tool("b", "bash", &b, true);
+    let mut damaged = b.clone().into_bytes();
+    damaged[100] ^= 1;
+    run.value("b", &damaged);
+    run.value("nobody", b"stray");
+    run.done().write();
+    let show = mctl_json(dir.path(), &["show", "r"]);
+    assert_eq!(show["results"][0]["state"], "unretained");
+    assert_eq!(show["results"][1]["state"], "damaged");
+    assert_eq!(show["run"]["strays"], 1);
+    assert_eq!(show["strays"][0]["name"], "nobody.txt");
+    assert_eq!(
+        show["results"][0]["contextBytes"], 30_000,
+        "an unretained result rides along whole"
+    );
+}
+
+#[test]
+fn odd_call_ids_map_to_safe_value_files_and_work_by_call_or_value_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "x".repeat(100);
+    let ids = [
+        "a/../b",
+        "call.1",
+        "調べる",
+        long.as_str(),
+        "tool call",
+        "../../etc/passwd",
+    ];
+    let mut run = RunFile::new(dir.path(), "r");
+    run.user("go");
+    let texts: Vec<String> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| format!("{}needle-{i}\n", big(25_000, id)))
+        .collect();
+    for (id, text) in ids.iter().zip(&texts) {
+        run.tool(id, "read_file", text, true);
+    }
+    run.done().write();
+    let vdir = dir.path().join("r.values");
+    let mut names: Vec<String> = fs::read_dir(&vdir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert!(names.contains(&"a____b-eab86698.txt".to_owned()));
+    assert!(names.contains(&"___-05ac777f.txt".to_owned()));
+    assert_eq!(
+        names.len(),
+        ids.len(),
+        "every value sits directly in r.values"
+    );
+
+    let show = mctl_json(dir.path(), &["show", "r"]);
+    for (i, id) in ids.iter().enumerate() {
+        assert_eq!(show["results"][i]["state"], "retained", "{id}");
+        assert_eq!(show["results"][i]["valueId"], value_id(id));
+        for call in [id.to_string(), value_id(id)] {
+            let full = mctl(dir.path(), &["full", "r", &call]);
+            assert!(full.status.success(), "{}", stderr(&full));
+            assert_eq!(full.stdout, texts[i].as_bytes(), "full {call}");
+            let peek = mctl_json(
+                dir.path(),
+                &["peek", "r", &call, "--query", &format!("needle-{i}")],
+            );
+            assert_eq!(peek["matches"], 1, "peek {call}");
+            assert_eq!(peek["source"], "file");
+        }
+    }
+}
+
+#[test]
+fn errors_are_one_line_with_exit_1_and_usage_errors_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    RunFile::new(dir.path(), "r")
+        .user("go")
+        .tool("t", "bash", "one\ntwo\n", false)
+        .done()
+        .write();
+    let cases: &[(&[&str], i32, &str)] = &[
+        (&["show", "nope"], 1, "unknown run"),
+        (&["full", "r", "missing"], 1, "no result"),
+        (&["peek", "r", "t", "--lines", "5-6"], 1, "past the end"),
+        (&["peek", "r", "t", "--lines", "0-1"], 1, "numbered from 1"),
+        (&["peek", "r", "t", "--lines", "2-1"], 1, "after end"),
+        (&["peek", "r", "t", "--query", ""], 1, "empty"),
+        (&["peek", "r", "t", "--lines", "x-y"], 2, "not a line range"),
+        (&["peek", "r", "t"], 2, ""),
+        (&["frobnicate"], 2, ""),
+    ];
+    for (args, code, text) in cases {
+        let out = mctl(dir.path(), args);
+        assert_eq!(out.status.code(), Some(*code), "{args:?}: {}", stderr(&out));
+        if *code == 1 {
+            let err = stderr(&out);
+            assert_eq!(err.lines().count(), 1, "one line: {err}");
+            assert!(err.contains(text), "{args:?}: {err}");
+        }
+    }
+    let missing = dir.path().join("missing");
+    let out = mctl(&missing, &["runs"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("runs directory"));
+}
+
+#[test]
+fn peek_of_an_inline_result_reads_the_transcript_and_crlf_is_not_part_of_a_line() {
+    let dir = tempfile::tempdir().unwrap();
+    RunFile::new(dir.path(), "r")
+        .user("go")
+        .tool("t", "bash", "alpha\r\nbeta\r\ngamma", false)
+        .done()
+        .write();
+    let out = mctl(dir.path(), &["peek", "r", "t", "--lines", "2-3"]);
+    assert_eq!(
+        stdout(&out),
+        "[peek #t: lines 2-3 of 3]\n2: beta\n3: gamma\n"
+    );
+    let json = mctl_json(dir.path(), &["peek", "r", "t", "--lines", "1"]);
+    assert_eq!(json["source"], "transcript");
+    assert_eq!(json["lines"], serde_json::json!([1, 2, 3]));
+}
+
+#[test]
+fn a_crlf_value_file_peeks_without_carriage_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (1..=3000).map(|i| format!("row {i}\r\n")).collect();
+    RunFile::new(dir.path(), "r")
+        .user("go")
+        .tool("t", "bash", &text, true)
+        .done()
+        .write();
+    let out = mctl(dir.path(), &["peek", "r", "t", "--lines", "2999-"]);
+    assert_eq!(
+        stdout(&out),
+        "[peek #t: lines 2999-3000 of 3000]\n2999: row 2999\n3000: row 3000\n"
+    );
+    let show = mctl_json(dir.path(), &["show", "r"]);
+    assert_eq!(show["results"][0]["lines"], 3000);
+}
+
+#[test]
+fn a_30_mb_line_reads_and_its_full_text_comes_back_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::with_capacity(31 << 20);
+    while text.len() < 30 << 20 {
+        text.push_str("{\"k\":\"v\\u00e9\",\"n\":[1,2,3]},");
+    }
+    text.push_str("\"THE-END\"");
+    RunFile::new(dir.path(), "big")
+        .user("go")
+        .tool("t", "read_file", &text, true)
+        .done()
+        .write();
+    assert!(fs::metadata(dir.path().join("big.jsonl")).unwrap().len() > 30 << 20);
+    let show = mctl_json(dir.path(), &["show", "big"]);
+    assert_eq!(show["results"][0]["state"], "retained");
+    assert_eq!(show["results"][0]["lines"], 1);
+    assert_eq!(show["results"][0]["bytes"], text.len());
+    let full = mctl(dir.path(), &["full", "big", "t"]);
+    assert!(full.stdout == text.as_bytes());
+    let peek = mctl_json(dir.path(), &["peek", "big", "t", "--query", "THE-END"]);
+    assert_eq!(peek["matches"], 1);
+    assert!(peek["text"]
+        .as_str()
+        .unwrap()
+        .contains("\"THE-END\" [cut: bytes"));
+    let stub = stdout(&mctl(dir.path(), &["stub", "big", "t"]));
+    assert!(stub.len() <= 3072);
+    assert!(stub.contains("cut to its last"));
+}
+
+#[test]
+fn a_unique_prefix_names_a_run_and_an_ambiguous_one_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    RunFile::new(dir.path(), "run_1_aaa")
+        .user("a")
+        .done()
+        .write();
+    RunFile::new(dir.path(), "run_1_bbb")
+        .user("b")
+        .done()
+        .write();
+    assert_eq!(
+        mctl_json(dir.path(), &["show", "run_1_a"])["run"]["id"],
+        "run_1_aaa"
+    );
+    let out = mctl(dir.path(), &["show", "run_1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("2 runs"));
+}
+
+#[test]
+fn value_id_command_prints_the_spec_vectors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = mctl(
+        dir.path(),
+        &["value-id", "toolu_01Xy7Qk", "call.1", "a/../b", ""],
+    );
+    assert_eq!(
+        stdout(&out),
+        "toolu_01Xy7Qk\ncall_1-2945fb5c\na____b-eab86698\n-811c9dc5\n"
+    );
+}
+
+#[test]
+fn human_output_strips_terminal_escapes_from_transcript_text() {
+    let dir = tempfile::tempdir().unwrap();
+    RunFile::new(dir.path(), "r")
+        .user("\u{1b}]0;pwned\u{7}\u{1b}[31mred")
+        .done()
+        .write();
+    let out = stdout(&mctl(dir.path(), &["runs"]));
+    assert!(!out.contains('\u{1b}'));
+    let out = stdout(&mctl(dir.path(), &["show", "r"]));
+    assert!(!out.contains('\u{1b}'));
+}

@@ -1,0 +1,113 @@
+//! `mctl demo`: deterministic, and it holds what the docs promise.
+
+use crate::support::*;
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::Path;
+
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().into_string().unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            for (n, b) in tree(&entry.path()) {
+                out.push((format!("{name}/{n}"), b));
+            }
+        } else {
+            out.push((name, fs::read(entry.path()).unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn demo(seed: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mctl"))
+        .args(["demo", "--seed", seed])
+        .arg(dir.path().join("runs"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    dir
+}
+
+#[test]
+fn same_seed_same_bytes_other_seed_other_bytes() {
+    let a = demo("7");
+    let b = demo("7");
+    let c = demo("8");
+    let ta = tree(&a.path().join("runs"));
+    assert_eq!(ta, tree(&b.path().join("runs")));
+    assert_ne!(ta, tree(&c.path().join("runs")));
+}
+
+#[test]
+fn the_demo_refuses_a_directory_that_is_not_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("mine.jsonl"), "{}\n").unwrap();
+    let out = mctl(dir.path(), &["demo", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(fs::read(dir.path().join("mine.jsonl")).unwrap(), b"{}\n");
+}
+
+#[test]
+fn the_demo_has_every_status_retention_state_and_a_torn_line() {
+    let dir = demo("1");
+    let runs_dir = dir.path().join("runs");
+    let runs = mctl_json(&runs_dir, &["runs"]);
+    let runs = runs.as_array().unwrap();
+    let statuses: BTreeSet<&str> = runs.iter().map(|r| r["status"].as_str().unwrap()).collect();
+    assert_eq!(
+        statuses,
+        BTreeSet::from(["cancelled", "done", "error", "interrupted", "running"])
+    );
+    let models: BTreeSet<&str> = runs.iter().filter_map(|r| r["model"].as_str()).collect();
+    assert!(models.len() >= 4, "{models:?}");
+    let sum = |k: &str| runs.iter().map(|r| r[k].as_u64().unwrap()).sum::<u64>();
+    assert!(sum("retained") >= 5);
+    assert!(sum("unretained") >= 1 && sum("damaged") >= 1 && sum("strays") >= 1);
+    assert!(
+        runs.iter().any(|r| r["pendingBytes"].as_u64().unwrap() > 0),
+        "a torn line"
+    );
+    assert!(
+        runs.iter().any(|r| r["problems"].as_u64().unwrap() > 0),
+        "a corrupt line"
+    );
+    assert!(
+        runs.iter().any(|r| r["parentId"].is_string()),
+        "a subagent run"
+    );
+    let running = runs.iter().find(|r| r["status"] == "running").unwrap();
+    assert!(running["pendingBytes"].as_u64().unwrap() > 0);
+
+    // The peek conversation found what it looked for in a retained value.
+    let lock = runs
+        .iter()
+        .find(|r| r["title"].as_str().unwrap().contains("left-pad"))
+        .unwrap();
+    let show = mctl_json(&runs_dir, &["show", lock["id"].as_str().unwrap()]);
+    let results = show["results"].as_array().unwrap();
+    let read = results.iter().find(|r| r["tool"] == "read_file").unwrap();
+    assert_eq!(read["state"], "retained");
+    let peeked = results.iter().find(|r| r["tool"] == "peek_value").unwrap();
+    let out = mctl(
+        &runs_dir,
+        &[
+            "full",
+            lock["id"].as_str().unwrap(),
+            peeked["toolCallId"].as_str().unwrap(),
+        ],
+    );
+    let text = stdout(&out);
+    assert!(
+        text.starts_with(&format!(
+            "[peek #{}: 1 of",
+            read["valueId"].as_str().unwrap()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("node_modules/left-pad"));
+}

@@ -1,0 +1,9 @@
+//! Integration tests of the core and the `mctl` CLI: one test binary for the crate.
+
+mod cli;
+mod demo;
+mod fixtures;
+mod peek_golden;
+mod props;
+mod stub_golden;
+mod support;

@@ -1,0 +1,185 @@
+//! Property tests of the retained-value functions against a naive model of spec B. Sources that
+//! return short reads put chunk boundaries everywhere, so the streaming code is tested at every
+//! split a 1 GiB file could have.
+
+use mission_control::retained::query::scan_query;
+use mission_control::retained::{
+    peek, stub_for, value_id, ByteSource, LineIndex, PeekRequest, PEEK_MAX_BYTES, PEEK_MAX_LINES,
+    STUB_MAX,
+};
+use proptest::prelude::*;
+use std::io;
+
+/// A text that hands out at most `max` bytes per read.
+struct ShortReads<'a> {
+    text: &'a [u8],
+    max: usize,
+}
+
+impl ByteSource for ShortReads<'_> {
+    fn len(&self) -> u64 {
+        self.text.len() as u64
+    }
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        let n = buf.len().min(self.max);
+        self.text.read_at(offset, &mut buf[..n])
+    }
+}
+
+/// Spec B.3's line model, written the obvious way: a `\r` is dropped only before a `\n`.
+fn naive_lines(text: &str) -> Vec<&str> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let mut lines: Vec<&str> = body.split('\n').collect();
+    let last_has_newline = text.ends_with('\n');
+    let n = lines.len();
+    for (i, l) in lines.iter_mut().enumerate() {
+        if i + 1 < n || last_has_newline {
+            *l = l.strip_suffix('\r').unwrap_or(l);
+        }
+    }
+    lines
+}
+
+/// The lines of an answer; unlike `str::lines`, a `\r` at the end stays part of the line.
+fn out_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.strip_suffix('\n').unwrap_or(text).split('\n')
+}
+
+fn text_strategy() -> impl Strategy<Value = String> {
+    let line = prop_oneof![
+        8 => "[ab é\r]{0,30}",
+        1 => "[xy]{200,3000}",
+    ];
+    (prop::collection::vec(line, 0..120), any::<bool>()).prop_map(|(lines, final_nl)| {
+        let mut t = lines.join("\n");
+        if final_nl && !t.is_empty() {
+            t.push('\n');
+        }
+        t
+    })
+}
+
+fn is_gutter(line: &str) -> Option<(u64, &str)> {
+    let (n, rest) = line.split_once(": ")?;
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((n.parse().ok()?, rest))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn line_index_matches_the_naive_model(text in text_strategy(), max in 1usize..40) {
+        let src = ShortReads { text: text.as_bytes(), max };
+        let index = LineIndex::build(&src).unwrap();
+        let naive = naive_lines(&text);
+        prop_assert_eq!(index.lines(), naive.len() as u64);
+        let spans = index.spans(&src, 1, u64::MAX).unwrap();
+        let got: Vec<&str> = spans.iter().map(|s| &text[s.start as usize..s.end as usize]).collect();
+        prop_assert_eq!(got, naive);
+    }
+
+    #[test]
+    fn a_range_peek_returns_exactly_the_lines_asked_within_the_caps(
+        text in text_strategy(), start in 1u64..130, len in 0u64..600, max in 1usize..64,
+    ) {
+        let src = ShortReads { text: text.as_bytes(), max };
+        let index = LineIndex::build(&src).unwrap();
+        let naive = naive_lines(&text);
+        let req = PeekRequest::Range { start, end: Some(start + len) };
+        let Ok(p) = peek("v", &src, &index, &req) else {
+            prop_assert!(start > naive.len() as u64);
+            return Ok(());
+        };
+        prop_assert!(p.text.len() <= PEEK_MAX_BYTES);
+        prop_assert!(p.lines.len() as u64 <= PEEK_MAX_LINES);
+        let mut out = out_lines(&p.text);
+        prop_assert!(out.next().unwrap().starts_with("[peek #v: "));
+        let mut expect = start;
+        for line in out {
+            if let Some((n, rest)) = is_gutter(line) {
+                prop_assert_eq!(n, expect);
+                let want = naive[(n - 1) as usize];
+                if rest.len() == want.len() {
+                    prop_assert_eq!(rest, want);
+                } else {
+                    // Only a first line too long for the cap is shown in part.
+                    prop_assert_eq!(n, start);
+                    prop_assert!(want.starts_with(rest.trim_end_matches('…')));
+                }
+                expect += 1;
+            } else {
+                prop_assert!(line.starts_with("[cut: "), "not a gutter, not a footer: {line:?}");
+            }
+        }
+        let last_asked = (start + len).min(naive.len() as u64);
+        prop_assert_eq!(p.cut, expect - 1 < last_asked);
+    }
+
+    #[test]
+    fn a_query_peek_finds_every_matching_line_in_order(
+        text in text_strategy(), needle in "[abé ]{1,3}", max in 1usize..64,
+    ) {
+        let src = ShortReads { text: text.as_bytes(), max };
+        let index = LineIndex::build(&src).unwrap();
+        let naive: Vec<(u64, &str)> = naive_lines(&text)
+            .into_iter()
+            .enumerate()
+            .filter(|(_, l)| l.contains(&needle))
+            .map(|(i, l)| (i as u64 + 1, l))
+            .collect();
+        let scan = scan_query(&src, needle.as_bytes(), usize::MAX).unwrap();
+        prop_assert_eq!(scan.matching_lines, naive.len() as u64);
+        let p = peek("v", &src, &index, &PeekRequest::Query { text: needle.clone() }).unwrap();
+        prop_assert!(p.text.len() <= PEEK_MAX_BYTES);
+        prop_assert_eq!(p.matches, Some(naive.len() as u64));
+        let shown: Vec<u64> = naive.iter().take(p.lines.len()).map(|(n, _)| *n).collect();
+        prop_assert_eq!(&p.lines, &shown);
+        for line in out_lines(&p.text).skip(1) {
+            if let Some((n, rest)) = is_gutter(line) {
+                let want = naive.iter().find(|(m, _)| *m == n).unwrap().1;
+                if !rest.ends_with(']') || want.len() <= 512 {
+                    prop_assert_eq!(rest, want);
+                } else {
+                    prop_assert!(rest.contains(&needle) || needle.len() > 1, "the window shows the match");
+                }
+            } else {
+                prop_assert!(line.starts_with("[cut: "));
+            }
+        }
+    }
+
+    #[test]
+    fn value_ids_are_safe_file_names(id in "\\PC{0,120}") {
+        let v = value_id(&id);
+        prop_assert!(!v.is_empty() && v.len() <= 64);
+        prop_assert!(v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'));
+        prop_assert!(v != "." && v != "..");
+        prop_assert_eq!(value_id(&v), v.clone(), "a value id is its own value id");
+    }
+
+    #[test]
+    fn a_stub_starts_with_its_marker_and_stays_under_3072_bytes(
+        text in text_strategy(), id in "\\PC{0,80}", tool in "\\PC{0,100}",
+    ) {
+        let vid = value_id(&id);
+        let stub = stub_for(&vid, &tool, &text);
+        let marker = format!("[retained #{vid}]");
+        prop_assert!(stub.starts_with(&marker));
+        prop_assert!(stub.len() <= STUB_MAX, "{} bytes", stub.len());
+        // Every preview line carries its true line number.
+        let naive = naive_lines(&text);
+        for line in out_lines(&stub).skip(2) {
+            if let Some((n, rest)) = is_gutter(line) {
+                let want = naive[(n - 1) as usize];
+                let rest = rest.trim_start_matches('…').trim_end_matches('…');
+                prop_assert!(want.contains(rest));
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! Helpers: run `mctl`, copy a checked-in fixture, write runs programmatically.
+
+use serde_json::{json, Value};
+use std::fs::{self, File, FileTimes};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, UNIX_EPOCH};
+
+/// An old time, so that no fixture run counts as running.
+pub const OLD_MS: i64 = 1_790_000_000_000;
+
+pub fn mctl(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mctl"))
+        .arg("--runs-dir")
+        .arg(dir)
+        .args(args)
+        .env_remove("MCTL_RUNS_DIR")
+        .output()
+        .expect("mctl runs")
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).expect("utf-8 stdout")
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Runs `mctl` and parses its JSON output, failing with its stderr if it failed.
+pub fn mctl_json(dir: &Path, args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.push("--json");
+    let out = mctl(dir, &all);
+    assert!(
+        out.status.success(),
+        "mctl {args:?} failed: {}",
+        stderr(&out)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+pub fn set_mtime(path: &Path, ms: i64) {
+    let t = UNIX_EPOCH + Duration::from_millis(ms as u64);
+    File::options()
+        .write(true)
+        .open(path)
+        .and_then(|f| f.set_times(FileTimes::new().set_modified(t).set_accessed(t)))
+        .expect("set mtime");
+}
+
+/// A copy of `tests/fixtures/<name>` in a temp dir, every file dated [`OLD_MS`] (git does not
+/// keep modification times, and run status depends on them).
+pub fn fixture(name: &str) -> tempfile::TempDir {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    let dst = tempfile::tempdir().unwrap();
+    copy_tree(&src, dst.path());
+    dst
+}
+
+fn copy_tree(src: &Path, dst: &Path) {
+    for entry in fs::read_dir(src).unwrap() {
+        let entry = entry.unwrap();
+        let to = dst.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            fs::create_dir_all(&to).unwrap();
+            copy_tree(&entry.path(), &to);
+        } else {
+            fs::copy(entry.path(), &to).unwrap();
+            set_mtime(&to, OLD_MS);
+        }
+    }
+}
+
+/// Writes one run's transcript line by line, and value files as the harness would.
+pub struct RunFile {
+    pub dir: PathBuf,
+    pub id: String,
+    lines: Vec<String>,
+    seq: u64,
+    ts: i64,
+}
+
+impl RunFile {
+    pub fn new(dir: &Path, id: &str) -> Self {
+        Self {
+            dir: dir.to_path_buf(),
+            id: id.to_owned(),
+            lines: Vec::new(),
+            seq: 0,
+            ts: OLD_MS,
+        }
+    }
+
+    pub fn event(&mut self, mut event: Value) -> &mut Self {
+        self.ts += 1000;
+        event["runId"] = json!(self.id);
+        event["ts"] = json!(self.ts);
+        let line = json!({"schemaVersion": 1, "runId": self.id, "seq": self.seq, "ts": self.ts, "event": event});
+        self.lines.push(line.to_string());
+        self.seq += 1;
+        self
+    }
+
+    pub fn user(&mut self, text: &str) -> &mut Self {
+        self.event(
+            json!({"type": "user_message", "messageId": "u", "text": text, "attachments": []}),
+        )
+    }
+
+    /// A tool call and its result; `retain` writes the value file too.
+    pub fn tool(&mut self, call: &str, name: &str, content: &str, retain: bool) -> &mut Self {
+        self.event(json!({"type": "tool_call_started", "toolCallId": call, "name": name, "input": {}, "summary": name}));
+        if retain {
+            self.value(call, content.as_bytes());
+        }
+        self.event(json!({"type": "tool_call_finished", "toolCallId": call, "result": {"ok": true, "content": content, "metadata": null}}))
+    }
+
+    /// Writes `<run>.values/<value_id(call)>.txt`.
+    pub fn value(&mut self, call: &str, bytes: &[u8]) -> PathBuf {
+        let vdir = self.dir.join(format!("{}.values", self.id));
+        fs::create_dir_all(&vdir).unwrap();
+        let path = vdir.join(format!("{}.txt", mission_control::retained::value_id(call)));
+        fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    pub fn done(&mut self) -> &mut Self {
+        self.event(json!({"type": "run_result", "result": {"status": "done"}}))
+    }
+
+    pub fn write(&self) -> PathBuf {
+        let path = self.dir.join(format!("{}.jsonl", self.id));
+        let mut text = self.lines.join("\n");
+        text.push('\n');
+        fs::write(&path, text).unwrap();
+        set_mtime(&path, OLD_MS);
+        path
+    }
+}
+
+pub fn find<'a>(runs: &'a Value, id: &str) -> &'a Value {
+    runs.as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap_or_else(|| panic!("run {id} listed"))
+}
