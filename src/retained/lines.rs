@@ -13,6 +13,8 @@ use std::ops::ControlFlow;
 
 /// One line in [`LineIndex::checkpoints`] every `STRIDE` lines.
 pub const STRIDE: u64 = 1024;
+/// Newlines are counted this many bytes at a time while building an index.
+const BLOCK: usize = 16 * 1024;
 
 /// Where one line lies in its text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,10 +51,20 @@ impl LineIndex {
         let mut checkpoints = vec![0u64];
         let mut newlines: u64 = 0;
         scan_chunks::<()>(src, 0, |offset, chunk| {
-            for pos in memchr::memchr_iter(b'\n', chunk) {
-                newlines += 1;
-                if newlines % STRIDE == 0 {
-                    checkpoints.push(offset + pos as u64 + 1);
+            // Count a block at a time (SIMD); walk newline by newline only through the few
+            // blocks where a checkpoint falls.
+            for (b, block) in chunk.chunks(BLOCK).enumerate() {
+                let count = bytecount::count(block, b'\n') as u64;
+                if newlines % STRIDE + count < STRIDE {
+                    newlines += count;
+                    continue;
+                }
+                let block_offset = offset + (b * BLOCK) as u64;
+                for pos in memchr::memchr_iter(b'\n', block) {
+                    newlines += 1;
+                    if newlines % STRIDE == 0 {
+                        checkpoints.push(block_offset + pos as u64 + 1);
+                    }
                 }
             }
             ControlFlow::Continue(())

@@ -9,7 +9,9 @@ pub mod stub;
 pub mod value_id;
 
 pub use lines::{count_lines, LineIndex, LineSpan};
-pub use peek::{peek, peek_text, Peek, PeekError, PeekRequest, PEEK_MAX_BYTES, PEEK_MAX_LINES};
+pub use peek::{
+    peek, peek_source, peek_text, Peek, PeekError, PeekRequest, PEEK_MAX_BYTES, PEEK_MAX_LINES,
+};
 pub use source::{ByteSource, FileSource};
 pub use stub::{stub_for, stub_from_source, stub_layout, Stub, STUB_MAX};
 pub use value_id::{value_file_name, value_id};

@@ -78,16 +78,35 @@ pub fn peek(
         PeekRequest::Range { start, end } => {
             peek_range(value_id, src, index, *start, *end).map_err(|e| e.or_io(io_err))
         }
-        PeekRequest::Query { text } => {
-            peek_query(value_id, src, index, text).map_err(|e| e.or_io(io_err))
-        }
+        PeekRequest::Query { text } => peek_query(value_id, src, text).map_err(|e| e.or_io(io_err)),
+    }
+}
+
+/// [`peek`] for a caller without a line index: a range builds one (a pass over the source), a
+/// query needs none (its own pass counts the lines).
+pub fn peek_source(
+    value_id: &str,
+    src: &(impl ByteSource + ?Sized),
+    request: &PeekRequest,
+) -> Result<Peek, PeekError> {
+    let io_err = |e: io::Error| PeekError::Io {
+        id: value_id.to_owned(),
+        message: e.to_string(),
+    };
+    match request {
+        PeekRequest::Range { .. } => peek(
+            value_id,
+            src,
+            &LineIndex::build(src).map_err(io_err)?,
+            request,
+        ),
+        PeekRequest::Query { text } => peek_query(value_id, src, text).map_err(|e| e.or_io(io_err)),
     }
 }
 
 /// [`peek`] over a text in memory.
 pub fn peek_text(value_id: &str, text: &str, request: &PeekRequest) -> Result<Peek, PeekError> {
-    let index = LineIndex::build(text).expect("reading memory cannot fail");
-    peek(value_id, text, &index, request)
+    peek_source(value_id, text, request)
 }
 
 enum Failure {
@@ -220,21 +239,16 @@ fn peek_range(
     })
 }
 
-fn peek_query(
-    id: &str,
-    src: &(impl ByteSource + ?Sized),
-    index: &LineIndex,
-    query: &str,
-) -> Result<Peek, Failure> {
+fn peek_query(id: &str, src: &(impl ByteSource + ?Sized), query: &str) -> Result<Peek, Failure> {
     if query.is_empty() {
         return Err(PeekError::EmptyQuery { id: id.to_owned() }.into());
     }
     if query.contains(['\n', '\r']) {
         return Err(PeekError::MultilineQuery { id: id.to_owned() }.into());
     }
-    let total = index.lines();
     // One more hit than can be shown tells where the next match is when the answer is cut.
     let scan = scan_query(src, query.as_bytes(), PEEK_MAX_LINES as usize + 1)?;
+    let total = scan.lines;
     let echo = echo_query(query);
     let header = if scan.matching_lines == 0 {
         format!("[peek #{id}: no line contains {echo} ({total} lines searched)]\n")

@@ -4,10 +4,9 @@
 //! of the source in memory: a 1 GiB single-line value costs the same memory as a small one.
 
 use super::lines::LineSpan;
-use super::source::{scan_chunks, ByteSource};
+use super::source::{ByteSource, SCAN_CHUNK};
 use memchr::memmem::Finder;
 use std::io;
-use std::ops::ControlFlow;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QueryHit {
@@ -22,6 +21,8 @@ pub struct QueryScan {
     pub hits: Vec<QueryHit>,
     /// How many lines contain the needle in all.
     pub matching_lines: u64,
+    /// How many lines the source has (spec B.3's line model).
+    pub lines: u64,
 }
 
 /// Lines of `src` containing `needle`, which must not contain `\n` (so a match never spans
@@ -30,6 +31,17 @@ pub fn scan_query(
     src: &(impl ByteSource + ?Sized),
     needle: &[u8],
     keep: usize,
+) -> io::Result<QueryScan> {
+    scan_query_chunked(src, needle, keep, SCAN_CHUNK)
+}
+
+/// [`scan_query`] reading `chunk` bytes at a time (at least four needles' worth): small chunks
+/// put read boundaries everywhere, which is how the tests cover every straddling match.
+pub fn scan_query_chunked(
+    src: &(impl ByteSource + ?Sized),
+    needle: &[u8],
+    keep: usize,
+    chunk: usize,
 ) -> io::Result<QueryScan> {
     debug_assert!(!needle.is_empty() && !needle.contains(&b'\n'));
     let finder = Finder::new(needle);
@@ -42,19 +54,18 @@ pub fn scan_query(
         keep,
         out: QueryScan::default(),
     };
-    // Bytes at the end of the previous chunk that may begin a match completed by the next.
-    let mut carry: Vec<u8> = Vec::new();
-    let mut work: Vec<u8> = Vec::new();
-    scan_chunks::<()>(src, 0, |offset, data| {
-        let (bytes, base): (&[u8], u64) = if carry.is_empty() {
-            (data, offset)
-        } else {
-            work.clear();
-            work.extend_from_slice(&carry);
-            work.extend_from_slice(data);
-            (&work, offset - carry.len() as u64)
-        };
-        carry.clear();
+    let mut buf = vec![0u8; chunk.max(needle.len() * 4)];
+    // Absolute offset of buf[0]. A match may straddle two reads: the next read then starts
+    // again a few bytes back (at most needle.len() - 1, never before the current line, so no
+    // newline is counted twice) instead of copying those bytes around.
+    let mut base = 0u64;
+    loop {
+        let filled = fill(src, base, &mut buf)?;
+        if filled == 0 {
+            break;
+        }
+        let bytes = &buf[..filled];
+        let mut resume = base + filled as u64;
         let mut i = 0usize;
         while i < bytes.len() {
             if st.matched.is_some() {
@@ -75,9 +86,8 @@ pub fn scan_query(
                 continue;
             }
             let found = finder.find(&bytes[i..]).map(|m| i + m);
-            let upto = found.unwrap_or(bytes.len());
-            let region = &bytes[i..upto];
-            let breaks = memchr::memchr_iter(b'\n', region).count() as u64;
+            let region = &bytes[i..found.unwrap_or(bytes.len())];
+            let breaks = bytecount::count(region, b'\n') as u64;
             if breaks > 0 {
                 let last = memchr::memrchr(b'\n', region).expect("counted at least one");
                 st.line_no += breaks;
@@ -89,17 +99,21 @@ pub fn scan_query(
                     i = m;
                 }
                 None => {
-                    // Keep the tail of the current line that could start a straddling match.
-                    let line_from = st.line_start.saturating_sub(base) as usize;
-                    let from = bytes.len().saturating_sub(overlap).max(line_from);
-                    carry.extend_from_slice(&bytes[from..]);
+                    let end = base + bytes.len() as u64;
+                    resume = end
+                        .saturating_sub(overlap as u64)
+                        .max(st.line_start)
+                        .max(base + 1);
                     i = bytes.len();
                 }
             }
         }
-        st.prev_cr = data.last() == Some(&b'\r');
-        ControlFlow::Continue(())
-    })?;
+        st.prev_cr = bytes.last() == Some(&b'\r');
+        if filled < buf.len() {
+            break; // the end of the source
+        }
+        base = resume;
+    }
     if let Some(first_match) = st.matched.take() {
         // The last line has no newline.
         st.record(
@@ -111,7 +125,26 @@ pub fn scan_query(
             first_match,
         );
     }
+    // After the last newline a line starts only if some byte follows it.
+    st.out.lines = if st.line_start < src.len() {
+        st.line_no
+    } else {
+        st.line_no - 1
+    };
     Ok(st.out)
+}
+
+/// Reads from `offset` until `buf` is full or the source ends; returns the bytes read.
+fn fill(src: &(impl ByteSource + ?Sized), offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        let n = src.read_at(offset + filled as u64, &mut buf[filled..])?;
+        if n == 0 {
+            break;
+        }
+        filled += n;
+    }
+    Ok(filled)
 }
 
 struct State {

@@ -2,7 +2,7 @@
 //! return short reads put chunk boundaries everywhere, so the streaming code is tested at every
 //! split a 1 GiB file could have.
 
-use mission_control::retained::query::scan_query;
+use mission_control::retained::query::scan_query_chunked;
 use mission_control::retained::{
     peek, stub_for, value_id, ByteSource, LineIndex, PeekRequest, PEEK_MAX_BYTES, PEEK_MAX_LINES,
     STUB_MAX,
@@ -133,8 +133,9 @@ proptest! {
             .filter(|(_, l)| l.contains(&needle))
             .map(|(i, l)| (i as u64 + 1, l))
             .collect();
-        let scan = scan_query(&src, needle.as_bytes(), usize::MAX).unwrap();
+        let scan = scan_query_chunked(&src, needle.as_bytes(), usize::MAX, max).unwrap();
         prop_assert_eq!(scan.matching_lines, naive.len() as u64);
+        prop_assert_eq!(scan.lines, index.lines());
         let p = peek("v", &src, &index, &PeekRequest::Query { text: needle.clone() }).unwrap();
         prop_assert!(p.text.len() <= PEEK_MAX_BYTES);
         prop_assert_eq!(p.matches, Some(naive.len() as u64));

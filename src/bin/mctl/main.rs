@@ -6,7 +6,7 @@ mod human;
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 use mission_control::demo;
-use mission_control::retained::{self, peek, peek_text, FileSource, LineIndex, PeekRequest};
+use mission_control::retained::{self, peek_source, peek_text, FileSource, PeekRequest};
 use mission_control::runs::{now_ms, RunOptions, RunsDir};
 use mission_control::{Error, ErrorCode};
 use serde::Serialize;
@@ -223,9 +223,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     let vid = retained::value_id(&call);
                     let src = FileSource::open(&path)
                         .with_context(|| format!("opening {}", path.display()))?;
-                    let index = LineIndex::build(&src)
-                        .with_context(|| format!("reading {}", path.display()))?;
-                    ("file", vid.clone(), peek(&vid, &src, &index, &request))
+                    ("file", vid.clone(), peek_source(&vid, &src, &request))
                 }
                 None => {
                     let found = dir.find_result(&run, &call)?;
