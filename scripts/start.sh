@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what is needed and starts Mission Control on your runs directory: --runs-dir DIR,
+# else $MCTL_RUNS_DIR, else the harness's own (~/.local/share/com.pierre.klide/runs). When
+# there is none, it starts on a freshly generated demo directory instead.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+
+runs_dir="${MCTL_RUNS_DIR:-}"
+args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs-dir) runs_dir="$2"; shift 2 ;;
+    --runs-dir=*) runs_dir="${1#*=}"; shift ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+
+echo "building mctl..." >&2
+cargo build --release --quiet --bin mctl
+mctl="$PWD/target/release/mctl"
+
+if [ -z "$runs_dir" ]; then
+  runs_dir="${XDG_DATA_HOME:-$HOME/.local/share}/com.pierre.klide/runs"
+  [ "$(uname)" = "Darwin" ] && runs_dir="$HOME/Library/Application Support/com.pierre.klide/runs"
+fi
+if [ ! -d "$runs_dir" ] || [ -z "$(ls -A "$runs_dir" 2>/dev/null)" ]; then
+  demo="${XDG_STATE_HOME:-$HOME/.local/state}/mission-control/demo-runs"
+  if [ ! -d "$demo" ]; then
+    echo "no runs in $runs_dir: generating a demo runs directory in $demo" >&2
+    "$mctl" demo "$demo" --now "$(date +%s)000" >&2
+  else
+    echo "no runs in $runs_dir: using the demo runs directory $demo" >&2
+  fi
+  runs_dir="$demo"
+fi
+
+echo "Mission Control on $runs_dir" >&2
+echo "(try: $mctl --runs-dir '$runs_dir' show <run>; peek <run> <call> --query TEXT)" >&2
+exec "$mctl" --runs-dir "$runs_dir" runs "${args[@]}"
