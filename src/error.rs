@@ -2,8 +2,9 @@
 //! exit status. Messages are one line, meant for people.
 
 use serde::Serialize;
+use ts_rs::TS;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "kebab-case")]
 pub enum ErrorCode {
     /// The runs directory is missing or unreadable.
@@ -20,7 +21,7 @@ pub enum ErrorCode {
     Invalid,
 }
 
-#[derive(Debug, Clone, thiserror::Error, Serialize)]
+#[derive(Debug, Clone, thiserror::Error, Serialize, TS)]
 #[error("{message}")]
 pub struct Error {
     pub code: ErrorCode,

@@ -5,6 +5,7 @@ pub mod error;
 pub mod retained;
 pub mod runs;
 pub mod transcript;
+pub mod wire;
 
 pub use error::{Error, ErrorCode, Result};
 pub mod demo;

@@ -2,6 +2,7 @@
 //! pure function used by every caller: the CLI, the desktop app and GC.
 
 pub mod lines;
+pub mod open;
 pub mod peek;
 pub mod query;
 pub mod source;

@@ -7,6 +7,7 @@ use super::lines::{utf8_prefix, LineIndex, LineSpan};
 use super::query::{scan_query, QueryHit};
 use super::source::{read_range, ByteSource};
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 use std::fmt::Write as _;
 use std::io;
 
@@ -22,7 +23,7 @@ const FOOTER_RESERVE: usize = 256;
 const QUERY_ECHO_MAX: usize = 80;
 const ELLIPSIS: &str = "…";
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum PeekRequest {
     /// Lines `start..=end`, 1-based; `end` defaults to `start + 399`.
@@ -32,7 +33,7 @@ pub enum PeekRequest {
 }
 
 /// A peek's text and, for viewers, which lines it returned.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Peek {
     pub text: String,

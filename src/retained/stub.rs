@@ -6,6 +6,7 @@
 use super::lines::{utf8_prefix, utf8_suffix, LineIndex, LineSpan};
 use super::source::{read_range, ByteSource};
 use serde::Serialize;
+use ts_rs::TS;
 use std::fmt::Write as _;
 use std::io;
 
@@ -20,7 +21,7 @@ const PREVIEW_MAX_LINES: u64 = (PREVIEW_BUDGET / 4) as u64;
 const ELLIPSIS: &str = "…";
 
 /// A stub and where its previews come from, so a viewer can highlight those lines.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Stub {
     pub text: String,

@@ -60,6 +60,7 @@ pub struct Analyzer {
     block_names: HashMap<String, String>,
     started_ts: HashMap<String, i64>,
     tool_ids: HashSet<String>,
+    tool_names: BTreeSet<String>,
     matched_values: HashSet<String>,
     newer_versions: BTreeSet<u64>,
     last_user_line: Option<u64>,
@@ -92,6 +93,7 @@ impl Analyzer {
             block_names: HashMap::new(),
             started_ts: HashMap::new(),
             tool_ids: HashSet::new(),
+            tool_names: BTreeSet::new(),
             matched_values: HashSet::new(),
             newer_versions: BTreeSet::new(),
             last_user_line: None,
@@ -324,6 +326,9 @@ impl Analyzer {
         content: &str,
     ) -> ResultInfo {
         let tool = self.tool_name(id);
+        if !self.tool_names.contains(&tool) {
+            self.tool_names.insert(tool.clone());
+        }
         let vid = value_id(id);
         let bytes = content.len() as u64;
         self.matched_values.insert(vid.clone());
@@ -419,6 +424,7 @@ impl Analyzer {
             })
             .collect();
         run.strays = strays.len() as u64;
+        run.tools = std::mem::take(&mut self.tool_names).into_iter().collect();
         RunDetail {
             run: self.run,
             events: self.events,

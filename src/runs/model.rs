@@ -3,8 +3,9 @@
 
 use crate::transcript::event::{Timing, Usage};
 use serde::Serialize;
+use ts_rs::TS;
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum RunStatus {
     Running,
@@ -28,7 +29,7 @@ impl RunStatus {
 }
 
 /// Retention state of one tool result (spec B.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum RetentionState {
     /// At or under the threshold: the model saw it whole.
@@ -53,7 +54,7 @@ impl RetentionState {
 }
 
 /// One run: a transcript, a summary, or both.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Run {
     pub id: String,
@@ -108,12 +109,14 @@ pub struct Run {
     /// Code of the run error that ended the last dispatch, if it ended in one.
     pub error_code: Option<String>,
     pub error_message: Option<String>,
+    /// Names of the tools the run called, sorted.
+    pub tools: Vec<String>,
 }
 
 pub const TITLE_MAX: usize = 160;
 
 /// One tool result of a run, with its retention state.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ResultInfo {
     pub tool_call_id: String,
@@ -140,14 +143,14 @@ pub struct ResultInfo {
 }
 
 /// A value file that matches no result of its run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct StrayFile {
     pub name: String,
     pub bytes: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "kebab-case")]
 pub enum ProblemKind {
     /// Not JSON, or not an envelope with an `event` object: the line is skipped.
@@ -171,7 +174,7 @@ impl ProblemKind {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Problem {
     /// Transcript line (1-based); 0 for a problem of the run as a whole.
@@ -181,14 +184,14 @@ pub struct Problem {
 }
 
 /// A tool call named by an assistant message.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCallRef {
     pub tool_call_id: String,
     pub name: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AttachmentInfo {
     pub path: Option<String>,
@@ -196,7 +199,7 @@ pub struct AttachmentInfo {
     pub bytes: u64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ErrorInfo {
     pub code: Option<String>,
@@ -207,7 +210,7 @@ pub struct ErrorInfo {
 
 /// One line of the timeline: every event in file order, plus unreadable lines at their place
 /// (with `type` = `"unreadable"`). Only the fields of its type are present.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct TimelineEvent {
     pub line: u64,
@@ -284,7 +287,7 @@ pub const TEXT_MAX: usize = 64 * 1024;
 pub const INPUT_MAX: usize = 4 * 1024;
 
 /// Everything `mctl show` prints about one run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RunDetail {
     pub run: Run,

@@ -5,6 +5,7 @@
 //! refused. Only a line that is not a JSON object with an `event` object is unreadable.
 
 use serde::de::IgnoredAny;
+use ts_rs::TS;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::collections::HashMap;
@@ -25,7 +26,7 @@ pub struct Envelope<'a> {
 
 pub const ENVELOPE_KEYS: &[&str] = &["schemaVersion", "runId", "seq", "ts", "event"];
 
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -40,7 +41,7 @@ pub struct Usage {
     pub cost_usd: Option<f64>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Timing {
     #[serde(default)]

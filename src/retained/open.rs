@@ -1,0 +1,120 @@
+//! An open value: the full text of one tool result, ready to be paged line by line. A viewer
+//! keeps it open while the user scrolls, so its line index is built once; the text itself stays
+//! on disk (a value file) and is read one page at a time.
+
+use super::lines::{utf8_prefix, LineIndex};
+use super::source::{read_range, ByteSource, FileSource};
+use serde::Serialize;
+use std::io;
+use std::sync::Arc;
+use ts_rs::TS;
+
+/// Where the full text comes from.
+pub enum ValueText {
+    /// The value file, as the harness's `peek_value` reads it.
+    File(FileSource),
+    /// The result's `content` from the transcript (no value file, or a damaged one).
+    Memory(Arc<String>),
+}
+
+impl ByteSource for ValueText {
+    fn len(&self) -> u64 {
+        match self {
+            ValueText::File(f) => f.len(),
+            ValueText::Memory(s) => s.as_str().len() as u64,
+        }
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            ValueText::File(f) => f.read_at(offset, buf),
+            ValueText::Memory(s) => s.as_bytes().read_at(offset, buf),
+        }
+    }
+}
+
+/// One line of a page; a very long line is shortened to [`PAGE_LINE_MAX`] bytes for display.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PageLine {
+    #[ts(type = "number")]
+    pub n: u64,
+    pub text: String,
+    /// The line's full size in bytes.
+    #[ts(type = "number")]
+    pub bytes: u64,
+    /// True when `text` is only the start of the line.
+    pub cut: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct LinesPage {
+    #[ts(type = "number")]
+    pub first: u64,
+    #[ts(type = "number")]
+    pub total: u64,
+    pub lines: Vec<PageLine>,
+}
+
+/// Bytes of a line shown in a page; the rest is reachable through a peek.
+pub const PAGE_LINE_MAX: usize = 4096;
+/// Most lines in one page.
+pub const PAGE_MAX_LINES: u64 = 2000;
+
+/// A full text with its line index.
+pub struct OpenValue {
+    pub text: ValueText,
+    pub index: LineIndex,
+}
+
+impl OpenValue {
+    pub fn new(text: ValueText) -> io::Result<Self> {
+        let index = LineIndex::build(&text)?;
+        Ok(Self { text, index })
+    }
+
+    /// Lines `first..first + count` (1-based), at most [`PAGE_MAX_LINES`].
+    pub fn page(&self, first: u64, count: u64) -> io::Result<LinesPage> {
+        let first = first.max(1);
+        let last = first.saturating_add(count.min(PAGE_MAX_LINES)).saturating_sub(1);
+        let spans = self.index.spans(&self.text, first, last)?;
+        let mut lines = Vec::with_capacity(spans.len());
+        for span in spans {
+            let take = span.len().min(PAGE_LINE_MAX as u64 + 4);
+            let raw = read_range(&self.text, span.start, span.start + take)?;
+            let cut = span.len() > PAGE_LINE_MAX as u64;
+            let shown = if cut { utf8_prefix(&raw, PAGE_LINE_MAX) } else { &raw[..] };
+            lines.push(PageLine { n: span.number, text: String::from_utf8_lossy(shown).into_owned(), bytes: span.len(), cut });
+        }
+        Ok(LinesPage { first, total: self.index.lines(), lines })
+    }
+
+    /// The text of lines `first..=last` joined by `\n`, for copying; at most `max_bytes`.
+    pub fn text_of(&self, first: u64, last: u64, max_bytes: u64) -> io::Result<String> {
+        let spans = self.index.spans(&self.text, first.max(1), last)?;
+        let (Some(a), Some(b)) = (spans.first(), spans.last()) else { return Ok(String::new()) };
+        let end = b.end.min(a.start.saturating_add(max_bytes));
+        let raw = read_range(&self.text, a.start, end)?;
+        // Drop the `\r` of CRLF line ends, as the line model does.
+        Ok(String::from_utf8_lossy(&raw).replace("\r\n", "\n"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_carry_true_line_numbers_and_cut_long_lines() {
+        let text = format!("a\r\n{}\nc\n", "é".repeat(3000));
+        let v = OpenValue::new(ValueText::Memory(Arc::new(text))).unwrap();
+        let page = v.page(1, 10).unwrap();
+        assert_eq!(page.total, 3);
+        assert_eq!(page.lines[0], PageLine { n: 1, text: "a".into(), bytes: 1, cut: false });
+        assert!(page.lines[1].cut && page.lines[1].text.len() == PAGE_LINE_MAX && page.lines[1].bytes == 6000);
+        assert_eq!(v.page(3, 10).unwrap().lines.len(), 1);
+        assert_eq!(v.text_of(1, 1, 100).unwrap(), "a");
+        assert_eq!(v.text_of(3, 3, 100).unwrap(), "c");
+    }
+}
