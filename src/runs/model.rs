@@ -217,67 +217,92 @@ pub struct TimelineEvent {
     #[serde(rename = "type")]
     pub kind: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub seq: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub ts: Option<i64>,
     /// Message text, question, answer, advice, compaction summary, steering reason...
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub text: Option<String>,
     /// Size of the whole text when `text` was shortened to [`TEXT_MAX`] bytes.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub text_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub thinking: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub message_id: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tool_calls: Vec<ToolCallRef>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub attachments: Vec<AttachmentInfo>,
+        pub tool_calls: Vec<ToolCallRef>,
+        pub attachments: Vec<AttachmentInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub usage: Option<Usage>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub timing: Option<Timing>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub tool_call_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub tool: Option<String>,
     /// The tool call's own one-line summary of its input.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub summary: Option<String>,
     /// The tool input (or request, proposal, decision) as compact JSON, shortened.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub input: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub input_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub result: Option<ResultInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub cwd: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub mode: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub provider: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub model: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub request_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub decision: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub path: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub old_hash: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub new_hash: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub status: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub error: Option<ErrorInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub estimated_tokens: Option<u64>,
     /// Why the line could not be read, or what about it is unusual.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub problem: Option<String>,
 }
 

@@ -10,24 +10,24 @@ import type { Usage } from "./Usage";
  * One line of the timeline: every event in file order, plus unreadable lines at their place
  * (with `type` = `"unreadable"`). Only the fields of its type are present.
  */
-export type TimelineEvent = { line: number, type: string, seq: number | null, ts: number | null, 
+export type TimelineEvent = { line: number, type: string, seq?: number, ts?: number, 
 /**
  * Message text, question, answer, advice, compaction summary, steering reason...
  */
-text: string | null, 
+text?: string, 
 /**
  * Size of the whole text when `text` was shortened to [`TEXT_MAX`] bytes.
  */
-textBytes: number | null, thinking: string | null, messageId: string | null, toolCalls: Array<ToolCallRef>, attachments: Array<AttachmentInfo>, usage: Usage | null, timing: Timing | null, toolCallId: string | null, tool: string | null, 
+textBytes?: number, thinking?: string, messageId?: string, toolCalls: Array<ToolCallRef>, attachments: Array<AttachmentInfo>, usage?: Usage, timing?: Timing, toolCallId?: string, tool?: string, 
 /**
  * The tool call's own one-line summary of its input.
  */
-summary: string | null, 
+summary?: string, 
 /**
  * The tool input (or request, proposal, decision) as compact JSON, shortened.
  */
-input: string | null, inputBytes: number | null, result: ResultInfo | null, cwd: string | null, mode: string | null, provider: string | null, model: string | null, requestId: string | null, decision: string | null, path: string | null, oldHash: string | null, newHash: string | null, status: string | null, error: ErrorInfo | null, estimatedTokens: number | null, 
+input?: string, inputBytes?: number, result?: ResultInfo, cwd?: string, mode?: string, provider?: string, model?: string, requestId?: string, decision?: string, path?: string, oldHash?: string, newHash?: string, status?: string, error?: ErrorInfo, estimatedTokens?: number, 
 /**
  * Why the line could not be read, or what about it is unusual.
  */
-problem: string | null, };
+problem?: string, };
