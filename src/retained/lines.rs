@@ -170,6 +170,59 @@ pub fn count_lines(text: &[u8]) -> u64 {
     }
 }
 
+/// `bytes` as text for display: invalid UTF-8 shows as U+FFFD. Budgets are charged on the
+/// rendered text, since a replacement character takes 3 bytes where an invalid byte took 1.
+pub fn render(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(bytes)
+}
+
+/// The start of `bytes` rendered as text, at most `max` bytes of it, never splitting a
+/// character; with how many source bytes it shows. Give it a few bytes more than it may show,
+/// so that a character cut by the read is not mistaken for an invalid one.
+pub fn render_prefix(bytes: &[u8], max: usize) -> (String, usize) {
+    let mut out = String::new();
+    let mut used = 0;
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if out.len() + c.len_utf8() > max {
+                return (out, used);
+            }
+            out.push(c);
+            used += c.len_utf8();
+        }
+        if !chunk.invalid().is_empty() {
+            if out.len() + '\u{FFFD}'.len_utf8() > max {
+                return (out, used);
+            }
+            out.push('\u{FFFD}');
+            used += chunk.invalid().len();
+        }
+    }
+    (out, used)
+}
+
+/// The end of `bytes` rendered as text, at most `max` bytes of it; see [`render_prefix`].
+pub fn render_suffix(bytes: &[u8], max: usize) -> (String, usize) {
+    let mut pieces: Vec<(char, usize)> = Vec::new();
+    for chunk in bytes.utf8_chunks() {
+        pieces.extend(chunk.valid().chars().map(|c| (c, c.len_utf8())));
+        if !chunk.invalid().is_empty() {
+            pieces.push(('\u{FFFD}', chunk.invalid().len()));
+        }
+    }
+    let (mut out_len, mut used, mut start) = (0, 0, pieces.len());
+    while start > 0 {
+        let (c, n) = pieces[start - 1];
+        if out_len + c.len_utf8() > max {
+            break;
+        }
+        out_len += c.len_utf8();
+        used += n;
+        start -= 1;
+    }
+    (pieces[start..].iter().map(|p| p.0).collect(), used)
+}
+
 /// The longest prefix of `bytes` of at most `max` bytes that does not split a UTF-8 character.
 pub fn utf8_prefix(bytes: &[u8], max: usize) -> &[u8] {
     if bytes.len() <= max {
@@ -259,6 +312,16 @@ mod tests {
         assert_eq!(idx.lines(), 2048);
         let last = idx.spans(text.as_str(), 2048, 2048).unwrap();
         assert_eq!(&text[last[0].start as usize..last[0].end as usize], "2048");
+    }
+
+    #[test]
+    fn rendering_charges_replacement_characters_and_never_splits_one() {
+        assert_eq!(render_prefix("aé調".as_bytes(), 4), ("aé".to_owned(), 3));
+        assert_eq!(render_prefix(b"\xffab", 4), ("\u{FFFD}a".to_owned(), 2));
+        assert_eq!(render_prefix(b"\xff\xffab", 4), ("\u{FFFD}".to_owned(), 1));
+        assert_eq!(render_suffix("aé調".as_bytes(), 4), ("調".to_owned(), 3));
+        assert_eq!(render_suffix(b"ab\xff", 2), ("".to_owned(), 0));
+        assert_eq!(render_suffix(b"ab\xff", 4), ("b\u{FFFD}".to_owned(), 2));
     }
 
     #[test]

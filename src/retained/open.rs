@@ -77,23 +77,40 @@ impl OpenValue {
     /// Lines `first..first + count` (1-based), at most [`PAGE_MAX_LINES`].
     pub fn page(&self, first: u64, count: u64) -> io::Result<LinesPage> {
         let first = first.max(1);
-        let last = first.saturating_add(count.min(PAGE_MAX_LINES)).saturating_sub(1);
+        let last = first
+            .saturating_add(count.min(PAGE_MAX_LINES))
+            .saturating_sub(1);
         let spans = self.index.spans(&self.text, first, last)?;
         let mut lines = Vec::with_capacity(spans.len());
         for span in spans {
             let take = span.len().min(PAGE_LINE_MAX as u64 + 4);
             let raw = read_range(&self.text, span.start, span.start + take)?;
             let cut = span.len() > PAGE_LINE_MAX as u64;
-            let shown = if cut { utf8_prefix(&raw, PAGE_LINE_MAX) } else { &raw[..] };
-            lines.push(PageLine { n: span.number, text: String::from_utf8_lossy(shown).into_owned(), bytes: span.len(), cut });
+            let shown = if cut {
+                utf8_prefix(&raw, PAGE_LINE_MAX)
+            } else {
+                &raw[..]
+            };
+            lines.push(PageLine {
+                n: span.number,
+                text: String::from_utf8_lossy(shown).into_owned(),
+                bytes: span.len(),
+                cut,
+            });
         }
-        Ok(LinesPage { first, total: self.index.lines(), lines })
+        Ok(LinesPage {
+            first,
+            total: self.index.lines(),
+            lines,
+        })
     }
 
     /// The text of lines `first..=last` joined by `\n`, for copying; at most `max_bytes`.
     pub fn text_of(&self, first: u64, last: u64, max_bytes: u64) -> io::Result<String> {
         let spans = self.index.spans(&self.text, first.max(1), last)?;
-        let (Some(a), Some(b)) = (spans.first(), spans.last()) else { return Ok(String::new()) };
+        let (Some(a), Some(b)) = (spans.first(), spans.last()) else {
+            return Ok(String::new());
+        };
         let end = b.end.min(a.start.saturating_add(max_bytes));
         let raw = read_range(&self.text, a.start, end)?;
         // Drop the `\r` of CRLF line ends, as the line model does.
@@ -111,8 +128,20 @@ mod tests {
         let v = OpenValue::new(ValueText::Memory(Arc::new(text))).unwrap();
         let page = v.page(1, 10).unwrap();
         assert_eq!(page.total, 3);
-        assert_eq!(page.lines[0], PageLine { n: 1, text: "a".into(), bytes: 1, cut: false });
-        assert!(page.lines[1].cut && page.lines[1].text.len() == PAGE_LINE_MAX && page.lines[1].bytes == 6000);
+        assert_eq!(
+            page.lines[0],
+            PageLine {
+                n: 1,
+                text: "a".into(),
+                bytes: 1,
+                cut: false
+            }
+        );
+        assert!(
+            page.lines[1].cut
+                && page.lines[1].text.len() == PAGE_LINE_MAX
+                && page.lines[1].bytes == 6000
+        );
         assert_eq!(v.page(3, 10).unwrap().lines.len(), 1);
         assert_eq!(v.text_of(1, 1, 100).unwrap(), "a");
         assert_eq!(v.text_of(3, 3, 100).unwrap(), "c");

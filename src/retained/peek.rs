@@ -3,13 +3,13 @@
 //! included, so a peek is never itself retained. Every header and footer line starts with `[`,
 //! so none can be mistaken for a `N: ` gutter line. The layout is in `docs/peek-layout.md`.
 
-use super::lines::{utf8_prefix, LineIndex, LineSpan};
+use super::lines::{render, render_prefix, utf8_prefix, LineIndex, LineSpan};
 use super::query::{scan_query, QueryHit};
 use super::source::{read_range, ByteSource};
 use serde::{Deserialize, Serialize};
-use ts_rs::TS;
 use std::fmt::Write as _;
 use std::io;
+use ts_rs::TS;
 
 /// Most lines one peek returns.
 pub const PEEK_MAX_LINES: u64 = 400;
@@ -166,9 +166,8 @@ fn peek_range(
         }
         .into());
     }
-    // Without an end the request runs to the last line, so the 400-line limit cuts it (and says
-    // where to continue) whenever more lines remain.
-    let asked_end = end.unwrap_or(total).min(total);
+    // Spec B.4: `end` defaults to `start + 399`; either way it is clipped to the last line.
+    let asked_end = end.unwrap_or(start + PEEK_MAX_LINES - 1).min(total);
     let limit_end = asked_end.min(start + PEEK_MAX_LINES - 1);
     let spans = index.spans(src, start, limit_end)?;
 
@@ -180,38 +179,45 @@ fn peek_range(
     let mut footer = None;
     for span in &spans {
         let gutter = format!("{}: ", span.number);
-        let need = gutter.len() + span.len() as usize + 1;
-        if body.len() + need > budget {
-            if lines.is_empty() {
-                // The first line alone is too long: show its start and say so.
-                let room = budget - gutter.len() - ELLIPSIS.len() - 1;
-                let bytes = read_range(src, span.start, span.start + room as u64)?;
-                let keep = utf8_prefix(&bytes, room);
-                let _ = writeln!(body, "{gutter}{}{ELLIPSIS}", String::from_utf8_lossy(keep));
-                lines.push(span.number);
-                let next = if span.number < total {
-                    format!("continue with start={}", span.number + 1)
-                } else {
-                    "it is the last line".to_owned()
-                };
-                footer = Some(format!(
-                    "[cut: line {n} has {len} bytes, only its first {shown} are shown; {next}. A query finds text inside a long line]",
-                    n = span.number,
-                    len = span.len(),
-                    shown = keep.len(),
-                ));
-            } else {
-                footer = Some(format!(
-                    "[cut: the {PEEK_MAX_BYTES}-byte limit was reached after line {done}; continue with start={next}]",
-                    done = span.number - 1,
-                    next = span.number,
-                ));
-            }
-            break;
+        let room = budget - body.len();
+        // Rendering never shrinks a text: a line whose bytes alone overflow cannot fit.
+        let fits = if gutter.len() as u64 + span.len() < room as u64 {
+            let line = read_range(src, span.start, span.end)?;
+            let rendered = format!("{gutter}{}\n", render(&line));
+            (rendered.len() <= room).then_some(rendered)
+        } else {
+            None
+        };
+        if let Some(rendered) = fits {
+            body.push_str(&rendered);
+            lines.push(span.number);
+            continue;
         }
-        let line = read_range(src, span.start, span.end)?;
-        let _ = writeln!(body, "{gutter}{}", String::from_utf8_lossy(&line));
-        lines.push(span.number);
+        if lines.is_empty() {
+            // The first line alone is too long: show its start and say so.
+            let keep = room - gutter.len() - ELLIPSIS.len() - 1;
+            let bytes = read_range(src, span.start, span.start + keep as u64 + 4)?;
+            let (text, shown) = render_prefix(&bytes, keep);
+            let _ = writeln!(body, "{gutter}{text}{ELLIPSIS}");
+            lines.push(span.number);
+            let next = if span.number < total {
+                format!("continue with start={}", span.number + 1)
+            } else {
+                "it is the last line".to_owned()
+            };
+            footer = Some(format!(
+                "[cut: line {n} has {len} bytes, only its first {shown} are shown; {next}. A query finds text inside a long line]",
+                n = span.number,
+                len = span.len(),
+            ));
+        } else {
+            footer = Some(format!(
+                "[cut: the {PEEK_MAX_BYTES}-byte limit was reached after line {done}; continue with start={next}]",
+                done = span.number - 1,
+                next = span.number,
+            ));
+        }
+        break;
     }
     let last_shown = lines.last().copied().unwrap_or(start);
     if footer.is_none() && limit_end < asked_end {
@@ -244,7 +250,7 @@ fn peek_query(id: &str, src: &(impl ByteSource + ?Sized), query: &str) -> Result
     if query.is_empty() {
         return Err(PeekError::EmptyQuery { id: id.to_owned() }.into());
     }
-    if query.contains(['\n', '\r']) {
+    if query.contains('\n') {
         return Err(PeekError::MultilineQuery { id: id.to_owned() }.into());
     }
     // One more hit than can be shown tells where the next match is when the answer is cut.
@@ -312,7 +318,7 @@ fn render_hit(
     let gutter = format!("{}: ", span.number);
     if span.len() <= LONG_LINE {
         let line = read_range(src, span.start, span.end)?;
-        return Ok(format!("{gutter}{}\n", String::from_utf8_lossy(&line)));
+        return Ok(format!("{gutter}{}\n", render(&line)));
     }
     // Centre the match in the window, then slide the window back inside the line.
     let around = LONG_LINE.saturating_sub(query_len) / 2;
@@ -329,14 +335,13 @@ fn render_hit(
     } else {
         0
     };
-    let shown = utf8_prefix(&raw[skip..], (to - from) as usize - skip);
+    let (text, shown) = render_prefix(&raw[skip..], ((to - from) as usize).saturating_sub(skip));
     let a = from + skip as u64;
-    let b = a + shown.len() as u64;
+    let b = a + shown as u64;
     let lead = if a > span.start { ELLIPSIS } else { "" };
     let trail = if b < span.end { ELLIPSIS } else { "" };
     Ok(format!(
         "{gutter}{lead}{text}{trail} [cut: bytes {first}-{last} of {len}]\n",
-        text = String::from_utf8_lossy(shown),
         first = a - span.start + 1,
         last = b - span.start,
         len = span.len(),

@@ -47,6 +47,7 @@ pub fn scan_query_chunked(
     let finder = Finder::new(needle);
     let overlap = needle.len() - 1;
     let mut st = State {
+        needle_len: needle.len() as u64,
         line_no: 1,
         line_start: 0,
         matched: None,
@@ -148,6 +149,7 @@ fn fill(src: &(impl ByteSource + ?Sized), offset: u64, buf: &mut [u8]) -> io::Re
 }
 
 struct State {
+    needle_len: u64,
     line_no: u64,
     line_start: u64,
     matched: Option<u64>,
@@ -164,14 +166,16 @@ impl State {
             } else {
                 newline
             };
-            self.record(
-                LineSpan {
+            // A match that takes in the `\r` of a CRLF line end is not in the line. It is the
+            // leftmost match, so no other match of this line can be inside the line either.
+            if first_match + self.needle_len <= end {
+                let span = LineSpan {
                     number: self.line_no,
                     start: self.line_start,
                     end,
-                },
-                first_match,
-            );
+                };
+                self.record(span, first_match);
+            }
         }
         self.line_no += 1;
         self.line_start = newline + 1;

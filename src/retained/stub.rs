@@ -3,12 +3,12 @@
 //! layout is documented in `docs/stub-layout.md` and pinned by golden tests; changing it is a
 //! format change.
 
-use super::lines::{utf8_prefix, utf8_suffix, LineIndex, LineSpan};
+use super::lines::{render, render_prefix, render_suffix, utf8_prefix, LineIndex, LineSpan};
 use super::source::{read_range, ByteSource};
 use serde::Serialize;
-use ts_rs::TS;
 use std::fmt::Write as _;
 use std::io;
+use ts_rs::TS;
 
 /// Hard upper bound of a stub, in bytes.
 pub const STUB_MAX: usize = 3072;
@@ -128,25 +128,25 @@ impl Preview {
         let mut last = first.number;
         for span in spans {
             let room = PREVIEW_BUDGET - body.len();
-            let gutter = format!("{}: ", span.number);
-            if (gutter.len() + span.len() as usize + 1) > room {
-                if span.number == first.number {
-                    let bytes = read_range(src, span.start, span.start + room as u64)?;
-                    let keep = utf8_prefix(&bytes, room - gutter.len() - ELLIPSIS.len() - 1);
-                    let shown = keep.len();
-                    let _ = writeln!(body, "{gutter}{}{ELLIPSIS}", String::from_utf8_lossy(keep));
-                    return Ok(Self {
-                        first: 1,
-                        last,
-                        body,
-                        cut: Some((shown, span.len())),
-                    });
-                }
-                break;
+            if let Some(line) = whole_line(src, span, room)? {
+                body.push_str(&line);
+                last = span.number;
+                continue;
             }
-            let line = read_range(src, span.start, span.end)?;
-            let _ = writeln!(body, "{gutter}{}", String::from_utf8_lossy(&line));
-            last = span.number;
+            if span.number == first.number {
+                let gutter = format!("{}: ", span.number);
+                let keep = room - gutter.len() - ELLIPSIS.len() - 1;
+                let bytes = read_range(src, span.start, span.start + keep as u64 + 4)?;
+                let (text, shown) = render_prefix(&bytes, keep);
+                let _ = writeln!(body, "{gutter}{text}{ELLIPSIS}");
+                return Ok(Self {
+                    first: 1,
+                    last,
+                    body,
+                    cut: Some((shown, span.len())),
+                });
+            }
+            break;
         }
         Ok(Self {
             first: first.number,
@@ -166,29 +166,28 @@ impl Preview {
         let mut first = final_span.number;
         for span in spans.iter().rev() {
             let room = PREVIEW_BUDGET - used;
-            let gutter = format!("{}: ", span.number);
-            if (gutter.len() + span.len() as usize + 1) > room {
-                if span.number == final_span.number {
-                    let from = span.end.saturating_sub(room as u64).max(span.start);
-                    let bytes = read_range(src, from, span.end)?;
-                    let keep = utf8_suffix(&bytes, room - gutter.len() - ELLIPSIS.len() - 1);
-                    let shown = keep.len();
-                    let body = format!("{gutter}{ELLIPSIS}{}\n", String::from_utf8_lossy(keep));
-                    let n = span.number;
-                    return Ok(Some(Self {
-                        first: n,
-                        last: n,
-                        body,
-                        cut: Some((shown, span.len())),
-                    }));
-                }
-                break;
+            if let Some(line) = whole_line(src, span, room)? {
+                used += line.len();
+                lines.push(line);
+                first = span.number;
+                continue;
             }
-            let line = read_range(src, span.start, span.end)?;
-            let rendered = format!("{gutter}{}\n", String::from_utf8_lossy(&line));
-            used += rendered.len();
-            lines.push(rendered);
-            first = span.number;
+            if span.number == final_span.number {
+                let gutter = format!("{}: ", span.number);
+                let keep = room - gutter.len() - ELLIPSIS.len() - 1;
+                let from = span.end.saturating_sub(keep as u64 + 4).max(span.start);
+                let bytes = read_range(src, from, span.end)?;
+                let (text, shown) = render_suffix(&bytes, keep);
+                let body = format!("{gutter}{ELLIPSIS}{text}\n");
+                let n = span.number;
+                return Ok(Some(Self {
+                    first: n,
+                    last: n,
+                    body,
+                    cut: Some((shown, span.len())),
+                }));
+            }
+            break;
         }
         lines.reverse();
         Ok(Some(Self {
@@ -214,6 +213,22 @@ impl Preview {
             ),
         }
     }
+}
+
+/// The line as `N: text` and a newline, if that fits in `room` bytes.
+fn whole_line(
+    src: &(impl ByteSource + ?Sized),
+    span: &LineSpan,
+    room: usize,
+) -> io::Result<Option<String>> {
+    let gutter = format!("{}: ", span.number);
+    // Rendering never shrinks a text: a line whose bytes alone overflow cannot fit.
+    if gutter.len() as u64 + span.len() + 1 > room as u64 {
+        return Ok(None);
+    }
+    let line = read_range(src, span.start, span.end)?;
+    let rendered = format!("{gutter}{}\n", render(&line));
+    Ok((rendered.len() <= room).then_some(rendered))
 }
 
 fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {

@@ -25,6 +25,18 @@ pub struct RunOptions {
     pub running_window_ms: i64,
     /// The clock, in epoch milliseconds.
     pub now_ms: i64,
+    /// How value files are compared with the transcript to tell retained from damaged.
+    pub verify: Verify,
+}
+
+/// How closely a value file is compared with its result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verify {
+    /// Every byte: what one run's view, `show`, `full`, `stub` and `peek` use.
+    Full,
+    /// Size, then the first and last 64 KiB: what a listing of every run uses, so that listing
+    /// a directory does not read gigabytes of values each time.
+    Sampled,
 }
 
 impl Default for RunOptions {
@@ -33,6 +45,7 @@ impl Default for RunOptions {
             threshold: DEFAULT_THRESHOLD,
             running_window_ms: 30 * 60 * 1000,
             now_ms: now_ms(),
+            verify: Verify::Full,
         }
     }
 }
@@ -83,7 +96,7 @@ impl Analyzer {
             ..Default::default()
         };
         run.value_files = values.len() as u64;
-        run.value_bytes = values.values().map(|v| v.bytes).sum();
+        run.value_bytes = values.values().fold(0u64, |a, v| a.saturating_add(v.bytes));
         Self {
             opts,
             keep_timeline,
@@ -254,8 +267,13 @@ impl Analyzer {
             }
             Event::AssistantMessage { usage, timing, .. } => {
                 if let Some(u) = usage {
-                    run.input_tokens += u.prompt_tokens.unwrap_or(0);
-                    run.output_tokens += u.completion_tokens.unwrap_or(0);
+                    // Saturating: a hostile figure must not wrap (or panic) the totals.
+                    run.input_tokens = run
+                        .input_tokens
+                        .saturating_add(u.prompt_tokens.unwrap_or(0));
+                    run.output_tokens = run
+                        .output_tokens
+                        .saturating_add(u.completion_tokens.unwrap_or(0));
                     run.cost_usd += u.cost_usd.unwrap_or(0.0);
                 }
                 if let Some(ms) = timing.as_ref().and_then(|t| t.model_ms) {
@@ -336,7 +354,7 @@ impl Analyzer {
         let state = if bytes <= self.opts.threshold {
             RetentionState::Inline
         } else {
-            match file.map(|f| matches_content(f, content.as_bytes())) {
+            match file.map(|f| matches_content(f, content.as_bytes(), self.opts.verify)) {
                 None => RetentionState::Unretained,
                 Some(Ok(true)) => RetentionState::Retained,
                 Some(Ok(false)) => RetentionState::Damaged,
@@ -357,16 +375,20 @@ impl Analyzer {
             RetentionState::Inline => run.inline += 1,
             RetentionState::Retained => {
                 run.retained += 1;
-                run.retained_bytes += bytes;
+                run.retained_bytes = run.retained_bytes.saturating_add(bytes);
             }
             RetentionState::Unretained => {
                 run.unretained += 1;
-                run.unretained_bytes += bytes;
+                run.unretained_bytes = run.unretained_bytes.saturating_add(bytes);
             }
             RetentionState::Damaged => run.damaged += 1,
         }
+        // Spec B.5: a resume sends the stub whenever the value file exists (it does not compare
+        // bytes), so a damaged result costs a stub too.
         let context_bytes = match state {
-            RetentionState::Retained => stub_for(&vid, &tool, content).len() as u64,
+            RetentionState::Retained | RetentionState::Damaged => {
+                stub_for(&vid, &tool, content).len() as u64
+            }
             _ => bytes,
         };
         ResultInfo {
@@ -399,7 +421,7 @@ impl Analyzer {
             Some(Terminal::Cancelled) => RunStatus::Cancelled,
             None => {
                 let changed = transcript_mtime_ms.or(self.last_ts).unwrap_or(0);
-                if self.opts.now_ms - changed <= self.opts.running_window_ms {
+                if self.opts.now_ms.saturating_sub(changed) <= self.opts.running_window_ms {
                     RunStatus::Running
                 } else {
                     RunStatus::Interrupted

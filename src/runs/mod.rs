@@ -8,16 +8,19 @@ pub mod summary;
 pub mod timeline;
 pub mod values;
 
-pub use analyze::{analyze_run, now_ms, RunOptions};
+pub use analyze::{analyze_run, now_ms, RunOptions, Verify};
 pub use layout::Layout;
 pub use model::*;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::retained::value_id;
+use crate::retained::open::{OpenValue, ValueText};
+use crate::retained::{stub_layout, value_id, FileSource};
 use crate::transcript::event::{Envelope, Event};
+use crate::wire::{TextSource, ValueInfo};
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A runs directory opened with the run model's settings.
 #[derive(Debug, Clone)]
@@ -58,12 +61,18 @@ impl RunsDir {
             .map_err(|e| Error::io(format!("reading {}", self.root.display()), &e))
     }
 
-    /// Every run, most recently active first.
+    /// Every run, most recently active first. Value files are compared by size and their
+    /// first and last 64 KiB here ([`Verify::Sampled`]); one run's [`detail`](Self::detail)
+    /// compares every byte.
     pub fn list(&self) -> Result<Vec<Run>> {
         let layout = self.layout()?;
         let mut runs = Vec::with_capacity(layout.runs.len());
+        let opts = RunOptions {
+            verify: Verify::Sampled,
+            ..self.opts
+        };
         for id in layout.runs.keys() {
-            match analyze_run(&layout, id, &self.opts, false) {
+            match analyze_run(&layout, id, &opts, false) {
                 Ok(detail) => runs.push(detail.run),
                 // A run deleted while we list it is simply gone; anything else is shown as a
                 // run we could not read rather than failing the whole list.
@@ -165,6 +174,46 @@ impl RunsDir {
             Ok(m) if m.file_type().is_file() => Some(path),
             _ => None,
         })
+    }
+}
+
+impl RunsDir {
+    /// A result opened for viewing: its figures, its stub when over the threshold, and its full
+    /// text indexed. The text is read from the value file when there is one (as a peek reads
+    /// it), else from the transcript.
+    pub fn open_value(&self, run: &str, call: &str) -> Result<(ValueInfo, OpenValue)> {
+        let found = self.find_result(run, call)?;
+        let info = found.info;
+        let file = self.value_file(run, &info.tool_call_id)?;
+        let stub = (info.bytes > self.opts.threshold)
+            .then(|| stub_layout(&info.value_id, &info.tool, &found.content));
+        let (source, text) = match &file {
+            Some(path) => {
+                let src = FileSource::open(path)
+                    .map_err(|e| Error::io(format!("opening {}", path.display()), &e))?;
+                (TextSource::File, ValueText::File(src))
+            }
+            None => (
+                TextSource::Transcript,
+                ValueText::Memory(Arc::new(found.content)),
+            ),
+        };
+        let value = OpenValue::new(text).map_err(|e| Error::io("indexing the value", &e))?;
+        let info = ValueInfo {
+            tool_call_id: info.tool_call_id,
+            tool: info.tool,
+            value_id: info.value_id,
+            state: info.state,
+            ok: info.ok,
+            bytes: info.bytes,
+            lines: info.lines,
+            source,
+            value_path: file.map(|p| p.to_string_lossy().into_owned()),
+            stub,
+            context_bytes: info.context_bytes,
+            threshold: self.opts.threshold,
+        };
+        Ok((info, value))
     }
 }
 

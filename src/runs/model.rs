@@ -236,8 +236,8 @@ pub struct TimelineEvent {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub message_id: Option<String>,
-        pub tool_calls: Vec<ToolCallRef>,
-        pub attachments: Vec<AttachmentInfo>,
+    pub tool_calls: Vec<ToolCallRef>,
+    pub attachments: Vec<AttachmentInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub usage: Option<Usage>,

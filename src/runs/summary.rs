@@ -50,7 +50,7 @@ pub fn apply_summary(path: &Path, run: &mut Run, no_transcript: bool, opts: &Run
         Some("running")
             if run
                 .updated_ms
-                .is_some_and(|u| opts.now_ms - u <= opts.running_window_ms) =>
+                .is_some_and(|u| opts.now_ms.saturating_sub(u) <= opts.running_window_ms) =>
         {
             RunStatus::Running
         }

@@ -5,10 +5,10 @@
 //! refused. Only a line that is not a JSON object with an `event` object is unreadable.
 
 use serde::de::IgnoredAny;
-use ts_rs::TS;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::collections::HashMap;
+use ts_rs::TS;
 
 /// The schema version this reader was written for.
 pub const SCHEMA_VERSION: u64 = 1;

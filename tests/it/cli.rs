@@ -273,3 +273,80 @@ fn human_output_strips_terminal_escapes_from_transcript_text() {
     let out = stdout(&mctl(dir.path(), &["show", "r"]));
     assert!(!out.contains('\u{1b}'));
 }
+
+#[test]
+fn a_value_file_of_invalid_utf8_never_peeks_over_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut run = RunFile::new(dir.path(), "r");
+    run.user("go")
+        .tool("c1", "bash", &"a".repeat(30_000), false);
+    run.value("c1", &[0xFF; 16_000]);
+    run.done().write();
+    let peek = mctl_json(dir.path(), &["peek", "r", "c1", "--lines", "1"]);
+    assert_eq!(
+        peek["source"], "file",
+        "a peek reads the value file, as the harness does"
+    );
+    assert!(peek["bytes"].as_u64().unwrap() <= 16_384);
+    assert_eq!(peek["cut"], true);
+    let show = mctl_json(dir.path(), &["show", "r"]);
+    assert_eq!(show["results"][0]["state"], "damaged");
+    // A resume sends the stub whenever the value file exists, damaged or not (spec B.5).
+    assert!(show["results"][0]["contextBytes"].as_u64().unwrap() < 3072);
+}
+
+#[test]
+fn json_into_a_closed_pipe_is_not_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..200 {
+        RunFile::new(dir.path(), &format!("run{i}"))
+            .user(&"x".repeat(500))
+            .done()
+            .write();
+    }
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mctl"))
+        .arg("--runs-dir")
+        .arg(dir.path())
+        .args(["runs", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(out.stderr.is_empty());
+}
+
+#[test]
+fn hostile_token_counts_saturate_instead_of_wrapping() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut run = RunFile::new(dir.path(), "r");
+    run.user("go");
+    for _ in 0..2 {
+        run.event(serde_json::json!({"type": "assistant_message", "messageId": "a", "content": [], "usage": {"promptTokens": u64::MAX}}));
+    }
+    run.done().write();
+    assert_eq!(mctl_json(dir.path(), &["runs"])[0]["inputTokens"], u64::MAX);
+}
+
+#[test]
+fn the_list_samples_value_files_and_one_run_compares_every_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = big(300_000, "v");
+    let mut run = RunFile::new(dir.path(), "r");
+    run.user("go").tool("t", "read_file", &text, true);
+    let mut middle = text.clone().into_bytes();
+    middle[150_000] ^= 1;
+    run.value("t", &middle);
+    run.done().write();
+    assert_eq!(
+        mctl_json(dir.path(), &["runs"])[0]["retained"],
+        1,
+        "sampled: size, head and tail match"
+    );
+    assert_eq!(
+        mctl_json(dir.path(), &["show", "r"])["results"][0]["state"],
+        "damaged"
+    );
+}

@@ -27,11 +27,18 @@ fn generate(out: &Path) {
 }
 
 fn read_dir(dir: &Path) -> BTreeMap<String, String> {
-    let Ok(entries) = fs::read_dir(dir) else { return BTreeMap::new() };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return BTreeMap::new();
+    };
     entries
         .map(|e| e.unwrap())
         .filter(|e| e.file_name().to_string_lossy().ends_with(".ts"))
-        .map(|e| (e.file_name().into_string().unwrap(), fs::read_to_string(e.path()).unwrap()))
+        .map(|e| {
+            (
+                e.file_name().into_string().unwrap(),
+                fs::read_to_string(e.path()).unwrap(),
+            )
+        })
         .collect()
 }
 
@@ -50,8 +57,15 @@ fn generated_typescript_types_are_up_to_date() {
     }
     let have = read_dir(&committed_dir);
     let names = |m: &BTreeMap<String, String>| m.keys().cloned().collect::<Vec<_>>();
-    assert_eq!(names(&have), names(&want), "ui/src/gen is stale: run UPDATE_GEN=1 cargo test gen_types");
+    assert_eq!(
+        names(&have),
+        names(&want),
+        "ui/src/gen is stale: run UPDATE_GEN=1 cargo test gen_types"
+    );
     for (name, text) in &want {
-        assert_eq!(&have[name], text, "ui/src/gen/{name} is stale: run UPDATE_GEN=1 cargo test gen_types");
+        assert_eq!(
+            &have[name], text,
+            "ui/src/gen/{name} is stale: run UPDATE_GEN=1 cargo test gen_types"
+        );
     }
 }

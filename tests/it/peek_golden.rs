@@ -40,8 +40,23 @@ fn range_clipped_to_the_last_line() {
 }
 
 #[test]
+fn without_end_a_range_reads_400_lines() {
+    let p = peek_text("v", &log(1000), &range(101, None)).unwrap();
+    assert_eq!(p.lines, (101..=500).collect::<Vec<_>>());
+    assert!(!p.cut, "end defaults to start + 399: nothing was cut");
+    assert!(p.text.starts_with("[peek #v: lines 101-500 of 1000]\n"));
+    assert_eq!(
+        peek_text("v", &log(1000), &range(990, None))
+            .unwrap()
+            .lines
+            .len(),
+        11
+    );
+}
+
+#[test]
 fn range_cut_by_the_400_line_limit_says_where_to_continue() {
-    let p = peek_text("v", &log(1000), &range(1, None)).unwrap();
+    let p = peek_text("v", &log(1000), &range(1, Some(1000))).unwrap();
     assert_eq!(p.lines.len(), 400);
     assert!(p.cut);
     assert!(p
@@ -126,4 +141,33 @@ fn errors_are_messages() {
     );
     assert_eq!(msg(query("")), "peek_value #v: the query is empty");
     assert!(msg(query("a\nb")).contains("line break"));
+}
+
+#[test]
+fn a_long_multibyte_first_line_is_cut_on_a_character_boundary() {
+    for text in ["調".repeat(10_000), format!("a{}", "調".repeat(10_000))] {
+        let p = peek_text("v", &text, &range(1, None)).unwrap();
+        assert!(p.text.len() <= PEEK_MAX_BYTES);
+        assert!(!p.text.contains('\u{FFFD}'), "no character is split");
+        let shown: usize = p
+            .text
+            .lines()
+            .nth(1)
+            .unwrap()
+            .trim_start_matches("1: ")
+            .trim_end_matches('…')
+            .len();
+        assert!(p
+            .text
+            .contains(&format!("only its first {shown} are shown")));
+    }
+}
+
+#[test]
+fn a_query_may_hold_a_lone_carriage_return_but_never_matches_a_crlf_line_end() {
+    let text = "a\rb\na\r\nxa\r\r\n";
+    let p = peek_text("v", text, &query("a\r")).unwrap();
+    // Line 2 is "a" (its CR ends the line); line 3 is "xa\r".
+    assert_eq!(p.lines, [1, 3]);
+    assert_eq!(p.matches, Some(2));
 }

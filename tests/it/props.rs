@@ -4,8 +4,8 @@
 
 use mission_control::retained::query::scan_query_chunked;
 use mission_control::retained::{
-    peek, stub_for, value_id, ByteSource, LineIndex, PeekRequest, PEEK_MAX_BYTES, PEEK_MAX_LINES,
-    STUB_MAX,
+    peek, peek_source, stub_for, stub_from_source, value_id, ByteSource, LineIndex, PeekRequest,
+    PEEK_MAX_BYTES, PEEK_MAX_LINES, STUB_MAX,
 };
 use proptest::prelude::*;
 use std::io;
@@ -182,5 +182,27 @@ proptest! {
                 prop_assert!(want.contains(rest));
             }
         }
+    }
+
+    #[test]
+    fn any_bytes_keep_peeks_and_stubs_within_their_caps(
+        bytes in prop::collection::vec(
+            prop_oneof![Just(b'\n'), Just(b'\r'), Just(0xFFu8), Just(0xC3u8), Just(0xA9u8), Just(b'a'), any::<u8>()],
+            0..60_000,
+        ),
+        start in 1u64..50,
+        needle in prop_oneof![Just("a".to_owned()), Just("\u{FFFD}".to_owned()), Just("é".to_owned())],
+    ) {
+        let src: &[u8] = &bytes;
+        let index = LineIndex::build(src).unwrap();
+        if let Ok(p) = peek("v", src, &index, &PeekRequest::Range { start, end: Some(start + 1000) }) {
+            prop_assert!(p.text.len() <= PEEK_MAX_BYTES, "range: {} bytes", p.text.len());
+            prop_assert!(p.lines.len() as u64 <= PEEK_MAX_LINES);
+        }
+        let q = peek_source("v", src, &PeekRequest::Query { text: needle }).unwrap();
+        prop_assert!(q.text.len() <= PEEK_MAX_BYTES, "query: {} bytes", q.text.len());
+        let stub = stub_from_source("v", "bash", src, &index).unwrap();
+        prop_assert!(stub.text.starts_with("[retained #v]"));
+        prop_assert!(stub.text.len() <= STUB_MAX, "stub: {} bytes", stub.text.len());
     }
 }

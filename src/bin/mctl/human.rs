@@ -31,7 +31,7 @@ pub fn age(now_ms: i64, then_ms: Option<i64>) -> String {
     let Some(then) = then_ms else {
         return "-".to_owned();
     };
-    let s = (now_ms - then).max(0) / 1000;
+    let s = now_ms.saturating_sub(then).max(0) / 1000;
     match s {
         0..=59 => format!("{s}s"),
         60..=3599 => format!("{}m", s / 60),

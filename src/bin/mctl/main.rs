@@ -126,14 +126,18 @@ fn runs_dir(g: &Global) -> anyhow::Result<RunsDir> {
         threshold: g.threshold,
         running_window_ms: i64::try_from(g.running_window.as_millis()).unwrap_or(i64::MAX),
         now_ms: now_ms(),
+        ..RunOptions::default()
     };
     Ok(RunsDir::open(root, opts)?)
 }
 
 fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
+    // Serialized first, then written: a closed pipe then surfaces as a plain io::Error.
+    let mut text = serde_json::to_vec_pretty(value)?;
+    text.push(b'\n');
     let mut out = io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, value)?;
-    writeln!(out)?;
+    out.write_all(&text)?;
+    out.flush()?;
     Ok(())
 }
 

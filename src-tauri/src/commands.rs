@@ -1,0 +1,162 @@
+//! The app's commands: each one a call into the core, run off the main thread so the window
+//! never blocks. Errors cross as `{code, message}` ([`mission_control::Error`]).
+
+use crate::state::{AppState, Opened};
+use mission_control::retained::open::LinesPage;
+use mission_control::retained::{peek, Peek, PeekRequest};
+use mission_control::runs::RunDetail;
+use mission_control::wire::{DirStatus, DirsSource, ResultRef, RunList, RunRow, Settings};
+use mission_control::{Error, ErrorCode};
+use std::sync::Arc;
+use tauri::{AppHandle, Manager, State};
+
+type Res<T> = Result<T, Error>;
+
+/// Runs `f` on the blocking pool with the app state.
+async fn blocking<T: Send + 'static>(
+    app: AppHandle,
+    f: impl FnOnce(&AppState) -> Res<T> + Send + 'static,
+) -> Res<T> {
+    tauri::async_runtime::spawn_blocking(move || f(&app.state::<AppState>()))
+        .await
+        .map_err(|e| Error::new(ErrorCode::Io, format!("background task failed: {e}")))?
+}
+
+#[tauri::command]
+pub fn settings(state: State<'_, AppState>) -> Settings {
+    state.settings()
+}
+
+/// Shows `dirs` from now on and remembers them for the next start.
+#[tauri::command]
+pub fn set_runs_dirs(state: State<'_, AppState>, dirs: Vec<String>) -> Res<Settings> {
+    let dirs: Vec<String> = dirs.into_iter().filter(|d| !d.trim().is_empty()).collect();
+    if let Some(config) = &state.config_dir {
+        crate::settings::save(config, &dirs).map_err(|e| Error::io("saving settings", &e))?;
+    }
+    let mut settings = state.settings.lock().expect("settings lock");
+    settings.runs_dirs = dirs;
+    settings.source = DirsSource::Saved;
+    state.forget_values();
+    Ok(settings.clone())
+}
+
+/// The system folder picker; `None` when the user cancels.
+#[tauri::command]
+pub async fn pick_runs_dir(app: AppHandle) -> Res<Option<String>> {
+    use tauri_plugin_dialog::DialogExt;
+    let picked = tauri::async_runtime::spawn_blocking(move || {
+        app.dialog()
+            .file()
+            .set_title("Choose a runs directory")
+            .blocking_pick_folder()
+    })
+    .await
+    .map_err(|e| Error::new(ErrorCode::Io, e.to_string()))?;
+    Ok(picked
+        .and_then(|p| p.into_path().ok())
+        .map(|p| p.to_string_lossy().into_owned()))
+}
+
+#[tauri::command]
+pub async fn list_runs(app: AppHandle) -> Res<RunList> {
+    blocking(app, |state| {
+        state.forget_values();
+        let settings = state.settings();
+        let mut list = RunList {
+            dirs: Vec::new(),
+            runs: Vec::new(),
+        };
+        for (i, path) in settings.runs_dirs.iter().enumerate() {
+            let listed = state.runs_dir(path).and_then(|d| d.list());
+            let (runs, error) = match listed {
+                Ok(runs) => (runs, None),
+                Err(e) => (Vec::new(), Some(e.message)),
+            };
+            list.dirs.push(DirStatus {
+                path: path.clone(),
+                error,
+                runs: runs.len() as u64,
+            });
+            list.runs
+                .extend(runs.into_iter().map(|run| RunRow { dir: i as u32, run }));
+        }
+        Ok(list)
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn run_detail(app: AppHandle, dir: String, run: String) -> Res<RunDetail> {
+    blocking(app, move |state| state.runs_dir(&dir)?.detail(&run)).await
+}
+
+fn opened(state: &AppState, r: &ResultRef) -> Res<Arc<Opened>> {
+    if let Some(hit) = state.cached(r) {
+        return Ok(hit);
+    }
+    let (info, value) = state.runs_dir(&r.dir)?.open_value(&r.run, &r.call)?;
+    let opened = Arc::new(Opened { info, value });
+    state.remember(r.clone(), opened.clone());
+    Ok(opened)
+}
+
+/// Opens a result for the compare view: its figures, its stub, and its full text indexed.
+#[tauri::command]
+pub async fn open_value(app: AppHandle, r: ResultRef) -> Res<mission_control::wire::ValueInfo> {
+    blocking(app, move |state| Ok(opened(state, &r)?.info.clone())).await
+}
+
+/// One page of the full text, with true line numbers.
+#[tauri::command]
+pub async fn value_lines(app: AppHandle, r: ResultRef, first: u64, count: u64) -> Res<LinesPage> {
+    blocking(app, move |state| {
+        let o = opened(state, &r)?;
+        o.value
+            .page(first, count)
+            .map_err(|e| Error::io("reading the value", &e))
+    })
+    .await
+}
+
+/// Lines `first..=last` as text, for the clipboard (at most 16 MiB).
+#[tauri::command]
+pub async fn value_text(app: AppHandle, r: ResultRef, first: u64, last: u64) -> Res<String> {
+    blocking(app, move |state| {
+        let o = opened(state, &r)?;
+        o.value
+            .text_of(first, last, 16 << 20)
+            .map_err(|e| Error::io("reading the value", &e))
+    })
+    .await
+}
+
+/// What `peek_value` returns for this request, exactly as the model would get it.
+#[tauri::command]
+pub async fn peek_value(app: AppHandle, r: ResultRef, request: PeekRequest) -> Res<Peek> {
+    blocking(app, move |state| {
+        let o = opened(state, &r)?;
+        peek(&o.info.value_id, &o.value.text, &o.value.index, &request)
+            .map_err(|e| Error::new(ErrorCode::Peek, e.to_string()))
+    })
+    .await
+}
+
+/// Shows the value file in the system's file manager.
+#[tauri::command]
+pub async fn reveal_value(app: AppHandle, r: ResultRef) -> Res<()> {
+    let handle = app.clone();
+    let path = blocking(app, move |state| {
+        let o = opened(state, &r)?;
+        o.info
+            .value_path
+            .clone()
+            .ok_or_else(|| Error::new(ErrorCode::UnknownCall, "this result has no value file"))
+    })
+    .await?;
+    use tauri_plugin_opener::OpenerExt;
+    handle
+        .opener()
+        .reveal_item_in_dir(path)
+        .map_err(|e| Error::new(ErrorCode::Io, e.to_string()))
+}

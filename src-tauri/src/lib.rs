@@ -1,0 +1,81 @@
+//! Mission Control's desktop shell: settings, a few commands that call the core, and the
+//! window's safety rails. Everything that knows the runs-directory format is in the core.
+
+mod commands;
+mod settings;
+mod state;
+
+use clap::Parser;
+use state::AppState;
+use tauri::Manager;
+
+/// Starts the app; returns the process exit code.
+pub fn main() -> i32 {
+    let args = settings::Args::parse();
+    if cfg!(target_os = "linux")
+        && std::env::var_os("DISPLAY").is_none()
+        && std::env::var_os("WAYLAND_DISPLAY").is_none()
+    {
+        eprintln!("mission-control-app: no display (neither DISPLAY nor WAYLAND_DISPLAY is set).");
+        eprintln!("Use the command line instead, e.g. `mctl runs`, `mctl show RUN`, `mctl peek RUN CALL --query TEXT`.");
+        return 1;
+    }
+    match builder(args).run(tauri::generate_context!()) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("mission-control-app: {e}");
+            1
+        }
+    }
+}
+
+/// The app, without its context (tests build it with a mock context).
+pub fn builder(args: settings::Args) -> tauri::Builder<tauri::Wry> {
+    tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_opener::init())
+        .plugin(navigation_guard())
+        .setup(move |app| {
+            let config_dir = app.path().app_config_dir().ok();
+            let settings = settings::resolve(&args, config_dir.as_deref());
+            app.manage(AppState::new(settings, config_dir));
+            Ok(())
+        })
+        .invoke_handler(handlers())
+}
+
+fn handlers() -> impl Fn(tauri::ipc::Invoke<tauri::Wry>) -> bool + Send + Sync + 'static {
+    tauri::generate_handler![
+        commands::settings,
+        commands::set_runs_dirs,
+        commands::pick_runs_dir,
+        commands::list_runs,
+        commands::run_detail,
+        commands::open_value,
+        commands::value_lines,
+        commands::value_text,
+        commands::peek_value,
+        commands::reveal_value,
+    ]
+}
+
+/// Transcripts are untrusted: whatever a rendered link or a stray script tries, the window never
+/// leaves the app's own pages.
+fn navigation_guard() -> tauri::plugin::TauriPlugin<tauri::Wry> {
+    tauri::plugin::Builder::new("navigation-guard")
+        .on_navigation(|_, url| {
+            let host = url.host_str();
+            let own = (url.scheme() == "tauri" && host == Some("localhost"))
+                || (url.scheme() == "http" && host == Some("tauri.localhost"))
+                // The dev server, in development builds only.
+                || (cfg!(not(feature = "custom-protocol"))
+                    && url.scheme() == "http"
+                    && host == Some("localhost")
+                    && url.port() == Some(5173));
+            if !own {
+                eprintln!("mission-control-app: blocked navigation to {url}");
+            }
+            own
+        })
+        .build()
+}

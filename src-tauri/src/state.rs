@@ -1,0 +1,72 @@
+//! What the shell keeps between commands: the settings, and the last few values opened in the
+//! compare view (each with its line index, so scrolling a 200 MB value reads only its pages).
+
+use mission_control::retained::open::OpenValue;
+use mission_control::runs::{RunOptions, RunsDir};
+use mission_control::wire::{ResultRef, Settings, ValueInfo};
+use mission_control::{Error, ErrorCode};
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// How many opened values stay indexed.
+const OPEN_VALUES: usize = 8;
+
+pub struct AppState {
+    pub settings: Mutex<Settings>,
+    pub config_dir: Option<PathBuf>,
+    open: Mutex<VecDeque<(ResultRef, Arc<Opened>)>>,
+}
+
+pub struct Opened {
+    pub info: ValueInfo,
+    pub value: OpenValue,
+}
+
+impl AppState {
+    pub fn new(settings: Settings, config_dir: Option<PathBuf>) -> Self {
+        Self {
+            settings: Mutex::new(settings),
+            config_dir,
+            open: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    pub fn settings(&self) -> Settings {
+        self.settings.lock().expect("settings lock").clone()
+    }
+
+    /// The runs directory `dir`, which must be one the app shows: the webview cannot make the
+    /// shell read anywhere else.
+    pub fn runs_dir(&self, dir: &str) -> Result<RunsDir, Error> {
+        let settings = self.settings();
+        if !settings.runs_dirs.iter().any(|d| d == dir) {
+            return Err(Error::new(
+                ErrorCode::Invalid,
+                format!("{dir} is not one of the runs directories shown"),
+            ));
+        }
+        let opts = RunOptions {
+            threshold: settings.threshold,
+            ..RunOptions::default()
+        };
+        RunsDir::open(dir, opts)
+    }
+
+    pub fn cached(&self, r: &ResultRef) -> Option<Arc<Opened>> {
+        let open = self.open.lock().expect("open values lock");
+        open.iter().find(|(k, _)| k == r).map(|(_, v)| v.clone())
+    }
+
+    pub fn remember(&self, r: ResultRef, opened: Arc<Opened>) {
+        let mut open = self.open.lock().expect("open values lock");
+        open.retain(|(k, _)| k != &r);
+        open.push_front((r, opened));
+        open.truncate(OPEN_VALUES);
+    }
+
+    /// Forgets opened values (after a refresh: files may have changed).
+    pub fn forget_values(&self) {
+        self.open.lock().expect("open values lock").clear();
+    }
+}
