@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { age, bytes, cost, count, duration, time, tokensOf } from './format';
+
+describe('format', () => {
+  it('sizes', () => {
+    expect(bytes(0)).toBe('0 B');
+    expect(bytes(1023)).toBe('1023 B');
+    expect(bytes(20_481)).toBe('20.0 KiB');
+    expect(bytes(602_830)).toBe('589 KiB');
+    expect(bytes(200 * 1024 * 1024)).toBe('200 MiB');
+  });
+  it('counts', () => {
+    expect(count(999)).toBe('999');
+    expect(count(16_100)).toBe('16k');
+    expect(count(4378)).toBe('4.4k');
+    expect(count(2_500_000)).toBe('2.5M');
+  });
+  it('ages and durations', () => {
+    expect(age(100_000, 40_000)).toBe('1m');
+    expect(age(0, null)).toBe('–');
+    expect(age(1000, 5000)).toBe('0s');
+    expect(duration(850)).toBe('850 ms');
+    expect(duration(245_000)).toBe('4m 05s');
+    expect(duration(3 * 3600_000 + 20 * 60_000)).toBe('3h 20m');
+    expect(duration(50 * 3600_000)).toBe('2d 2h');
+    expect(duration(null)).toBe('–');
+  });
+  it('money, tokens and times', () => {
+    expect(cost(0)).toBe('$0');
+    expect(cost(0.0423)).toBe('$0.04');
+    expect(cost(0.0012)).toBe('$0.0012');
+    expect(tokensOf(65_300)).toBe(16_325);
+    expect(time(1_793_534_400_000)).toBe('2026-11-01 12:00:00Z');
+  });
+});

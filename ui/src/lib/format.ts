@@ -1,0 +1,64 @@
+// Numbers for people: sizes, counts, ages, durations, money.
+
+const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+
+export function bytes(n: number): string {
+  if (!Number.isFinite(n) || n < 1024) return `${Math.max(0, Math.round(n || 0))} B`;
+  let v = n;
+  let unit = 0;
+  while (v >= 1024 && unit < UNITS.length - 1) {
+    v /= 1024;
+    unit++;
+  }
+  return `${v >= 100 ? v.toFixed(0) : v.toFixed(1)} ${UNITS[unit]}`;
+}
+
+export function count(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+/** "3m", "5h", "2d" ago. */
+export function age(nowMs: number, thenMs: number | null): string {
+  if (thenMs == null) return '–';
+  return short(Math.max(0, nowMs - thenMs));
+}
+
+/** A duration: "850 ms", "12s", "4m 05s", "3h 20m", "2d 4h". */
+export function duration(ms: number | null): string {
+  if (ms == null || !Number.isFinite(ms) || ms < 0) return '–';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${String(s % 60).padStart(2, '0')}s`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return `${h}h ${String(m % 60).padStart(2, '0')}m`;
+  return `${Math.floor(h / 24)}d ${h % 24}h`;
+}
+
+function short(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+export function cost(usd: number): string {
+  if (!usd) return '$0';
+  if (usd < 0.01) return `$${usd.toFixed(4)}`;
+  return `$${usd.toFixed(2)}`;
+}
+
+/** About how many tokens a text of `n` bytes takes (the usual 4 bytes a token). */
+export function tokensOf(n: number): number {
+  return Math.round(n / 4);
+}
+
+export function time(ms: number | null | undefined): string {
+  if (ms == null) return '';
+  const d = new Date(ms);
+  return d.toISOString().replace('T', ' ').slice(0, 19) + 'Z';
+}

@@ -1,0 +1,50 @@
+// The one door to the backend: every command the app calls, typed with the DTOs generated from
+// Rust (src/gen, never edited by hand). Views import from here, never from @tauri-apps/api.
+import { invoke } from '@tauri-apps/api/core';
+import type { ErrorCode } from '../gen/ErrorCode';
+import type { LinesPage } from '../gen/LinesPage';
+import type { Peek } from '../gen/Peek';
+import type { PeekRequest } from '../gen/PeekRequest';
+import type { ResultRef } from '../gen/ResultRef';
+import type { RunDetail } from '../gen/RunDetail';
+import type { RunList } from '../gen/RunList';
+import type { Settings } from '../gen/Settings';
+import type { ValueInfo } from '../gen/ValueInfo';
+
+/** An error from the backend: `code` is what a view branches on, `message` what it shows. */
+export class CommandError extends Error {
+  constructor(
+    public code: ErrorCode | 'ipc',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function isCoreError(e: unknown): e is { code: ErrorCode; message: string } {
+  return typeof e === 'object' && e !== null && 'code' in e && 'message' in e;
+}
+
+async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return await invoke<T>(cmd, args);
+  } catch (e) {
+    if (isCoreError(e)) throw new CommandError(e.code, e.message);
+    throw new CommandError('ipc', String(e));
+  }
+}
+
+export const ipc = {
+  settings: () => call<Settings>('settings'),
+  setRunsDirs: (dirs: string[]) => call<Settings>('set_runs_dirs', { dirs }),
+  pickRunsDir: () => call<string | null>('pick_runs_dir'),
+  listRuns: () => call<RunList>('list_runs'),
+  runDetail: (dir: string, run: string) => call<RunDetail>('run_detail', { dir, run }),
+  openValue: (r: ResultRef) => call<ValueInfo>('open_value', { r }),
+  valueLines: (r: ResultRef, first: number, count: number) => call<LinesPage>('value_lines', { r, first, count }),
+  valueText: (r: ResultRef, first: number, last: number) => call<string>('value_text', { r, first, last }),
+  peek: (r: ResultRef, request: PeekRequest) => call<Peek>('peek_value', { r, request }),
+  revealValue: (r: ResultRef) => call<null>('reveal_value', { r }),
+};
+
+export type { ResultRef };

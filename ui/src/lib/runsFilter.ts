@@ -1,0 +1,42 @@
+// Filtering and sorting the runs list: pure functions over the rows the backend sent.
+import type { RunRow } from '../gen/RunRow';
+import type { RunStatus } from '../gen/RunStatus';
+
+export type SortKey = 'activity' | 'size' | 'cost';
+
+export interface RunsQuery {
+  text: string;
+  statuses: Set<RunStatus>;
+  sort: SortKey;
+}
+
+/** Every word of the filter must appear in the run's id, title, model or tool names. */
+export function matches(row: RunRow, words: string[]): boolean {
+  if (words.length === 0) return true;
+  const r = row.run;
+  const hay = [r.id, r.title, r.model ?? '', r.provider ?? '', ...r.tools].join('\n').toLowerCase();
+  return words.every((w) => hay.includes(w));
+}
+
+export function words(text: string): string[] {
+  return text.toLowerCase().split(/\s+/).filter(Boolean);
+}
+
+const sorters: Record<SortKey, (a: RunRow, b: RunRow) => number> = {
+  activity: (a, b) => (b.run.updatedMs ?? 0) - (a.run.updatedMs ?? 0),
+  size: (a, b) => b.run.valueBytes + b.run.transcriptBytes - (a.run.valueBytes + a.run.transcriptBytes),
+  cost: (a, b) => b.run.costUsd - a.run.costUsd,
+};
+
+export function filterRuns(rows: RunRow[], q: RunsQuery): RunRow[] {
+  const ws = words(q.text);
+  const out = rows.filter((row) => (q.statuses.size === 0 || q.statuses.has(row.run.status)) && matches(row, ws));
+  // Ties keep a stable, readable order: by id.
+  return out.sort((a, b) => sorters[q.sort](a, b) || a.run.id.localeCompare(b.run.id));
+}
+
+export function statusCounts(rows: RunRow[]): Record<RunStatus, number> {
+  const c: Record<RunStatus, number> = { running: 0, done: 0, error: 0, cancelled: 0, interrupted: 0 };
+  for (const row of rows) c[row.run.status]++;
+  return c;
+}
