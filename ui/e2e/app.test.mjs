@@ -1,0 +1,203 @@
+// End-to-end tests of the real desktop app: the release UI in the Tauri window, driven through
+// WebDriver (tauri-driver over WebKitWebDriver) under Xvfb, on a `mctl demo` directory plus two
+// big runs. Saves screenshots into docs/ and prints timings (not asserted).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { remote } from 'webdriverio';
+import { bigValueRun, demo, longRun } from './fixtures.mjs';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const app = process.env.MC_APP ?? path.join(root, 'target/debug/mission-control-app');
+const mctl = process.env.MCTL ?? path.join(root, 'target/debug/mctl');
+const shots = path.join(root, 'docs');
+const runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mc-e2e-'));
+const timings = {};
+
+let driver;
+let browser;
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor(fn, what, timeout = 30_000) {
+  const start = Date.now();
+  for (;;) {
+    const v = await fn().catch(() => null);
+    if (v) return v;
+    if (Date.now() - start > timeout) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+async function text(selector) {
+  return (await browser.$(selector)).getText();
+}
+
+async function openRun(id) {
+  const row = await waitFor(async () => {
+    const el = await browser.$(`[data-run="${id}"]`);
+    return (await el.isExisting()) ? el : null;
+  }, `run ${id} in the list`);
+  await row.click();
+}
+
+before(async () => {
+  demo(mctl, runsDir);
+  longRun(runsDir);
+  bigValueRun(runsDir);
+  driver = spawn('tauri-driver', ['--port', '4444'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  await sleep(800);
+  const started = Date.now();
+  browser = await remote({
+    hostname: '127.0.0.1',
+    port: 4444,
+    logLevel: 'warn',
+    capabilities: {
+      browserName: 'wry',
+      'wdio:enforceWebDriverClassic': true,
+      'tauri:options': { application: app, args: ['--runs-dir', runsDir] },
+    },
+  });
+  await waitFor(async () => (await browser.$$('[data-testid="run-row"]')).length > 0, 'the first list paint');
+  timings['app start to first list paint'] = Date.now() - started;
+});
+
+after(async () => {
+  await browser?.deleteSession().catch(() => {});
+  driver?.kill();
+  fs.rmSync(runsDir, { recursive: true, force: true });
+  console.log('\nTimings (not asserted):');
+  for (const [k, v] of Object.entries(timings)) console.log(`  ${k}: ${v} ms`);
+});
+
+describe('Mission Control desktop app', () => {
+  it('lists the demo runs', async () => {
+    const count = await text('[data-testid="runs-count"]');
+    assert.equal(Number(count), 13, 'the 11 demo runs and the two big runs');
+    const titles = await browser.execute(() => [...document.querySelectorAll('[data-testid="run-row"] .name')].map((e) => e.textContent));
+    assert.ok(titles.some((t) => t.includes('left-pad')));
+    assert.ok(titles.some((t) => t.includes('The release build is failing')));
+    await browser.saveScreenshot(path.join(shots, 'runs-list.png'));
+  });
+
+  it('filters the list by text', async () => {
+    const filter = await browser.$('[data-testid="runs-filter"]');
+    await filter.setValue('gemini');
+    await waitFor(async () => (await text('[data-testid="runs-count"]')).startsWith('1 of'), 'the filtered list');
+    await filter.clearValue();
+    await browser.execute(() => {
+      const el = document.querySelector('[data-testid="runs-filter"]');
+      el.value = '';
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await waitFor(async () => (await text('[data-testid="runs-count"]')) === '13', 'the whole list again');
+  });
+
+  it('opens a run and shows its timeline', async () => {
+    const id = await browser.execute(() => [...document.querySelectorAll('[data-run]')].find((e) => e.textContent.includes('left-pad'))?.dataset.run);
+    await openRun(id);
+    await waitFor(async () => (await browser.$$('[data-testid="timeline"] article')).length > 5, 'the timeline');
+    const types = await browser.execute(() => [...document.querySelectorAll('[data-testid="timeline"] article')].map((a) => a.dataset.type));
+    assert.ok(types.includes('user_message') && types.includes('tool_call_finished'));
+    assert.match(await text('[data-testid="retention"]'), /1 values retained/);
+    await browser.saveScreenshot(path.join(shots, 'run-timeline.png'));
+  });
+
+  it('opens a retained result: the stub the model saw beside the full text', async () => {
+    const open = await browser.$('[data-testid="open-result"].primary');
+    await open.click();
+    const stub = await waitFor(async () => {
+      const el = await browser.$('[data-testid="stub-text"]');
+      return (await el.isExisting()) ? el.getText() : null;
+    }, 'the stub');
+    assert.match(stub, /^\[retained #toolu_01\w+\] read_file output: \d+ bytes, 15311 lines/);
+    assert.equal(await text('[data-testid="value-state"]'), 'retained');
+    const first = await waitFor(async () => {
+      const t = await text('[data-testid="full-text"] [data-line="2"]');
+      return t.includes('"name": "web-console"') ? t : null;
+    }, 'the first lines of the full text').catch(async (e) => {
+      await browser.saveScreenshot('/tmp/fail.png');
+      console.log(await browser.execute(() => document.querySelector('[data-testid="full-text"]')?.outerHTML.slice(0, 3000)));
+      throw e;
+    });
+    assert.match(first, /^2\s/);
+  });
+
+  it('answers a range peek and a query peek as the model would get them', async () => {
+    await (await browser.$('[data-testid="peek-mode-range"]')).click();
+    const input = await browser.$('[data-testid="peek-input"]');
+    await input.setValue('10700-10710');
+    await (await browser.$('[data-testid="peek-run"]')).click();
+    const range = await waitFor(async () => {
+      const t = await text('[data-testid="peek-output"]');
+      return t.startsWith('[peek #') ? t : null;
+    }, 'the range peek');
+    assert.match(range, /^\[peek #toolu_01\w+: lines 10700-10710 of 15311\]/);
+    assert.ok(range.includes('10705:     "node_modules/left-pad": {'));
+    await waitFor(async () => (await browser.$$('[data-testid="full-text"] .row.peek')).length > 0, 'peeked lines highlighted');
+
+    await (await browser.$('[data-testid="peek-mode-query"]')).click();
+    await input.setValue('left-pad');
+    await (await browser.$('[data-testid="peek-run"]')).click();
+    const query = await waitFor(async () => {
+      const t = await text('[data-testid="peek-output"]');
+      return t.includes('contain') ? t : null;
+    }, 'the query peek');
+    assert.match(query, /^\[peek #toolu_01\w+: 1 of 15311 lines contain "left-pad"\]\n10705: /);
+    await browser.saveScreenshot(path.join(shots, 'compare-view.png'));
+    await (await browser.$('[data-testid="back"]')).click();
+  });
+
+  it('renders hostile transcript text as text and runs none of it', async () => {
+    await openRun('run_hostile_markup');
+    await waitFor(async () => (await browser.$$('[data-testid="timeline"] article')).length > 3, 'the hostile timeline');
+    await (await browser.$('[data-testid="open-result"]')).click();
+    await waitFor(async () => (await browser.$('[data-testid="stub-text"]')).isExisting(), 'the hostile stub');
+    await waitFor(async () => (await text('[data-testid="full-text"] [data-line="1"]')).includes('<script>'), 'the hostile full text');
+    await sleep(500);
+    const state = await browser.execute(() => ({
+      pwned: window.__mc_pwned ?? null,
+      scripts: [...document.querySelectorAll('script')].filter((s) => !s.src).length,
+      images: document.querySelectorAll('img, iframe').length,
+      handlers: [...document.querySelectorAll('*')].some((e) => [...e.attributes].some((a) => a.name.startsWith('on'))),
+      href: location.href,
+    }));
+    assert.equal(state.pwned, null, 'no payload ran');
+    assert.equal(state.scripts, 0);
+    assert.equal(state.images, 0);
+    assert.equal(state.handlers, false);
+    assert.match(state.href, /^tauri:\/\/localhost/);
+    const full = await text('[data-testid="full-text"]');
+    assert.ok(full.includes('<img src=x onerror='), 'the markup shows as text');
+    await (await browser.$('[data-testid="back"]')).click();
+    const user = await text('[data-testid="timeline"] article[data-type="user_message"]');
+    assert.ok(user.includes('<script>window.__mc_pwned'));
+  });
+
+  it('opens a run of 10,000 events', async () => {
+    const started = Date.now();
+    await openRun('run_10000_events');
+    await waitFor(async () => (await text('[data-testid="retention"]')).includes('0 values retained') && (await browser.$$('[data-testid="timeline"] article')).length > 3, 'the long timeline');
+    timings['opening a 10,000-event run'] = Date.now() - started;
+    const rendered = (await browser.$$('[data-testid="timeline"] article')).length;
+    assert.ok(rendered < 100, `virtualized: ${rendered} cards in the page`);
+  });
+
+  it('opens a 200 MB value and scrolls it', async () => {
+    const started = Date.now();
+    await openRun('run_200mb_value');
+    const open = await waitFor(async () => {
+      const el = await browser.$('[data-testid="open-result"]');
+      return (await el.isExisting()) ? el : null;
+    }, 'the big result');
+    await open.click();
+    await waitFor(async () => (await text('[data-testid="full-text"] [data-line="1"]')).includes('INFO worker-0'), 'the big value', 120_000);
+    timings['opening a 200 MB value'] = Date.now() - started;
+    await (await browser.$('[data-testid="jump"]')).setValue('2000000');
+    await browser.keys('Enter');
+    await waitFor(async () => (await text('[data-testid="full-text"] [data-line="2000000"]')).includes('handled request 999'), 'line 2,000,000');
+  });
+});
