@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
-# Installs what Mission Control needs to build and test, on Debian or Ubuntu. Idempotent: it
-# installs only what is missing, so running it again costs a few checks.
+# Installs what Mission Control needs to build, run and test, on Debian or Ubuntu: system
+# libraries for the desktop app (WebKitGTK), Xvfb and WebKitWebDriver for its end-to-end tests,
+# the Rust toolchain, the UI's npm packages and tauri-driver. Idempotent: it installs only what
+# is missing, so running it again costs a few checks.
 set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-need_apt=()
-command -v cc > /dev/null || need_apt+=(build-essential)
-command -v pkg-config > /dev/null || need_apt+=(pkg-config)
-command -v curl > /dev/null || need_apt+=(curl ca-certificates)
-command -v python3 > /dev/null || need_apt+=(python3)
-[ -x /usr/bin/time ] || need_apt+=(time)
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
 
-if [ ${#need_apt[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "setup: installing ${need_apt[*]}" >&2
+apt_packages=(
+  build-essential pkg-config file curl ca-certificates python3 time
+  libssl-dev libxdo-dev libwebkit2gtk-4.1-dev librsvg2-dev
+  xvfb xauth webkit2gtk-driver
+)
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+command -v node > /dev/null || missing+=(nodejs npm)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
   $sudo apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${need_apt[@]}"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
 if ! command -v cargo > /dev/null && [ -x "$HOME/.cargo/bin/cargo" ]; then
@@ -27,7 +34,21 @@ if ! command -v cargo > /dev/null; then
   export PATH="$HOME/.cargo/bin:$PATH"
 fi
 if command -v rustup > /dev/null; then
-  # rustfmt and clippy are part of the test command.
   rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
   rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
+fi
+export PATH="$HOME/.cargo/bin:$PATH"
+
+# tauri-driver bridges WebDriver to the app's webview (Debian's WebKitWebDriver underneath).
+if ! command -v tauri-driver > /dev/null; then
+  echo "setup: installing tauri-driver" >&2
+  cargo install tauri-driver --version 2.1.0 --locked
+fi
+
+# The UI's packages, reinstalled only when the lock file changed.
+stamp="$root/ui/node_modules/.installed-lock"
+if [ ! -f "$stamp" ] || ! cmp -s "$root/ui/package-lock.json" "$stamp"; then
+  echo "setup: installing the UI's npm packages" >&2
+  (cd "$root/ui" && npm ci --no-audit --no-fund)
+  cp "$root/ui/package-lock.json" "$stamp"
 fi

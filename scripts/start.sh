@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # Installs what is needed and starts Mission Control on your runs directory: --runs-dir DIR,
 # else $MCTL_RUNS_DIR, else the harness's own (~/.local/share/com.pierre.klide/runs). When
-# there is none, it starts on a freshly generated demo directory instead.
+# there is none, it starts on a freshly generated demo directory instead. Without a display it
+# says so and shows the runs with the `mctl` command line instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 
 runs_dir="${MCTL_RUNS_DIR:-}"
-args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs-dir) runs_dir="$2"; shift 2 ;;
     --runs-dir=*) runs_dir="${1#*=}"; shift ;;
-    *) args+=("$1"); shift ;;
+    *) echo "start.sh: unknown argument $1 (use --runs-dir DIR)" >&2; exit 2 ;;
   esac
 done
 
@@ -35,6 +35,13 @@ if [ ! -d "$runs_dir" ] || [ -z "$(ls -A "$runs_dir" 2>/dev/null)" ]; then
   runs_dir="$demo"
 fi
 
+if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+  echo "No display here (neither DISPLAY nor WAYLAND_DISPLAY is set): the desktop app cannot open." >&2
+  echo "Use the command line instead: $mctl --runs-dir '$runs_dir' runs | show RUN | peek RUN CALL --query TEXT" >&2
+  exec "$mctl" --runs-dir "$runs_dir" runs
+fi
+
+echo "building the desktop app (the first build takes a few minutes)..." >&2
+scripts/build-app.sh --release
 echo "Mission Control on $runs_dir" >&2
-echo "(try: $mctl --runs-dir '$runs_dir' show <run>; peek <run> <call> --query TEXT)" >&2
-exec "$mctl" --runs-dir "$runs_dir" runs "${args[@]}"
+exec target/release/mission-control-app --runs-dir "$runs_dir"

@@ -1,13 +1,30 @@
 #!/usr/bin/env bash
-# Runs every test: formatting, lints, and the core + CLI test suite (unit, integration, golden
-# and property tests). CI runs exactly this.
+# Runs every test: formatting and lints (Rust and Svelte), the core + CLI suite (unit,
+# integration, golden, property tests, and the check that ui/src/gen is up to date), the UI's
+# unit tests, and the end-to-end tests of the real desktop app under Xvfb. CI runs exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 
-echo "== cargo fmt --check" >&2
+step() { echo "== $*" >&2; }
+
+step "cargo fmt --check"
 cargo fmt --all -- --check
-echo "== cargo clippy -D warnings" >&2
+step "cargo clippy (core and CLI) -D warnings"
 cargo clippy --all-targets --locked -- -D warnings
-echo "== cargo test" >&2
+step "cargo test (core and CLI)"
 cargo test --locked
+
+step "svelte-check"
+(cd ui && npx svelte-check --tsconfig ./tsconfig.json --fail-on-warnings)
+step "vitest"
+(cd ui && npx vitest run)
+step "building the UI and the desktop app"
+(cd ui && npm run --silent build)
+cargo clippy --locked -p mission-control-app --features custom-protocol -- -D warnings
+cargo build --locked -p mission-control-app --features custom-protocol
+cargo test --locked -p mission-control-app --features custom-protocol
+cargo build --locked --bin mctl
+
+step "end-to-end tests of the desktop app (Xvfb, tauri-driver, WebKitWebDriver)"
+(cd ui && xvfb-run -a -s "-screen 0 1440x900x24" node --test e2e/)

@@ -70,3 +70,53 @@ pub fn save(config_dir: &Path, dirs: &[String]) -> std::io::Result<()> {
     )?;
     std::fs::rename(tmp, config_dir.join(FILE))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(dirs: &[&str]) -> Args {
+        Args {
+            runs_dirs: dirs.iter().map(PathBuf::from).collect(),
+            threshold: 20_480,
+        }
+    }
+
+    // One test, because it sets a process-wide environment variable.
+    #[test]
+    fn command_line_beats_environment_beats_saved_beats_default() {
+        let config = tempfile::tempdir().unwrap();
+        std::env::remove_var("MCTL_RUNS_DIR");
+        assert_eq!(
+            resolve(&args(&[]), Some(config.path())).source,
+            DirsSource::Default
+        );
+
+        save(config.path(), &["/saved/a".into(), "/saved/b".into()]).unwrap();
+        let s = resolve(&args(&[]), Some(config.path()));
+        assert_eq!(
+            (s.source, s.runs_dirs.clone()),
+            (
+                DirsSource::Saved,
+                vec!["/saved/a".into(), "/saved/b".into()]
+            )
+        );
+
+        std::env::set_var("MCTL_RUNS_DIR", "/from/env");
+        let s = resolve(&args(&[]), Some(config.path()));
+        assert_eq!(
+            (s.source, s.runs_dirs),
+            (DirsSource::Env, vec!["/from/env".to_owned()])
+        );
+
+        let s = resolve(&args(&["/cli/1", "/cli/2"]), Some(config.path()));
+        assert_eq!(
+            (s.source, s.runs_dirs),
+            (
+                DirsSource::Cli,
+                vec!["/cli/1".to_owned(), "/cli/2".to_owned()]
+            )
+        );
+        std::env::remove_var("MCTL_RUNS_DIR");
+    }
+}
