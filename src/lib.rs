@@ -1,7 +1,10 @@
 //! Mission Control's core: everything that knows the runs-directory format (`docs/runs-dir.md`).
 //! No UI and no Tauri here: the `mctl` CLI and the desktop shell both call these functions.
 
+pub mod config;
 pub mod error;
+pub mod gc;
+pub mod pins;
 pub mod retained;
 pub mod runs;
 pub mod transcript;

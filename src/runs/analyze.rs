@@ -37,6 +37,8 @@ pub enum Verify {
     /// Size, then the first and last 64 KiB: what a listing of every run uses, so that listing
     /// a directory does not read gigabytes of values each time.
     Sampled,
+    /// Size only: what GC planning uses (it needs to know which file backs which result).
+    Size,
 }
 
 impl Default for RunOptions {

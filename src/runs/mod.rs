@@ -27,6 +27,8 @@ use std::sync::Arc;
 pub struct RunsDir {
     root: PathBuf,
     pub opts: RunOptions,
+    /// Mission Control's own config directory (pins, GC journal).
+    config: Option<PathBuf>,
 }
 
 /// A tool result with its full text, as the transcript holds it.
@@ -40,7 +42,11 @@ impl RunsDir {
     pub fn open(root: impl Into<PathBuf>, opts: RunOptions) -> Result<Self> {
         let root = root.into();
         match fs::metadata(&root) {
-            Ok(m) if m.is_dir() => Ok(Self { root, opts }),
+            Ok(m) if m.is_dir() => Ok(Self {
+                root,
+                opts,
+                config: crate::config::config_dir(),
+            }),
             Ok(_) => Err(Error::new(
                 ErrorCode::RunsDir,
                 format!("{} is not a directory", root.display()),
@@ -54,6 +60,17 @@ impl RunsDir {
 
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// Where Mission Control keeps its own files for this directory (pins, the GC journal).
+    pub fn config_dir(&self) -> Option<&Path> {
+        self.config.as_deref()
+    }
+
+    /// The same runs directory with its own config directory (tests, several users).
+    pub fn with_config_dir(mut self, config: impl Into<PathBuf>) -> Self {
+        self.config = Some(config.into());
+        self
     }
 
     pub fn layout(&self) -> Result<Layout> {

@@ -67,6 +67,9 @@ pub fn matches_content(file: &ValueFile, content: &[u8], verify: Verify) -> io::
     if file.bytes != content.len() as u64 {
         return Ok(false);
     }
+    if verify == Verify::Size {
+        return Ok(true);
+    }
     let src = FileSource::open(&file.path)?;
     if verify == Verify::Full || content.len() <= 2 * SAMPLE {
         return same_bytes(&src, content);

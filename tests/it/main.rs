@@ -3,6 +3,7 @@
 mod cli;
 mod demo;
 mod fixtures;
+mod gc;
 mod gen_types;
 mod peek_golden;
 mod props;

@@ -1,6 +1,7 @@
 //! `mctl`: every operation of Mission Control's core, from the command line. Human output by
 //! default, `--json` for scripts. Errors are one line on stderr and exit 1; usage errors exit 2.
 
+mod gc;
 mod human;
 
 use anyhow::Context as _;
@@ -70,6 +71,14 @@ enum Command {
         #[arg(required = true)]
         calls: Vec<String>,
     },
+    /// Plan (and with --apply, do) garbage collection of value files
+    Gc(GcArgs),
+    /// Never collect this run's values
+    Pin { run: String },
+    /// Let GC collect this run's values again
+    Unpin { run: String },
+    /// List the pinned runs of the runs directory
+    Pins,
     /// Write a realistic demo runs directory
     Demo {
         dir: PathBuf,
@@ -80,6 +89,39 @@ enum Command {
         #[arg(long, value_name = "MS")]
         now: Option<i64>,
     },
+}
+
+#[derive(Args)]
+#[command(group = clap::ArgGroup::new("policy").required(true).multiple(true))]
+struct GcArgs {
+    /// Collect runs whose last activity is older than this (e.g. 30d, 12h)
+    #[arg(long, value_name = "AGE", value_parser = humantime::parse_duration, group = "policy")]
+    older_than: Option<Duration>,
+    /// Keep the values of the newest N runs, collect the others'
+    #[arg(long, value_name = "N", group = "policy")]
+    keep_last: Option<u64>,
+    /// Bring the total of value bytes under this (e.g. 5GiB, 500MB), oldest runs first
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, group = "policy")]
+    max_bytes: Option<u64>,
+    /// Collect value directories whose run is gone
+    #[arg(long, group = "policy")]
+    orphans: bool,
+    /// Collect value files that match no result of their run
+    #[arg(long, group = "policy")]
+    strays: bool,
+    /// Never touch a run changed within this window
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = humantime::parse_duration)]
+    idle_guard: Duration,
+    /// Delete what the plan lists (without it, nothing is deleted)
+    #[arg(long)]
+    apply: bool,
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    s.trim()
+        .parse::<bytesize::ByteSize>()
+        .map(|b| b.as_u64())
+        .map_err(|e| format!("`{s}` is not a size (like 5GiB or 500MB): {e}"))
 }
 
 fn parse_lines(s: &str) -> Result<(u64, Option<u64>), String> {
@@ -282,6 +324,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 print_text(&ids.iter().map(|v| format!("{v}\n")).collect::<String>())
             }
         }
+        Command::Gc(args) => gc::run(runs_dir(g)?, &args, g.json),
+        Command::Pin { run } => gc::pin(runs_dir(g)?, &run, true, g.json),
+        Command::Unpin { run } => gc::pin(runs_dir(g)?, &run, false, g.json),
+        Command::Pins => gc::pins(runs_dir(g)?, g.json),
         Command::Demo { dir, seed, now } => {
             let report = demo::write_demo(&dir, seed, now.unwrap_or(demo::DEFAULT_NOW_MS))
                 .with_context(|| format!("writing the demo into {}", dir.display()))?;

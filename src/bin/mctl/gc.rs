@@ -1,0 +1,146 @@
+//! `mctl gc`, `pin`, `unpin`, `pins`.
+
+use super::{human, print_json, print_text, GcArgs};
+use mission_control::gc::{self, GcPolicy, GcReport};
+use mission_control::pins::Pins;
+use mission_control::runs::{now_ms, RunsDir};
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+fn ms(d: std::time::Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+pub fn run(dir: RunsDir, args: &GcArgs, json: bool) -> anyhow::Result<()> {
+    let policy = GcPolicy {
+        older_than_ms: args.older_than.map(ms),
+        keep_last: args.keep_last,
+        max_bytes: args.max_bytes,
+        orphans: args.orphans,
+        strays: args.strays,
+        idle_guard_ms: ms(args.idle_guard),
+    };
+    let pins = Pins::load_in(dir.config_dir())?;
+    let plan = gc::plan(&dir, &policy, &pins, now_ms())?;
+    if !args.apply {
+        return if json {
+            print_json(&plan)
+        } else {
+            print_text(&describe(&plan))
+        };
+    }
+    // Ctrl-C stops between two files and still reports what was done.
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    let tty = std::io::stderr().is_terminal();
+    let mut last = Instant::now();
+    let report = gc::apply(&dir, &plan, &policy, now_ms(), &cancel, |p| {
+        if tty && (last.elapsed().as_millis() > 200 || p.done == p.total) {
+            last = Instant::now();
+            let _ = write!(
+                std::io::stderr(),
+                "\rdeleting: {}/{} files, {} of {}   ",
+                p.done,
+                p.total,
+                human::bytes(p.bytes),
+                human::bytes(p.total_bytes)
+            );
+        }
+    })?;
+    if tty {
+        let _ = writeln!(std::io::stderr());
+    }
+    if json {
+        print_json(&report)
+    } else {
+        print_text(&describe(&report))
+    }
+}
+
+fn describe(r: &GcReport) -> String {
+    let mut out = String::new();
+    let verb = if r.applied { "deleted" } else { "would delete" };
+    if r.resumed > 0 {
+        let _ = writeln!(
+            out,
+            "{} files are left over from an apply that was interrupted: included.",
+            r.resumed
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{:<40} {:>7} {:>11} {:>14} {:>10}",
+        "RUN", "FILES", "BYTES", "RESUME CARRIES", "~TOKENS"
+    );
+    for run in &r.runs {
+        let name = if run.orphan {
+            format!("{} (orphan)", run.run)
+        } else {
+            run.run.clone()
+        };
+        let _ = writeln!(
+            out,
+            "{:<40} {:>7} {:>11} {:>14} {:>10}",
+            human::clip(&name, 40),
+            run.files,
+            human::bytes(run.bytes),
+            human::bytes(run.context_bytes),
+            human::count(run.context_tokens)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{verb} {} files, {} in {} runs; the next resumes carry {} again (about {} tokens)",
+        r.files.len(),
+        human::bytes(r.total_bytes),
+        r.runs.len(),
+        human::bytes(r.context_bytes),
+        human::count(r.context_tokens)
+    );
+    for s in &r.skipped {
+        let _ = writeln!(out, "skipped {}: {}", human::clip(&s.path, 80), s.reason);
+    }
+    if !r.removed_dirs.is_empty() {
+        let _ = writeln!(
+            out,
+            "removed {} empty value directories",
+            r.removed_dirs.len()
+        );
+    }
+    if r.cancelled {
+        let _ = writeln!(out, "cancelled: the rest was left alone");
+    }
+    if !r.applied && !r.files.is_empty() {
+        let _ = writeln!(out, "(a plan: nothing was deleted; add --apply to delete)");
+    }
+    out
+}
+
+pub fn pin(dir: RunsDir, run: &str, pinned: bool, json: bool) -> anyhow::Result<()> {
+    let layout = dir.layout()?;
+    let id = dir.resolve_run(&layout, run)?;
+    let mut pins = Pins::load_in(dir.config_dir())?;
+    let changed = pins.set(dir.root(), &id, pinned)?;
+    if json {
+        print_json(&serde_json::json!({"run": id, "pinned": pinned, "changed": changed}))
+    } else {
+        let what = if pinned { "pinned" } else { "unpinned" };
+        print_text(&format!(
+            "{id} {}{what}\n",
+            if changed { "" } else { "was already " }
+        ))
+    }
+}
+
+pub fn pins(dir: RunsDir, json: bool) -> anyhow::Result<()> {
+    let list = Pins::load_in(dir.config_dir())?.list(dir.root());
+    if json {
+        print_json(&list)
+    } else {
+        print_text(&list.iter().map(|p| format!("{p}\n")).collect::<String>())
+    }
+}

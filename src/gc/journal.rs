@@ -1,0 +1,86 @@
+//! The GC journal: before an apply deletes anything, it writes its plan to Mission Control's
+//! config directory; it removes the journal when it is done. If the apply is killed half-way
+//! (crash, kill, full disk), the next plan finds the journal and carries over the files the
+//! interrupted apply had planned and not yet deleted, so the next apply finishes them (after the
+//! same re-checks), or reports them.
+
+use super::GcFile;
+use crate::config::{dir_key, write_atomic};
+use crate::error::{Error, Result};
+use crate::retained::value_id::fnv1a32;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Journal {
+    runs_dir: String,
+    files: Vec<GcFile>,
+}
+
+fn path(config: Option<&Path>, root: &Path) -> Option<PathBuf> {
+    let key = dir_key(root);
+    config.map(|d| d.join(format!("gc-journal-{:08x}.json", fnv1a32(key.as_bytes()))))
+}
+
+pub(crate) fn begin(config: Option<&Path>, root: &Path, files: &[GcFile]) -> Result<()> {
+    let Some(p) = path(config, root) else {
+        return Ok(());
+    };
+    let journal = Journal {
+        runs_dir: dir_key(root),
+        files: files.to_vec(),
+    };
+    let bytes = serde_json::to_vec(&journal).expect("journal serializes");
+    write_atomic(&p, &bytes)
+        .map_err(|e| Error::io(format!("writing the GC journal {}", p.display()), &e))
+}
+
+pub(crate) fn end(config: Option<&Path>, root: &Path) -> Result<()> {
+    let Some(p) = path(config, root) else {
+        return Ok(());
+    };
+    match std::fs::remove_file(&p) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(
+            format!("removing the GC journal {}", p.display()),
+            &e,
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Adds to `selected` the files an interrupted apply left; returns how many.
+pub(crate) fn carry_over(
+    config: Option<&Path>,
+    root: &Path,
+    selected: &mut BTreeMap<String, GcFile>,
+) -> Result<u64> {
+    let Some(p) = path(config, root) else {
+        return Ok(0);
+    };
+    let bytes = match std::fs::read(&p) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => {
+            return Err(Error::io(
+                format!("reading the GC journal {}", p.display()),
+                &e,
+            ))
+        }
+    };
+    // A journal cut short by a full disk is not trusted: nothing was deleted before it was whole.
+    let Ok(journal) = serde_json::from_slice::<Journal>(&bytes) else {
+        return Ok(0);
+    };
+    let mut n = 0;
+    for f in journal.files {
+        let still_there =
+            std::fs::symlink_metadata(root.join(&f.path)).is_ok_and(|m| m.file_type().is_file());
+        if still_there && !selected.contains_key(&f.path) {
+            selected.insert(f.path.clone(), f);
+            n += 1;
+        }
+    }
+    Ok(n)
+}

@@ -1,0 +1,129 @@
+//! Garbage collection of value directories (spec B.6): the only code that deletes anything, so
+//! the most careful. It plans first ([`plan`]), listing every file it would delete with its reason
+//! and what deleting it costs the next resume; it deletes only on [`apply`], which re-checks every
+//! file against the plan just before deleting it. It deletes nothing but `*.txt` regular files
+//! directly inside a `<run>.values/` directory of the runs directory, then that directory once
+//! empty unless it is also a run's own folder. It never follows a symbolic link.
+
+mod apply;
+mod journal;
+mod plan;
+
+pub use apply::{apply, Progress};
+pub use plan::plan;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// Which value files to collect. Policies combine: a file is collected when any selects it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct GcPolicy {
+    /// Runs whose last activity is older than this.
+    pub older_than_ms: Option<i64>,
+    /// Keep the values of the newest N runs that have values; collect the rest.
+    pub keep_last: Option<u64>,
+    /// Bring the total of value bytes under this, oldest runs first.
+    pub max_bytes: Option<u64>,
+    /// Value directories whose run is gone.
+    pub orphans: bool,
+    /// Value files that match no result of their run.
+    pub strays: bool,
+    /// A run changed within this window is never touched (default 10 minutes).
+    pub idle_guard_ms: i64,
+}
+
+pub const DEFAULT_IDLE_GUARD_MS: i64 = 10 * 60 * 1000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcReason {
+    Age,
+    KeepLast,
+    Budget,
+    Orphan,
+    Stray,
+}
+
+/// One file a plan would delete.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct GcFile {
+    /// Relative to the runs directory: `<run>.values/<value id>.txt`.
+    pub path: String,
+    pub run: String,
+    pub bytes: u64,
+    pub reason: GcReason,
+    /// Bytes the next resume of the run carries again once this file is gone: the full text of
+    /// the result it backs (0 for strays and orphans).
+    pub context_bytes: u64,
+    /// Modification time when planned, in nanoseconds (as a string: too big for a JS number).
+    pub mtime_ns: String,
+}
+
+/// What collecting a run's files costs it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct GcRun {
+    pub run: String,
+    pub files: u64,
+    pub bytes: u64,
+    pub context_bytes: u64,
+    /// `context_bytes / 4`: about how many tokens the next resume carries again.
+    pub context_tokens: u64,
+    /// The run's transcript is gone: its value directory is an orphan.
+    pub orphan: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct GcSkip {
+    pub path: String,
+    pub reason: String,
+}
+
+/// A plan (`applied: false`) or the outcome of applying one.
+#[derive(Debug, Clone, Default, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct GcReport {
+    pub applied: bool,
+    /// Planned: the files to delete. Applied: the files deleted.
+    pub files: Vec<GcFile>,
+    pub total_bytes: u64,
+    pub runs: Vec<GcRun>,
+    pub context_bytes: u64,
+    pub context_tokens: u64,
+    /// Files left alone, and why (changed since the plan, run active or pinned, cancelled...).
+    pub skipped: Vec<GcSkip>,
+    /// Value directories removed because they became empty.
+    pub removed_dirs: Vec<String>,
+    /// Files carried over from an apply that was interrupted.
+    pub resumed: u64,
+    pub cancelled: bool,
+}
+
+impl GcReport {
+    /// Recomputes the totals and per-run figures from `files`.
+    pub(crate) fn total(&mut self) {
+        use std::collections::BTreeMap;
+        let mut runs: BTreeMap<String, GcRun> = BTreeMap::new();
+        for f in &self.files {
+            let r = runs.entry(f.run.clone()).or_insert_with(|| GcRun {
+                run: f.run.clone(),
+                files: 0,
+                bytes: 0,
+                context_bytes: 0,
+                context_tokens: 0,
+                orphan: f.reason == GcReason::Orphan,
+            });
+            r.files += 1;
+            r.bytes += f.bytes;
+            r.context_bytes += f.context_bytes;
+            r.context_tokens = r.context_bytes / 4;
+        }
+        self.total_bytes = self.files.iter().map(|f| f.bytes).sum();
+        self.context_bytes = self.files.iter().map(|f| f.context_bytes).sum();
+        self.context_tokens = self.context_bytes / 4;
+        self.runs = runs.into_values().collect();
+    }
+}
