@@ -2,12 +2,17 @@
 //! never blocks. Errors cross as `{code, message}` ([`mission_control::Error`]).
 
 use crate::state::{AppState, Opened};
+use mission_control::gc::{self, GcPolicy, GcReport, Progress, StorageStats};
+use mission_control::pins::Pins;
 use mission_control::retained::open::LinesPage;
 use mission_control::retained::{peek, Peek, PeekRequest};
+use mission_control::runs::now_ms;
 use mission_control::runs::RunDetail;
 use mission_control::wire::{DirStatus, DirsSource, ResultRef, RunList, RunRow, Settings};
 use mission_control::{Error, ErrorCode};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, State};
 
 type Res<T> = Result<T, Error>;
@@ -159,4 +164,84 @@ pub async fn reveal_value(app: AppHandle, r: ResultRef) -> Res<()> {
         .opener()
         .reveal_item_in_dir(path)
         .map_err(|e| Error::new(ErrorCode::Io, e.to_string()))
+}
+
+/// Where the value bytes are: per run, per tool, per age, orphans.
+#[tauri::command]
+pub async fn storage(app: AppHandle, dir: String) -> Res<StorageStats> {
+    blocking(app, move |state| {
+        let d = state.runs_dir(&dir)?;
+        let pins = Pins::load_in(d.config_dir())?;
+        gc::storage(&d, &pins, now_ms())
+    })
+    .await
+}
+
+/// Plans a collection; the plan is kept so that an apply deletes exactly what was shown.
+#[tauri::command]
+pub async fn gc_plan(app: AppHandle, dir: String, policy: GcPolicy) -> Res<GcReport> {
+    blocking(app, move |state| {
+        let d = state.runs_dir(&dir)?;
+        let pins = Pins::load_in(d.config_dir())?;
+        let plan = gc::plan(&d, &policy, &pins, now_ms())?;
+        *state.gc_plan.lock().expect("gc plan lock") = Some((dir, policy, plan.clone()));
+        Ok(plan)
+    })
+    .await
+}
+
+/// Applies the plan last shown for `dir`, reporting progress on `progress` (ordered).
+#[tauri::command]
+pub async fn gc_apply(app: AppHandle, dir: String, progress: Channel<Progress>) -> Res<GcReport> {
+    blocking(app, move |state| {
+        let (planned_dir, policy, plan) = state
+            .gc_plan
+            .lock()
+            .expect("gc plan lock")
+            .take()
+            .ok_or_else(|| {
+                Error::new(ErrorCode::Invalid, "plan first: there is no plan to apply")
+            })?;
+        if planned_dir != dir {
+            return Err(Error::new(
+                ErrorCode::Invalid,
+                "the plan was made for another runs directory",
+            ));
+        }
+        let d = state.runs_dir(&dir)?;
+        state.gc_cancel.store(false, Ordering::Relaxed);
+        let report = gc::apply(&d, &plan, &policy, now_ms(), &state.gc_cancel, |p| {
+            let _ = progress.send(p);
+        });
+        state.forget_values();
+        report
+    })
+    .await
+}
+
+/// Stops a running apply between two files.
+#[tauri::command]
+pub fn gc_cancel(state: State<'_, AppState>) {
+    state.gc_cancel.store(true, Ordering::Relaxed);
+}
+
+/// Pins or unpins a run (shared with `mctl pin`).
+#[tauri::command]
+pub async fn set_pinned(app: AppHandle, dir: String, run: String, pinned: bool) -> Res<bool> {
+    blocking(app, move |state| {
+        let d = state.runs_dir(&dir)?;
+        let mut pins = Pins::load_in(d.config_dir())?;
+        pins.set(d.root(), &run, pinned)
+    })
+    .await
+}
+
+/// The pinned runs of `dir`.
+#[tauri::command]
+pub async fn pinned(app: AppHandle, dir: String) -> Res<Vec<String>> {
+    blocking(app, move |state| {
+        let d = state.runs_dir(&dir)?;
+        Ok(Pins::load_in(d.config_dir())?.list(d.root()))
+    })
+    .await
 }

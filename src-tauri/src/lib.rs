@@ -56,6 +56,12 @@ fn handlers() -> impl Fn(tauri::ipc::Invoke<tauri::Wry>) -> bool + Send + Sync +
         commands::value_text,
         commands::peek_value,
         commands::reveal_value,
+        commands::storage,
+        commands::gc_plan,
+        commands::gc_apply,
+        commands::gc_cancel,
+        commands::set_pinned,
+        commands::pinned,
     ]
 }
 

@@ -1,12 +1,14 @@
 //! What the shell keeps between commands: the settings, and the last few values opened in the
 //! compare view (each with its line index, so scrolling a 200 MB value reads only its pages).
 
+use mission_control::gc::{GcPolicy, GcReport};
 use mission_control::retained::open::OpenValue;
 use mission_control::runs::{RunOptions, RunsDir};
 use mission_control::wire::{ResultRef, Settings, ValueInfo};
 use mission_control::{Error, ErrorCode};
 use std::collections::VecDeque;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 /// How many opened values stay indexed.
@@ -16,6 +18,10 @@ pub struct AppState {
     pub settings: Mutex<Settings>,
     pub config_dir: Option<PathBuf>,
     open: Mutex<VecDeque<(ResultRef, Arc<Opened>)>>,
+    /// The last GC plan shown, per runs directory: an apply deletes only what it lists.
+    pub gc_plan: Mutex<Option<(String, GcPolicy, GcReport)>>,
+    /// Set to stop a running apply between two files.
+    pub gc_cancel: Arc<AtomicBool>,
 }
 
 pub struct Opened {
@@ -29,6 +35,8 @@ impl AppState {
             settings: Mutex::new(settings),
             config_dir,
             open: Mutex::new(VecDeque::new()),
+            gc_plan: Mutex::new(None),
+            gc_cancel: Arc::new(AtomicBool::new(false)),
         }
     }
 

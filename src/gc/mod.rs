@@ -8,9 +8,11 @@
 mod apply;
 mod journal;
 mod plan;
+mod storage;
 
 pub use apply::{apply, Progress};
 pub use plan::plan;
+pub use storage::{storage, StorageRow, StorageRun, StorageStats};
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;

@@ -2,7 +2,7 @@
 //! committed. This test fails when they are stale; `UPDATE_GEN=1 cargo test gen_types` rewrites
 //! them.
 
-use mission_control::gc::{GcPolicy, GcReport, Progress};
+use mission_control::gc::{GcPolicy, GcReport, Progress, StorageStats};
 use mission_control::retained::open::LinesPage;
 use mission_control::retained::{Peek, PeekRequest};
 use mission_control::runs::RunDetail;
@@ -28,6 +28,7 @@ fn generate(out: &Path) {
     GcPolicy::export_all(&cfg).unwrap();
     GcReport::export_all(&cfg).unwrap();
     Progress::export_all(&cfg).unwrap();
+    StorageStats::export_all(&cfg).unwrap();
 }
 
 fn read_dir(dir: &Path) -> BTreeMap<String, String> {

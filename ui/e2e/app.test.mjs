@@ -48,7 +48,9 @@ before(async () => {
   demo(mctl, runsDir);
   longRun(runsDir);
   bigValueRun(runsDir);
-  driver = spawn('tauri-driver', ['--port', '4444'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  // Pins and the GC journal of this run stay in a scratch config directory.
+  const env = { ...process.env, MCTL_CONFIG_DIR: path.join(runsDir, '..', `${path.basename(runsDir)}-config`) };
+  driver = spawn('tauri-driver', ['--port', '4444'], { stdio: ['ignore', 'inherit', 'inherit'], env });
   await sleep(800);
   const started = Date.now();
   browser = await remote({
@@ -175,6 +177,37 @@ describe('Mission Control desktop app', () => {
     await (await browser.$('[data-testid="back"]')).click();
     const user = await text('[data-testid="timeline"] article[data-type="user_message"]');
     assert.ok(user.includes('<script>window.__mc_pwned'));
+  });
+
+  it('shows where the value bytes are and collects orphans after a confirmation', async () => {
+    await (await browser.$('[data-testid="open-storage"]')).click();
+    await waitFor(async () => (await text('[data-testid="storage-total"]')).includes('B'), 'the storage figures');
+    await (await browser.$('[data-testid="gc-older"]')).setValue('1');
+    const plan = await waitFor(async () => {
+      const t = await text('[data-testid="gc-plan"]');
+      return t.includes('resume carries again') ? t : null;
+    }, 'a plan for older than 1 day');
+    assert.match(plan, /the next resumes carry .* again/);
+    await browser.saveScreenshot(path.join(shots, 'storage-view.png'));
+    // Now only the orphan directory: one file.
+    await (await browser.$('[data-testid="gc-older"]')).clearValue();
+    await browser.execute(() => {
+      const el = document.querySelector('[data-testid="gc-older"]');
+      el.value = '';
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await (await browser.$('[data-testid="gc-orphans"]')).click();
+    await waitFor(async () => (await text('[data-testid="gc-plan"]')).includes('1 files'), 'the orphan plan');
+    const orphanDir = path.join(runsDir, 'run_1790000000000_deadbeef.values');
+    assert.ok(fs.existsSync(orphanDir), 'nothing is deleted before the confirmation');
+    await (await browser.$('[data-testid="gc-apply"]')).click();
+    await (await browser.$('[data-testid="gc-confirm"]')).click();
+    const result = await waitFor(async () => {
+      const el = await browser.$('[data-testid="gc-result"]');
+      return (await el.isExisting()) ? el.getText() : null;
+    }, 'the GC result');
+    assert.match(result, /Deleted 1 files/);
+    assert.ok(!fs.existsSync(orphanDir), 'the orphan directory is gone');
   });
 
   it('opens a run of 10,000 events', async () => {

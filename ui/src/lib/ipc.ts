@@ -1,7 +1,11 @@
 // The one door to the backend: every command the app calls, typed with the DTOs generated from
 // Rust (src/gen, never edited by hand). Views import from here, never from @tauri-apps/api.
-import { invoke } from '@tauri-apps/api/core';
+import { Channel, invoke } from '@tauri-apps/api/core';
 import type { ErrorCode } from '../gen/ErrorCode';
+import type { GcPolicy } from '../gen/GcPolicy';
+import type { GcReport } from '../gen/GcReport';
+import type { Progress } from '../gen/Progress';
+import type { StorageStats } from '../gen/StorageStats';
 import type { LinesPage } from '../gen/LinesPage';
 import type { Peek } from '../gen/Peek';
 import type { PeekRequest } from '../gen/PeekRequest';
@@ -45,6 +49,17 @@ export const ipc = {
   valueText: (r: ResultRef, first: number, last: number) => call<string>('value_text', { r, first, last }),
   peek: (r: ResultRef, request: PeekRequest) => call<Peek>('peek_value', { r, request }),
   revealValue: (r: ResultRef) => call<null>('reveal_value', { r }),
+  storage: (dir: string) => call<StorageStats>('storage', { dir }),
+  gcPlan: (dir: string, policy: GcPolicy) => call<GcReport>('gc_plan', { dir, policy }),
+  /** Applies the plan last made for `dir`; `onProgress` hears of every file, in order. */
+  gcApply: (dir: string, onProgress: (p: Progress) => void) => {
+    const progress = new Channel<Progress>();
+    progress.onmessage = onProgress;
+    return call<GcReport>('gc_apply', { dir, progress });
+  },
+  gcCancel: () => call<null>('gc_cancel'),
+  setPinned: (dir: string, run: string, pinned: boolean) => call<boolean>('set_pinned', { dir, run, pinned }),
+  pinned: (dir: string) => call<string[]>('pinned', { dir }),
 };
 
 export type { ResultRef };

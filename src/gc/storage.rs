@@ -1,0 +1,127 @@
+//! Where the value bytes are: per run, per tool, per age, and in orphan directories. What the
+//! Storage view charts and what a GC policy is chosen from.
+
+use crate::error::{Error, Result};
+use crate::pins::Pins;
+use crate::runs::values::list_value_files;
+use crate::runs::{analyze_run, RunOptions, RunsDir, Verify};
+use serde::Serialize;
+use std::collections::HashMap;
+use ts_rs::TS;
+
+#[derive(Debug, Clone, Default, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct StorageRow {
+    pub label: String,
+    pub bytes: u64,
+    pub files: u64,
+}
+
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct StorageRun {
+    pub run: String,
+    pub title: String,
+    pub bytes: u64,
+    pub files: u64,
+    pub updated_ms: Option<i64>,
+    pub pinned: bool,
+}
+
+#[derive(Debug, Clone, Default, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct StorageStats {
+    pub total_bytes: u64,
+    pub files: u64,
+    /// Largest first.
+    pub runs: Vec<StorageRun>,
+    /// By the tool whose result a value file backs (`stray` when none), largest first.
+    pub tools: Vec<StorageRow>,
+    /// By the run's last activity: under a day, a week, a month, older.
+    pub ages: Vec<StorageRow>,
+    /// Value directories whose run is gone.
+    pub orphans: Vec<StorageRow>,
+}
+
+const AGES: [(&str, i64); 4] = [
+    ("under 1 day", 86_400_000),
+    ("1-7 days", 7 * 86_400_000),
+    ("7-30 days", 30 * 86_400_000),
+    ("older", i64::MAX),
+];
+
+pub fn storage(dir: &RunsDir, pins: &Pins, now_ms: i64) -> Result<StorageStats> {
+    let layout = dir.layout()?;
+    let opts = RunOptions {
+        verify: Verify::Size,
+        now_ms,
+        ..dir.opts
+    };
+    let mut stats = StorageStats::default();
+    let mut tools: HashMap<String, StorageRow> = HashMap::new();
+    let mut ages: Vec<StorageRow> = AGES
+        .iter()
+        .map(|(l, _)| StorageRow {
+            label: (*l).to_owned(),
+            ..Default::default()
+        })
+        .collect();
+    for (id, vdir) in &layout.value_dirs {
+        let files = list_value_files(vdir)
+            .map_err(|e| Error::io(format!("reading {}", vdir.display()), &e))?;
+        let bytes: u64 = files.values().map(|f| f.bytes).sum();
+        stats.total_bytes += bytes;
+        stats.files += files.len() as u64;
+        if !layout.runs.contains_key(id) {
+            if layout.runs.contains_key(&format!("{id}.values")) {
+                continue; // another run's own folder with nothing of run `id` in it
+            }
+            stats.orphans.push(StorageRow {
+                label: id.clone(),
+                bytes,
+                files: files.len() as u64,
+            });
+            continue;
+        }
+        let detail = analyze_run(&layout, id, &opts, false)
+            .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
+        let tool_of: HashMap<&str, &str> = detail
+            .results
+            .iter()
+            .map(|r| (r.value_id.as_str(), r.tool.as_str()))
+            .collect();
+        for f in files.values() {
+            let tool = tool_of.get(f.stem.as_str()).copied().unwrap_or("stray");
+            let row = tools.entry(tool.to_owned()).or_insert_with(|| StorageRow {
+                label: tool.to_owned(),
+                ..Default::default()
+            });
+            row.bytes += f.bytes;
+            row.files += 1;
+        }
+        let age = now_ms.saturating_sub(detail.run.updated_ms.unwrap_or(0));
+        let bucket = AGES
+            .iter()
+            .position(|(_, max)| age < *max)
+            .unwrap_or(AGES.len() - 1);
+        ages[bucket].bytes += bytes;
+        ages[bucket].files += files.len() as u64;
+        stats.runs.push(StorageRun {
+            run: id.clone(),
+            title: detail.run.title.clone(),
+            bytes,
+            files: files.len() as u64,
+            updated_ms: detail.run.updated_ms,
+            pinned: pins.is_pinned(dir.root(), id),
+        });
+    }
+    stats
+        .runs
+        .sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.run.cmp(&b.run)));
+    let mut tools: Vec<StorageRow> = tools.into_values().collect();
+    tools.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.label.cmp(&b.label)));
+    stats.tools = tools;
+    stats.ages = ages;
+    stats.orphans.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+    Ok(stats)
+}
