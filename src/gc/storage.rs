@@ -122,6 +122,6 @@ pub fn storage(dir: &RunsDir, pins: &Pins, now_ms: i64) -> Result<StorageStats> 
     tools.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.label.cmp(&b.label)));
     stats.tools = tools;
     stats.ages = ages;
-    stats.orphans.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+    stats.orphans.sort_by_key(|o| std::cmp::Reverse(o.bytes));
     Ok(stats)
 }
