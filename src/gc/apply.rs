@@ -1,12 +1,11 @@
 //! Applying a plan: every file is re-checked just before it is deleted, and anything that changed
 //! since the plan is skipped and reported.
 
-use super::plan::mtime_ns_of;
 use super::{journal, GcFile, GcPolicy, GcReason, GcReport, GcSkip};
 use crate::error::Result;
 use crate::pins::Pins;
 use crate::runs::layout::{SUMMARY_SUFFIX, TRANSCRIPT_SUFFIX, VALUES_SUFFIX};
-use crate::runs::values::{modified_ms, VALUE_EXT};
+use crate::runs::values::{modified_ms, mtime_ns, VALUE_EXT};
 use crate::runs::RunsDir;
 use std::collections::HashMap;
 use std::fs;
@@ -168,7 +167,7 @@ fn file_unchanged(root: &Path, f: &GcFile) -> std::result::Result<(), String> {
             meta.len()
         ));
     }
-    if mtime_ns_of(&meta) != f.mtime_ns {
+    if mtime_ns(&meta) != f.mtime_ns {
         return Err("modified since the plan".into());
     }
     Ok(())

@@ -5,10 +5,10 @@ use super::journal;
 use super::{GcFile, GcPolicy, GcReason, GcReport, GcSkip};
 use crate::error::{Error, Result};
 use crate::pins::Pins;
+use crate::runs::analyze::analyze_run_with;
 use crate::runs::values::{list_value_files, ValueFile};
-use crate::runs::{analyze_run, RunOptions, RunStatus, RunsDir, Verify};
+use crate::runs::{RunOptions, RunStatus, RunsDir, Verify};
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::time::UNIX_EPOCH;
 
 /// What planning knows of one run that has a value directory.
 pub(crate) struct RunValues {
@@ -22,18 +22,6 @@ pub(crate) struct RunValues {
     pub backs: HashMap<String, u64>,
     /// Stems of the files that match no result of the run.
     pub strays: HashSet<String>,
-}
-
-pub(crate) fn mtime_ns(file: &ValueFile) -> String {
-    std::fs::symlink_metadata(&file.path).map_or_else(|_| String::new(), |m| mtime_ns_of(&m))
-}
-
-/// A file's modification time in nanoseconds, as text (the plan carries it to the apply).
-pub(crate) fn mtime_ns_of(meta: &std::fs::Metadata) -> String {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or_else(String::new, |d| d.as_nanos().to_string())
 }
 
 /// The plan for `policy` over `dir`. Nothing is deleted.
@@ -52,11 +40,11 @@ pub fn plan(dir: &RunsDir, policy: &GcPolicy, pins: &Pins, now_ms: i64) -> Resul
         if !layout.runs.contains_key(id) {
             continue; // an orphan, or another run's own folder: below
         }
-        let detail = analyze_run(&layout, id, &opts, false)
-            .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
-        let last_activity = detail.run.updated_ms.unwrap_or(0);
         let files = list_value_files(vdir)
             .map_err(|e| Error::io(format!("reading {}", vdir.display()), &e))?;
+        let detail = analyze_run_with(&layout, id, &opts, false, files.clone())
+            .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
+        let last_activity = detail.run.updated_ms.unwrap_or(0);
         let backs = detail
             .results
             .iter()
@@ -101,7 +89,7 @@ pub fn plan(dir: &RunsDir, policy: &GcPolicy, pins: &Pins, now_ms: i64) -> Resul
             bytes: f.bytes,
             reason,
             context_bytes: run.backs.get(&f.stem).copied().unwrap_or(0),
-            mtime_ns: mtime_ns(f),
+            mtime_ns: f.mtime_ns.clone(),
         });
     };
     let eligible = |r: &RunValues| !r.active && !r.pinned;

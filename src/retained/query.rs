@@ -55,7 +55,13 @@ pub fn scan_query_chunked(
         keep,
         out: QueryScan::default(),
     };
-    let mut buf = vec![0u8; chunk.max(needle.len() * 4)];
+    // Never more than the source needs (plus room for one read past its end).
+    let size = chunk.max(needle.len() * 4).min(
+        usize::try_from(src.len())
+            .unwrap_or(usize::MAX)
+            .saturating_add(1),
+    );
+    let mut buf = vec![0u8; size.max(1)];
     // Absolute offset of buf[0]. A match may straddle two reads: the next read then starts
     // again a few bytes back (at most needle.len() - 1, never before the current line, so no
     // newline is counted twice) instead of copying those bytes around.

@@ -124,7 +124,9 @@ pub fn scan_chunks<B>(
     start: u64,
     mut f: impl FnMut(u64, &[u8]) -> ControlFlow<B>,
 ) -> io::Result<Option<B>> {
-    let mut buf = vec![0u8; SCAN_CHUNK];
+    // A small text (most tool results) gets a buffer its own size, not a zeroed megabyte.
+    let want = src.len().saturating_sub(start).clamp(1, SCAN_CHUNK as u64) as usize;
+    let mut buf = vec![0u8; want];
     let mut offset = start;
     loop {
         let n = src.read_at(offset, &mut buf)?;

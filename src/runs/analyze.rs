@@ -478,11 +478,22 @@ pub fn analyze_run(
     opts: &RunOptions,
     keep_timeline: bool,
 ) -> io::Result<RunDetail> {
-    let files = layout.runs.get(id).cloned().unwrap_or_default();
     let values = match layout.value_dir(id) {
         Some(dir) => list_value_files(dir)?,
         None => BTreeMap::new(),
     };
+    analyze_run_with(layout, id, opts, keep_timeline, values)
+}
+
+/// [`analyze_run`] with the run's value files already listed (GC lists them anyway).
+pub fn analyze_run_with(
+    layout: &Layout,
+    id: &str,
+    opts: &RunOptions,
+    keep_timeline: bool,
+    values: BTreeMap<String, ValueFile>,
+) -> io::Result<RunDetail> {
+    let files = layout.runs.get(id).cloned().unwrap_or_default();
     let mut analyzer = Analyzer::new(id, values, *opts, keep_timeline);
     if layout.linked_value_dirs.contains(id) {
         let msg = format!("{id}.values is a symbolic link: it is not read and never collected");

@@ -18,6 +18,8 @@ pub struct ValueFile {
     pub path: PathBuf,
     pub bytes: u64,
     pub modified_ms: Option<i64>,
+    /// Modification time in nanoseconds, as text: what GC compares before deleting.
+    pub mtime_ns: String,
 }
 
 /// The value files of a directory, by stem. Symbolic links, subdirectories and files of other
@@ -46,10 +48,19 @@ pub fn list_value_files(dir: &Path) -> io::Result<BTreeMap<String, ValueFile>> {
                 path: entry.path(),
                 bytes: meta.len(),
                 modified_ms: modified_ms(&meta),
+                mtime_ns: mtime_ns(&meta),
             },
         );
     }
     Ok(out)
+}
+
+/// A file's modification time in nanoseconds, as text (too big for a JSON number a UI reads).
+pub fn mtime_ns(meta: &fs::Metadata) -> String {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or_else(String::new, |d| d.as_nanos().to_string())
 }
 
 pub fn modified_ms(meta: &fs::Metadata) -> Option<i64> {
