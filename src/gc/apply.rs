@@ -1,13 +1,20 @@
 //! Applying a plan: every file is re-checked just before it is deleted, and anything that changed
 //! since the plan is skipped and reported.
+//!
+//! Deletion goes through directory handles: the runs directory is opened once, each value
+//! directory is opened from it without following a symbolic link (`O_NOFOLLOW`), and the file is
+//! checked (`fstatat`, no follow) and unlinked (`unlinkat`) relative to that handle. A directory
+//! swapped for a link between the check and the delete therefore cannot redirect the delete.
 
+use super::plan::run_stamp;
 use super::{journal, GcFile, GcPolicy, GcReason, GcReport, GcSkip};
-use crate::error::Result;
+use crate::error::{Error, ErrorCode, Result};
 use crate::pins::Pins;
 use crate::runs::layout::{SUMMARY_SUFFIX, TRANSCRIPT_SUFFIX, VALUES_SUFFIX};
-use crate::runs::values::{modified_ms, mtime_ns, VALUE_EXT};
+use crate::runs::values::VALUE_EXT;
 use crate::runs::RunsDir;
-use std::collections::HashMap;
+use rustix::fd::OwnedFd;
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use std::fs;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,8 +40,13 @@ pub fn apply(
     mut progress: impl FnMut(Progress),
 ) -> Result<GcReport> {
     let root = dir.root();
-    // Pins may have changed since the plan (another window, the CLI): read them again.
-    let pins = Pins::load_in(dir.config_dir())?;
+    let _lock = journal::lock(dir.config_dir())?;
+    let root_fd = rustix::fs::open(
+        root,
+        OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| Error::new(ErrorCode::Io, format!("opening {}: {e}", root.display())))?;
     journal::begin(dir.config_dir(), root, &plan.files)?;
     let pause = fault_injection_pause();
     let mut out = GcReport {
@@ -47,7 +59,8 @@ pub fn apply(
         total_bytes: plan.total_bytes,
         ..Default::default()
     };
-    let mut run_ok: HashMap<&str, std::result::Result<(), String>> = HashMap::new();
+    let mut pins = Pins::load_in(dir.config_dir())?;
+    let mut last_run: Option<&str> = None;
     let mut touched_dirs: Vec<String> = Vec::new();
     for f in &plan.files {
         if cancel.load(Ordering::Relaxed) {
@@ -58,29 +71,28 @@ pub fn apply(
             });
             continue;
         }
-        let verdict = run_ok
-            .entry(f.run.as_str())
-            .or_insert_with(|| run_still_collectable(root, f, policy, &pins, now_ms));
-        let checked = verdict.clone().and_then(|()| file_unchanged(root, f));
+        if last_run != Some(f.run.as_str()) {
+            // Pins may change while an apply runs (the app, `mctl pin`): read them per run.
+            pins = Pins::load_in(dir.config_dir())?;
+            last_run = Some(f.run.as_str());
+        }
+        let checked = value_path(f).and_then(|(d, name)| {
+            run_still_collectable(root, f, d, policy, &pins, now_ms)?;
+            delete(&root_fd, d, name, f)?;
+            Ok(d)
+        });
         match checked {
             Err(reason) => out.skipped.push(GcSkip {
                 path: f.path.clone(),
                 reason,
             }),
-            Ok(()) => match fs::remove_file(root.join(&f.path)) {
-                Ok(()) => {
-                    out.files.push(f.clone());
-                    p.bytes += f.bytes;
-                    let d = f.path.split('/').next().unwrap_or_default().to_owned();
-                    if !touched_dirs.contains(&d) {
-                        touched_dirs.push(d);
-                    }
+            Ok(d) => {
+                out.files.push(f.clone());
+                p.bytes += f.bytes;
+                if !touched_dirs.iter().any(|t| t == d) {
+                    touched_dirs.push(d.to_owned());
                 }
-                Err(e) => out.skipped.push(GcSkip {
-                    path: f.path.clone(),
-                    reason: format!("could not delete: {e}"),
-                }),
-            },
+            }
         }
         p.done += 1;
         progress(p);
@@ -89,7 +101,7 @@ pub fn apply(
         }
     }
     for d in touched_dirs {
-        if remove_dir_if_empty_value_dir(root, &d) {
+        if remove_dir_if_empty_value_dir(root, &root_fd, &d) {
             out.removed_dirs.push(d);
         }
     }
@@ -106,83 +118,109 @@ fn fault_injection_pause() -> Option<u64> {
         .and_then(|v| v.parse().ok())
 }
 
-/// The run (or orphan directory) a file belongs to may still be collected: idle, unpinned, and
-/// for an orphan, still without a run.
+/// `<run>.values/<name>.txt`: exactly two plain components, the first the run's own value
+/// directory.
+fn value_path(f: &GcFile) -> std::result::Result<(&str, &str), String> {
+    let bad = || Err(format!("not a value file path of run {}", f.run));
+    let Some((d, name)) = f.path.split_once('/') else {
+        return bad();
+    };
+    let plain = |s: &str| !s.is_empty() && s != "." && s != ".." && !s.contains(['/', '\\', '\0']);
+    if !plain(d)
+        || !plain(name)
+        || !name.ends_with(VALUE_EXT)
+        || d != format!("{}{VALUES_SUFFIX}", f.run)
+    {
+        return bad();
+    }
+    Ok((d, name))
+}
+
+fn exists(root: &Path, name: String) -> bool {
+    fs::symlink_metadata(root.join(name)).is_ok()
+}
+
+/// The run (or orphan directory) a file belongs to may still be collected, checked before each
+/// file: for a run, unpinned and untouched since the plan; for an orphan, still without a run.
 fn run_still_collectable(
     root: &Path,
     f: &GcFile,
+    d: &str,
     policy: &GcPolicy,
     pins: &Pins,
     now_ms: i64,
 ) -> std::result::Result<(), String> {
-    let exists = |name: String| fs::symlink_metadata(root.join(name)).is_ok();
+    if pins.is_pinned(root, &f.run) {
+        return Err("run pinned since the plan".into());
+    }
+    let shared = [TRANSCRIPT_SUFFIX, SUMMARY_SUFFIX]
+        .iter()
+        .any(|s| exists(root, format!("{d}{s}")));
     if f.reason == GcReason::Orphan {
-        let own = format!("{}{VALUES_SUFFIX}", f.run);
-        if [TRANSCRIPT_SUFFIX, SUMMARY_SUFFIX]
-            .iter()
-            .any(|s| exists(format!("{}{s}", f.run)) || exists(format!("{own}{s}")))
+        if shared
+            || [TRANSCRIPT_SUFFIX, SUMMARY_SUFFIX]
+                .iter()
+                .any(|s| exists(root, format!("{}{s}", f.run)))
         {
             return Err("a run now owns this directory".into());
         }
         return Ok(());
     }
-    if pins.is_pinned(root, &f.run) {
-        return Err("run pinned since the plan".into());
+    if shared && f.reason == GcReason::Stray {
+        return Err("the directory is now also a run's own folder".into());
     }
+    if run_stamp(root, &f.run) != f.run_stamp {
+        return Err("run became active since the plan".into());
+    }
+    // The stamp is stricter than the idle guard (any write counts); the guard still covers a
+    // run whose transcript sits unchanged during a long tool call.
     let changed = fs::metadata(root.join(format!("{}{TRANSCRIPT_SUFFIX}", f.run)))
         .ok()
         .as_ref()
-        .and_then(modified_ms);
+        .and_then(crate::runs::values::modified_ms);
     if changed.is_some_and(|m| now_ms.saturating_sub(m) < policy.idle_guard_ms) {
-        return Err("run became active since the plan".into());
+        return Err("run changed within the idle guard".into());
     }
     Ok(())
 }
 
-/// The file is still the one planned: `<run>.values/<name>.txt` directly in the runs directory,
-/// a real directory and a regular file (no symbolic link anywhere), same size and time.
-fn file_unchanged(root: &Path, f: &GcFile) -> std::result::Result<(), String> {
-    let parts: Vec<&str> = f.path.split('/').collect();
-    let [d, name] = parts.as_slice() else {
-        return Err("not a value file path".into());
-    };
-    let valid = |s: &str| !s.is_empty() && s != "." && s != ".." && !s.contains(['\\', '\0']);
-    if !valid(d) || !valid(name) || !d.ends_with(VALUES_SUFFIX) || !name.ends_with(VALUE_EXT) {
-        return Err("not a value file path".into());
-    }
-    let dir_meta =
-        fs::symlink_metadata(root.join(d)).map_err(|e| format!("value directory: {e}"))?;
-    if !dir_meta.file_type().is_dir() {
-        return Err("the value directory is no longer a directory".into());
-    }
-    let path = root.join(d).join(name);
-    let meta = fs::symlink_metadata(&path).map_err(|e| format!("file: {e}"))?;
-    if !meta.file_type().is_file() {
+/// Checks and deletes `d/name` relative to the runs directory's handle, following no link.
+fn delete(root_fd: &OwnedFd, d: &str, name: &str, f: &GcFile) -> std::result::Result<(), String> {
+    let dir = rustix::fs::openat(
+        root_fd,
+        d,
+        OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::RDONLY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| format!("value directory: {e} (a link or no longer a directory)"))?;
+    let st = rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW)
+        .map_err(|e| format!("file: {e}"))?;
+    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
         return Err("no longer a regular file".into());
     }
-    if meta.len() != f.bytes {
+    if st.st_size as u64 != f.bytes {
         return Err(format!(
             "size changed since the plan ({} -> {} bytes)",
-            f.bytes,
-            meta.len()
+            f.bytes, st.st_size
         ));
     }
-    if mtime_ns(&meta) != f.mtime_ns {
+    let ns = (st.st_mtime as i128) * 1_000_000_000 + st.st_mtime_nsec as i128;
+    if ns.to_string() != f.mtime_ns {
         return Err("modified since the plan".into());
     }
-    Ok(())
+    rustix::fs::unlinkat(&dir, name, AtFlags::empty()).map_err(|e| format!("could not delete: {e}"))
 }
 
 /// Removes `<x>.values/` once empty, unless a run `x.values` exists: then it is that run's folder.
-fn remove_dir_if_empty_value_dir(root: &Path, d: &str) -> bool {
-    let exists = |name: String| fs::symlink_metadata(root.join(name)).is_ok();
-    if exists(format!("{d}{TRANSCRIPT_SUFFIX}")) || exists(format!("{d}{SUMMARY_SUFFIX}")) {
+fn remove_dir_if_empty_value_dir(root: &Path, root_fd: &OwnedFd, d: &str) -> bool {
+    if [TRANSCRIPT_SUFFIX, SUMMARY_SUFFIX]
+        .iter()
+        .any(|s| exists(root, format!("{d}{s}")))
+    {
         return false;
     }
-    let path = root.join(d);
-    let is_real_dir = fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_dir());
-    // remove_dir refuses a directory that is not empty: nothing inside can be lost.
-    is_real_dir
-        && fs::read_dir(&path).is_ok_and(|mut it| it.next().is_none())
-        && fs::remove_dir(&path).is_ok()
+    let is_real_dir = rustix::fs::statat(root_fd, d, AtFlags::SYMLINK_NOFOLLOW)
+        .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Directory);
+    // AT_REMOVEDIR refuses a directory that is not empty: nothing inside can be lost.
+    is_real_dir && rustix::fs::unlinkat(root_fd, d, AtFlags::REMOVEDIR).is_ok()
 }

@@ -4,10 +4,12 @@
 //! interrupted apply had planned and not yet deleted, so the next apply finishes them (after the
 //! same re-checks), or reports them.
 
-use super::GcFile;
+use super::plan::run_stamp;
+use super::{GcFile, GcReason};
 use crate::config::{dir_key, write_atomic};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::retained::value_id::fnv1a32;
+use crate::runs::values::mtime_ns;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,7 +18,33 @@ use std::path::{Path, PathBuf};
 #[serde(rename_all = "camelCase")]
 struct Journal {
     runs_dir: String,
+    created_ms: i64,
     files: Vec<GcFile>,
+}
+
+/// A journal older than this is not carried over: its plan is too old to trust.
+const JOURNAL_MAX_AGE_MS: i64 = 24 * 3600 * 1000;
+
+/// Holds the GC lock of this user (released when dropped, or when the process dies): two applies
+/// never run at once.
+pub(crate) struct Lock(#[allow(dead_code)] Option<std::fs::File>);
+
+pub(crate) fn lock(config: Option<&Path>) -> Result<Lock> {
+    let Some(dir) = config else {
+        return Ok(Lock(None));
+    };
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
+    let path = dir.join("gc.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::io(format!("opening {}", path.display()), &e))?;
+    rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive)
+        .map_err(|_| Error::new(ErrorCode::Invalid, "another garbage collection is running"))?;
+    Ok(Lock(Some(file)))
 }
 
 fn path(config: Option<&Path>, root: &Path) -> Option<PathBuf> {
@@ -30,6 +58,7 @@ pub(crate) fn begin(config: Option<&Path>, root: &Path, files: &[GcFile]) -> Res
     };
     let journal = Journal {
         runs_dir: dir_key(root),
+        created_ms: crate::runs::now_ms(),
         files: files.to_vec(),
     };
     let bytes = serde_json::to_vec(&journal).expect("journal serializes");
@@ -73,11 +102,25 @@ pub(crate) fn carry_over(
     let Ok(journal) = serde_json::from_slice::<Journal>(&bytes) else {
         return Ok(0);
     };
+    let age = crate::runs::now_ms().saturating_sub(journal.created_ms);
+    if journal.runs_dir != dir_key(root) || age > JOURNAL_MAX_AGE_MS {
+        return Ok(0);
+    }
     let mut n = 0;
     for f in journal.files {
-        let still_there =
-            std::fs::symlink_metadata(root.join(&f.path)).is_ok_and(|m| m.file_type().is_file());
-        if still_there && !selected.contains_key(&f.path) {
+        // Only files still exactly as planned, of runs untouched since: a run resumed after
+        // the interruption needs its values again. The apply checks all of it once more.
+        let plain = f.path.split('/').count() == 2
+            && !f
+                .path
+                .split('/')
+                .any(|c| c.is_empty() || c == "." || c == "..");
+        let still_there = plain
+            && std::fs::symlink_metadata(root.join(&f.path)).is_ok_and(|m| {
+                m.file_type().is_file() && m.len() == f.bytes && mtime_ns(&m) == f.mtime_ns
+            });
+        let run_untouched = f.reason == GcReason::Orphan || run_stamp(root, &f.run) == f.run_stamp;
+        if still_there && run_untouched && !selected.contains_key(&f.path) {
             selected.insert(f.path.clone(), f);
             n += 1;
         }

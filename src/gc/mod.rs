@@ -18,8 +18,8 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 /// Which value files to collect. Policies combine: a file is collected when any selects it.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", default)]
 pub struct GcPolicy {
     /// Runs whose last activity is older than this.
     pub older_than_ms: Option<i64>,
@@ -36,6 +36,20 @@ pub struct GcPolicy {
 }
 
 pub const DEFAULT_IDLE_GUARD_MS: i64 = 10 * 60 * 1000;
+
+impl Default for GcPolicy {
+    /// No policy selected, and the 10-minute idle guard.
+    fn default() -> Self {
+        Self {
+            older_than_ms: None,
+            keep_last: None,
+            max_bytes: None,
+            orphans: false,
+            strays: false,
+            idle_guard_ms: DEFAULT_IDLE_GUARD_MS,
+        }
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "kebab-case")]
@@ -61,6 +75,9 @@ pub struct GcFile {
     pub context_bytes: u64,
     /// Modification time when planned, in nanoseconds (as a string: too big for a JS number).
     pub mtime_ns: String,
+    /// The run's transcript and summary (sizes and times) when planned: if they change, the run
+    /// is active again and its files are left alone.
+    pub run_stamp: String,
 }
 
 /// What collecting a run's files costs it.

@@ -1,31 +1,57 @@
 //! Planning: which value files each policy selects, what that costs each run's next resume.
 //! Planning reads and never writes.
 
-use super::journal;
-use super::{GcFile, GcPolicy, GcReason, GcReport, GcSkip};
-use crate::error::{Error, Result};
+use super::{journal, GcFile, GcPolicy, GcReason, GcReport, GcSkip};
+use crate::error::{Error, ErrorCode, Result};
 use crate::pins::Pins;
+use crate::retained::DEFAULT_THRESHOLD;
 use crate::runs::analyze::analyze_run_with;
-use crate::runs::values::{list_value_files, ValueFile};
+use crate::runs::layout::{SUMMARY_SUFFIX, TRANSCRIPT_SUFFIX};
+use crate::runs::values::{list_value_files, mtime_ns, ValueFile};
 use crate::runs::{RunOptions, RunStatus, RunsDir, Verify};
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
 
 /// What planning knows of one run that has a value directory.
-pub(crate) struct RunValues {
-    pub id: String,
-    pub last_activity: i64,
+struct RunValues {
+    id: String,
+    last_activity: i64,
     /// Running, or changed within the idle guard: never touched.
-    pub active: bool,
-    pub pinned: bool,
-    pub files: BTreeMap<String, ValueFile>,
-    /// Value id -> full size of the result it backs, for results over the threshold.
-    pub backs: HashMap<String, u64>,
-    /// Stems of the files that match no result of the run.
-    pub strays: HashSet<String>,
+    active: bool,
+    pinned: bool,
+    /// The value files GC may take from this run's directory. In a directory that is also a run
+    /// `<id>.values`'s own folder, only the files that back one of this run's results.
+    files: BTreeMap<String, ValueFile>,
+    /// Value id -> bytes the next resume carries again without the file (spec B.5).
+    backs: HashMap<String, u64>,
+    /// Stems of files that match no result of the run (never in a shared directory).
+    strays: HashSet<String>,
+    stamp: String,
+}
+
+/// The state of a run's transcript and summary: sizes and modification times. Any write by the
+/// harness changes it.
+pub(crate) fn run_stamp(root: &Path, id: &str) -> String {
+    [TRANSCRIPT_SUFFIX, SUMMARY_SUFFIX]
+        .iter()
+        .map(
+            |s| match std::fs::symlink_metadata(root.join(format!("{id}{s}"))) {
+                Ok(m) => format!("{}:{}", m.len(), mtime_ns(&m)),
+                Err(_) => "-".to_owned(),
+            },
+        )
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// The plan for `policy` over `dir`. Nothing is deleted.
 pub fn plan(dir: &RunsDir, policy: &GcPolicy, pins: &Pins, now_ms: i64) -> Result<GcReport> {
+    if policy.idle_guard_ms < 0 {
+        return Err(Error::new(
+            ErrorCode::Invalid,
+            "the idle guard cannot be negative",
+        ));
+    }
     let layout = dir.layout()?;
     let root = dir.root();
     // Sizes are enough here: GC needs to know which files back which results, not whether
@@ -35,42 +61,62 @@ pub fn plan(dir: &RunsDir, policy: &GcPolicy, pins: &Pins, now_ms: i64) -> Resul
         now_ms,
         ..dir.opts
     };
+    let mut report = GcReport::default();
     let mut runs: Vec<RunValues> = Vec::new();
     for (id, vdir) in &layout.value_dirs {
         if !layout.runs.contains_key(id) {
             continue; // an orphan, or another run's own folder: below
         }
-        let files = list_value_files(vdir)
-            .map_err(|e| Error::io(format!("reading {}", vdir.display()), &e))?;
-        let detail = analyze_run_with(&layout, id, &opts, false, files.clone())
-            .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
-        let last_activity = detail.run.updated_ms.unwrap_or(0);
-        let backs = detail
-            .results
-            .iter()
-            .filter(|r| r.bytes > dir.opts.threshold)
-            .map(|r| (r.value_id.clone(), r.bytes))
-            .collect();
+        let listed = list_value_files(vdir).and_then(|files| {
+            let detail = analyze_run_with(&layout, id, &opts, false, files.clone())?;
+            Ok((files, detail))
+        });
+        let (mut files, detail) = match listed {
+            Ok(x) => x,
+            Err(e) => {
+                // One unreadable run is left alone, not a reason to collect nothing.
+                report.skipped.push(GcSkip {
+                    path: format!("{id}.values/"),
+                    reason: format!("cannot be read: {e}"),
+                });
+                continue;
+            }
+        };
+        let replayed_from = detail.run.compacted_at_line.unwrap_or(0);
+        let mut backs: HashMap<String, u64> = HashMap::new();
+        for r in &detail.results {
+            // What the harness stubs: results over its threshold, after the last compaction
+            // (a resume replays nothing before it). A repeated call id shares one file.
+            if r.bytes > DEFAULT_THRESHOLD && r.line > replayed_from {
+                *backs.entry(r.value_id.clone()).or_default() += r.bytes;
+            }
+        }
         let matched: HashSet<&str> = detail.results.iter().map(|r| r.value_id.as_str()).collect();
-        let strays = files
-            .keys()
-            .filter(|k| !matched.contains(k.as_str()))
-            .cloned()
-            .collect();
+        let shared = layout.is_shared(id);
+        let strays: HashSet<String> = if shared {
+            files.retain(|stem, _| matched.contains(stem.as_str()));
+            HashSet::new()
+        } else {
+            files
+                .keys()
+                .filter(|k| !matched.contains(k.as_str()))
+                .cloned()
+                .collect()
+        };
         runs.push(RunValues {
             id: id.clone(),
-            last_activity,
+            last_activity: detail.run.updated_ms.unwrap_or(0),
             active: detail.run.status == RunStatus::Running
-                || now_ms.saturating_sub(last_activity) < policy.idle_guard_ms,
+                || now_ms.saturating_sub(detail.run.updated_ms.unwrap_or(0)) < policy.idle_guard_ms,
             pinned: pins.is_pinned(root, id),
             files,
             backs,
             strays,
+            stamp: run_stamp(root, id),
         });
     }
 
     let mut selected: BTreeMap<String, GcFile> = BTreeMap::new();
-    let mut report = GcReport::default();
     let rel = |f: &ValueFile| {
         f.path
             .strip_prefix(root)
@@ -90,19 +136,20 @@ pub fn plan(dir: &RunsDir, policy: &GcPolicy, pins: &Pins, now_ms: i64) -> Resul
             reason,
             context_bytes: run.backs.get(&f.stem).copied().unwrap_or(0),
             mtime_ns: f.mtime_ns.clone(),
+            run_stamp: run.stamp.clone(),
         });
     };
     let eligible = |r: &RunValues| !r.active && !r.pinned;
-    for r in runs.iter().filter(|r| !eligible(r) && !r.files.is_empty()) {
-        if r.pinned && any_policy(policy) {
+    if any_run_policy(policy) {
+        for r in runs.iter().filter(|r| !eligible(r) && !r.files.is_empty()) {
+            let reason = if r.pinned {
+                "pinned"
+            } else {
+                "active: running or changed within the idle guard"
+            };
             report.skipped.push(GcSkip {
                 path: format!("{}.values/", r.id),
-                reason: "pinned".into(),
-            });
-        } else if r.active && any_policy(policy) {
-            report.skipped.push(GcSkip {
-                path: format!("{}.values/", r.id),
-                reason: "active: running or changed within the idle guard".into(),
+                reason: reason.into(),
             });
         }
     }
@@ -126,7 +173,7 @@ pub fn plan(dir: &RunsDir, policy: &GcPolicy, pins: &Pins, now_ms: i64) -> Resul
         });
         for r in newest
             .into_iter()
-            .skip(keep as usize)
+            .skip(usize::try_from(keep).unwrap_or(usize::MAX))
             .filter(|r| eligible(r))
         {
             r.files
@@ -134,23 +181,69 @@ pub fn plan(dir: &RunsDir, policy: &GcPolicy, pins: &Pins, now_ms: i64) -> Resul
                 .for_each(|f| take(r, f, GcReason::KeepLast, &mut selected));
         }
     }
-    let orphans: Vec<(String, BTreeMap<String, ValueFile>)> = layout
-        .orphan_value_dirs()
-        .map(|(id, d)| {
-            Ok((
-                id.to_owned(),
-                list_value_files(d)
-                    .map_err(|e| Error::io(format!("reading {}", d.display()), &e))?,
-            ))
-        })
-        .collect::<Result<_>>()?;
+    let mut orphan_bytes = 0u64;
+    for (id, d) in layout.orphan_value_dirs() {
+        let files = match list_value_files(d) {
+            Ok(f) => f,
+            Err(e) => {
+                report.skipped.push(GcSkip {
+                    path: format!("{id}.values/"),
+                    reason: format!("cannot be read: {e}"),
+                });
+                continue;
+            }
+        };
+        orphan_bytes += files.values().map(|f| f.bytes).sum::<u64>();
+        if !policy.orphans {
+            continue;
+        }
+        if pins.is_pinned(root, id) {
+            report.skipped.push(GcSkip {
+                path: format!("{id}.values/"),
+                reason: "pinned".into(),
+            });
+            continue;
+        }
+        let r = RunValues {
+            id: id.to_owned(),
+            last_activity: 0,
+            active: false,
+            pinned: false,
+            files: BTreeMap::new(),
+            backs: HashMap::new(),
+            strays: HashSet::new(),
+            stamp: run_stamp(root, id),
+        };
+        for f in files.values() {
+            // A file written within the idle guard may belong to a run being created.
+            if f.modified_ms
+                .is_some_and(|m| now_ms.saturating_sub(m) < policy.idle_guard_ms)
+            {
+                report.skipped.push(GcSkip {
+                    path: rel(f),
+                    reason: "orphan changed within the idle guard".into(),
+                });
+                continue;
+            }
+            take(&r, f, GcReason::Orphan, &mut selected);
+        }
+    }
+    if policy.strays {
+        for r in runs.iter().filter(|r| eligible(r)) {
+            for f in r.files.values().filter(|f| r.strays.contains(&f.stem)) {
+                take(r, f, GcReason::Stray, &mut selected);
+            }
+        }
+    }
+    let resumed = journal::carry_over(dir.config_dir(), root, &mut selected)?;
+    // The budget comes last: what the other policies already take counts toward it.
     if let Some(max) = policy.max_bytes {
         let all: u64 = runs
             .iter()
             .flat_map(|r| r.files.values())
-            .chain(orphans.iter().flat_map(|(_, f)| f.values()))
             .map(|f| f.bytes)
-            .sum();
+            .sum::<u64>()
+            + orphan_bytes;
         let mut left = all.saturating_sub(selected.values().map(|f| f.bytes).sum());
         let mut oldest: Vec<&RunValues> = runs.iter().filter(|r| eligible(r)).collect();
         oldest.sort_by(|a, b| {
@@ -169,48 +262,20 @@ pub fn plan(dir: &RunsDir, policy: &GcPolicy, pins: &Pins, now_ms: i64) -> Resul
                 }
             }
         }
-    }
-    if policy.orphans {
-        for (id, files) in &orphans {
-            let r = RunValues {
-                id: id.clone(),
-                last_activity: 0,
-                active: false,
-                pinned: false,
-                files: BTreeMap::new(),
-                backs: HashMap::new(),
-                strays: HashSet::new(),
-            };
-            for f in files.values() {
-                // A file written within the idle guard may belong to a run being created.
-                if f.modified_ms
-                    .is_some_and(|m| now_ms.saturating_sub(m) < policy.idle_guard_ms)
-                {
-                    report.skipped.push(GcSkip {
-                        path: rel(f),
-                        reason: "orphan changed within the idle guard".into(),
-                    });
-                    continue;
-                }
-                take(&r, f, GcReason::Orphan, &mut selected);
-            }
-        }
-    }
-    if policy.strays {
-        for r in runs.iter().filter(|r| eligible(r)) {
-            for f in r.files.values().filter(|f| r.strays.contains(&f.stem)) {
-                take(r, f, GcReason::Stray, &mut selected);
-            }
+        if left > max {
+            report.skipped.push(GcSkip {
+                path: String::new(),
+                reason: format!("budget: {left} bytes would remain, over the {max}-byte budget; the rest belongs to pinned or active runs, or to orphans (--orphans)"),
+            });
         }
     }
 
-    let resumed = journal::carry_over(dir.config_dir(), root, &mut selected)?;
     report.resumed = resumed;
     report.files = selected.into_values().collect();
     report.total();
     Ok(report)
 }
 
-fn any_policy(p: &GcPolicy) -> bool {
+fn any_run_policy(p: &GcPolicy) -> bool {
     p.older_than_ms.is_some() || p.keep_last.is_some() || p.max_bytes.is_some() || p.strays
 }

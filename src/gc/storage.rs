@@ -70,12 +70,12 @@ pub fn storage(dir: &RunsDir, pins: &Pins, now_ms: i64) -> Result<StorageStats> 
         let files = list_value_files(vdir)
             .map_err(|e| Error::io(format!("reading {}", vdir.display()), &e))?;
         let bytes: u64 = files.values().map(|f| f.bytes).sum();
-        stats.total_bytes += bytes;
-        stats.files += files.len() as u64;
         if !layout.runs.contains_key(id) {
-            if layout.runs.contains_key(&format!("{id}.values")) {
-                continue; // another run's own folder with nothing of run `id` in it
+            if layout.run_names.contains(id) || layout.is_shared(id) {
+                continue; // a run we cannot read, or another run's own folder
             }
+            stats.total_bytes += bytes;
+            stats.files += files.len() as u64;
             stats.orphans.push(StorageRow {
                 label: id.clone(),
                 bytes,
@@ -83,6 +83,8 @@ pub fn storage(dir: &RunsDir, pins: &Pins, now_ms: i64) -> Result<StorageStats> 
             });
             continue;
         }
+        stats.total_bytes += bytes;
+        stats.files += files.len() as u64;
         let detail = analyze_run(&layout, id, &opts, false)
             .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
         let tool_of: HashMap<&str, &str> = detail

@@ -312,6 +312,7 @@ impl Analyzer {
                 item.result = Some(info);
             }
             Event::RunResult { .. } => self.last_terminal = Some((n, Terminal::Done)),
+            Event::ContextCompacted { .. } => run.compacted_at_line = Some(n),
             Event::RunError { error } => {
                 let code = error.as_ref().and_then(|e| e.code.clone());
                 let terminal = if code.as_deref() == Some("aborted") {

@@ -31,6 +31,9 @@ pub struct Layout {
     pub value_dirs: BTreeMap<String, PathBuf>,
     /// `<x>.values` entries that are symbolic links: never read through, never collected.
     pub linked_value_dirs: BTreeSet<String>,
+    /// Every id with an entry named `<id>.jsonl` or `<id>.summary.json` of any kind (a link
+    /// too): a value directory of such an id is never an orphan.
+    pub run_names: BTreeSet<String>,
 }
 
 impl Layout {
@@ -51,6 +54,11 @@ impl Layout {
             if name.ends_with(TEMP_SUFFIX) {
                 continue;
             }
+            if let Some(id) =
+                strip(&name, SUMMARY_SUFFIX).or_else(|| strip(&name, TRANSCRIPT_SUFFIX))
+            {
+                layout.run_names.insert(id.to_owned());
+            }
             if kind.is_file() {
                 if let Some(id) = strip(&name, SUMMARY_SUFFIX) {
                     layout.runs.entry(id.to_owned()).or_default().summary = Some(entry.path());
@@ -68,6 +76,11 @@ impl Layout {
         Ok(layout)
     }
 
+    /// Whether `<id>.values/` is also the own folder of a run called `<id>.values`.
+    pub fn is_shared(&self, id: &str) -> bool {
+        self.run_names.contains(&format!("{id}{VALUES_SUFFIX}"))
+    }
+
     /// The value directory of run `id`, if it is a real directory.
     pub fn value_dir(&self, id: &str) -> Option<&Path> {
         self.value_dirs.get(id).map(PathBuf::as_path)
@@ -77,7 +90,7 @@ impl Layout {
     pub fn orphan_value_dirs(&self) -> impl Iterator<Item = (&str, &Path)> {
         self.value_dirs.iter().filter_map(|(id, path)| {
             let own_folder = format!("{id}{VALUES_SUFFIX}");
-            (!self.runs.contains_key(id) && !self.runs.contains_key(&own_folder))
+            (!self.run_names.contains(id) && !self.run_names.contains(&own_folder))
                 .then_some((id.as_str(), path.as_path()))
         })
     }

@@ -111,6 +111,8 @@ pub struct Run {
     pub error_message: Option<String>,
     /// Names of the tools the run called, sorted.
     pub tools: Vec<String>,
+    /// Line of the last `context_compacted`: a resume replays nothing before it.
+    pub compacted_at_line: Option<u64>,
 }
 
 pub const TITLE_MAX: usize = 160;

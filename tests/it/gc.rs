@@ -99,6 +99,9 @@ fn world() -> World {
     RunFile::new(&root, "foo.values").user("go").done().write();
     fs::create_dir_all(root.join("foo.values/checkpoints")).unwrap();
     fs::write(root.join("foo.values/checkpoints/c1.json"), "{\"edit\":1}").unwrap();
+    // A .txt of run `foo.values`'s own, not a value of `foo`: never GC's to take.
+    fs::write(root.join("foo.values/notes.txt"), "the run's own notes").unwrap();
+    set_mtime(&root.join("foo.values/notes.txt"), OLD_MS);
 
     // A value directory that is a symbolic link to a folder outside, and a linked value file.
     RunFile::new(&root, "linked")
@@ -431,8 +434,12 @@ fn keep_last_and_budget_take_the_oldest_runs_first() {
         })
         .map(|p| fs::metadata(p).unwrap().len())
         .sum();
+    // foo.values/notes.txt belongs to run `foo.values`: it is not a value file GC counts.
+    let notes = fs::metadata(w.root.join("foo.values/notes.txt"))
+        .unwrap()
+        .len();
     let budget = GcPolicy {
-        max_bytes: Some(total - 1),
+        max_bytes: Some(total - notes - 1),
         idle_guard_ms: DEFAULT_IDLE_GUARD_MS,
         ..Default::default()
     };
@@ -591,4 +598,154 @@ fn cancelling_stops_between_files_and_reports_the_rest() {
     assert_eq!(r.skipped.len(), p.files.len() - 2);
     assert!(r.skipped.iter().all(|s| s.reason == "cancelled"));
     assert_eq!(seen, [1, 2]);
+}
+
+#[test]
+fn a_value_directory_swapped_for_a_link_after_the_plan_is_left_alone() {
+    let w = world();
+    let pol = policy();
+    let p = plan(&w, &pol);
+    // Replace old.values by a link to a folder outside holding files of the same names.
+    fs::rename(w.root.join("old.values"), w.outside.join("moved")).unwrap();
+    symlink(w.outside.join("moved"), w.root.join("old.values")).unwrap();
+    let before = snap_all(&w);
+    let r = apply(&w, &p, &pol);
+    assert!(
+        r.skipped
+            .iter()
+            .filter(|s| s.path.starts_with("old.values/"))
+            .count()
+            >= 3,
+        "{:?}",
+        r.skipped
+    );
+    assert!(!paths(&r).iter().any(|p| p.starts_with("old.values/")));
+    assert!(
+        w.outside.join("moved/a.txt").exists(),
+        "nothing deleted through the link"
+    );
+    assert_only_planned_deleted(&before, &snap_all(&w), &w, &p, &r);
+}
+
+#[test]
+fn a_journal_left_by_a_killed_apply_is_not_carried_over_once_its_run_is_resumed() {
+    let w = world();
+    let pol = GcPolicy {
+        older_than_ms: Some(24 * 3600 * 1000),
+        ..GcPolicy::default()
+    };
+    let p = plan(&w, &pol);
+    assert!(paths(&p).contains(&"old.values/a.txt"));
+    // Simulate a kill right after the journal was written: apply with everything cancelled.
+    let cancel = AtomicBool::new(true);
+    let r = gc::apply(&dir(&w), &p, &pol, now_ms(), &cancel, |_| {}).unwrap();
+    assert!(r.files.is_empty());
+    // (A cancelled apply ends its journal; write one as a killed apply would have left it.)
+    let journal = serde_json::json!({"runsDir": w.root.canonicalize().unwrap().to_string_lossy(), "createdMs": now_ms(), "files": p.files});
+    let name = format!(
+        "gc-journal-{:08x}.json",
+        mission_control::retained::value_id::fnv1a32(
+            w.root.canonicalize().unwrap().to_string_lossy().as_bytes()
+        )
+    );
+    fs::write(w.config.join(&name), serde_json::to_vec(&journal).unwrap()).unwrap();
+    let strays_only = GcPolicy {
+        strays: true,
+        ..GcPolicy::default()
+    };
+    let with_journal = plan(&w, &strays_only);
+    assert!(
+        with_journal.resumed >= 1 && paths(&with_journal).contains(&"old.values/a.txt"),
+        "the killed apply's files are carried over"
+    );
+    // The user resumes `old`: its transcript grows. Its values are needed again.
+    use std::io::Write;
+    fs::OpenOptions::new()
+        .append(true)
+        .open(w.root.join("old.jsonl"))
+        .unwrap()
+        .write_all(b"\n")
+        .unwrap();
+    set_mtime(&w.root.join("old.jsonl"), OLD_MS + 1);
+    let again = plan(&w, &strays_only);
+    assert_eq!(
+        again.resumed,
+        1,
+        "only foo's file is carried over: {:?}",
+        paths(&again)
+    );
+    assert!(
+        !paths(&again).contains(&"old.values/a.txt")
+            && !paths(&again).contains(&"old.values/b.txt")
+    );
+}
+
+#[test]
+fn budget_counts_what_orphans_and_strays_already_free() {
+    let w = world();
+    let all = plan(
+        &w,
+        &GcPolicy {
+            older_than_ms: Some(0),
+            orphans: true,
+            strays: true,
+            ..GcPolicy::default()
+        },
+    );
+    let orphan_and_strays: u64 = all
+        .files
+        .iter()
+        .filter(|f| matches!(f.reason, GcReason::Orphan))
+        .map(|f| f.bytes)
+        .sum();
+    let total_before: u64 = plan(
+        &w,
+        &GcPolicy {
+            max_bytes: Some(0),
+            orphans: true,
+            ..GcPolicy::default()
+        },
+    )
+    .files
+    .iter()
+    .map(|f| f.bytes)
+    .sum();
+    assert!(total_before > 0);
+    // A budget that the orphan alone meets takes no run.
+    let everything = snapshot(&w.root)
+        .keys()
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "txt")
+                && fs::symlink_metadata(p).unwrap().is_file()
+                && p.parent()
+                    .unwrap()
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .ends_with(".values")
+        })
+        .map(|p| fs::metadata(p).unwrap().len())
+        .sum::<u64>();
+    let p = plan(
+        &w,
+        &GcPolicy {
+            max_bytes: Some(everything - orphan_and_strays),
+            orphans: true,
+            ..GcPolicy::default()
+        },
+    );
+    assert!(
+        p.files.iter().all(|f| f.reason == GcReason::Orphan),
+        "{:?}",
+        paths(&p)
+    );
+    // A budget nothing can reach says so.
+    let p = plan(
+        &w,
+        &GcPolicy {
+            max_bytes: Some(1),
+            ..GcPolicy::default()
+        },
+    );
+    assert!(p.skipped.iter().any(|s| s.reason.starts_with("budget:")));
 }

@@ -17,4 +17,9 @@ contextBytes: number,
 /**
  * Modification time when planned, in nanoseconds (as a string: too big for a JS number).
  */
-mtimeNs: string, };
+mtimeNs: string, 
+/**
+ * The run's transcript and summary (sizes and times) when planned: if they change, the run
+ * is active again and its files are left alone.
+ */
+runStamp: string, };

@@ -72,4 +72,8 @@ errorCode: string | null, errorMessage: string | null,
 /**
  * Names of the tools the run called, sorted.
  */
-tools: Array<string>, };
+tools: Array<string>, 
+/**
+ * Line of the last `context_compacted`: a resume replays nothing before it.
+ */
+compactedAtLine: number | null, };

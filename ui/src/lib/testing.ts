@@ -9,7 +9,7 @@ export function run(over: Partial<Run> = {}): Run {
     inline: 0, retained: 0, retainedBytes: 0, unretained: 0, unretainedBytes: 0, damaged: 0, strays: 0,
     valueFiles: 0, valueBytes: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, modelMs: 0, transcriptBytes: 0,
     pendingBytes: 0, newerSchema: false, hasTranscript: true, hasSummary: false, errorCode: null,
-    errorMessage: null, tools: [], ...over,
+    errorMessage: null, tools: [], compactedAtLine: null, ...over,
   };
 }
 
