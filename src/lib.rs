@@ -8,6 +8,7 @@ pub mod pins;
 pub mod retained;
 pub mod runs;
 pub mod transcript;
+pub mod watch;
 pub mod wire;
 
 pub use error::{Error, ErrorCode, Result};

@@ -412,8 +412,9 @@ impl Analyzer {
     }
 
     /// Derives what needs the whole file: status (spec A.4), last activity, strays.
-    pub fn finish(mut self, transcript_mtime_ms: Option<i64>) -> RunDetail {
-        let run = &mut self.run;
+    /// The figures that need the whole file so far: status (spec A.4), last activity, strays.
+    fn derive(&self, transcript_mtime_ms: Option<i64>) -> (Run, Vec<StrayFile>) {
+        let mut run = self.run.clone();
         let terminal = self
             .last_terminal
             .filter(|(line, _)| self.last_user_line.is_none_or(|u| *line > u))
@@ -449,9 +450,25 @@ impl Analyzer {
             })
             .collect();
         run.strays = strays.len() as u64;
-        run.tools = std::mem::take(&mut self.tool_names).into_iter().collect();
+        run.tools = self.tool_names.iter().cloned().collect();
+        (run, strays)
+    }
+
+    /// The run as the lines folded so far describe it; the fold goes on.
+    pub fn snapshot(&self, transcript_mtime_ms: Option<i64>) -> Run {
+        self.derive(transcript_mtime_ms).0
+    }
+
+    /// The timeline entries folded since the last call (a live view sends only those).
+    pub fn take_events(&mut self) -> Vec<TimelineEvent> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// Ends the fold: the run with its timeline, results and problems.
+    pub fn finish(self, transcript_mtime_ms: Option<i64>) -> RunDetail {
+        let (run, strays) = self.derive(transcript_mtime_ms);
         RunDetail {
-            run: self.run,
+            run,
             events: self.events,
             results: self.results,
             problems: self.problems,

@@ -9,3 +9,4 @@ mod peek_golden;
 mod props;
 mod stub_golden;
 mod support;
+mod watch;

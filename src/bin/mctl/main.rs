@@ -79,6 +79,8 @@ enum Command {
     Unpin { run: String },
     /// List the pinned runs of the runs directory
     Pins,
+    /// Print every change in the runs directory as it happens, until interrupted
+    Watch,
     /// Write a realistic demo runs directory
     Demo {
         dir: PathBuf,
@@ -325,6 +327,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Command::Gc(args) => gc::run(runs_dir(g)?, &args, g.json),
+        Command::Watch => watch(runs_dir(g)?, g.json),
         Command::Pin { run } => gc::pin(runs_dir(g)?, &run, true, g.json),
         Command::Unpin { run } => gc::pin(runs_dir(g)?, &run, false, g.json),
         Command::Pins => gc::pins(runs_dir(g)?, g.json),
@@ -344,4 +347,52 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
         }
     }
+}
+
+/// `mctl watch`: one line per change (a JSON object per line with `--json`), until interrupted.
+fn watch(dir: RunsDir, json: bool) -> anyhow::Result<()> {
+    use mission_control::watch::Change;
+    let (_handle, rx) = mission_control::watch::watch(&[dir.root().to_path_buf()], dir.opts)?;
+    let mut out = io::stdout().lock();
+    for change in rx {
+        if json {
+            serde_json::to_writer(&mut out, &change)?;
+            writeln!(out)?;
+        } else {
+            let line = match &change {
+                Change::RunAdded { run, .. } => format!("added      {run}"),
+                Change::Appended {
+                    run,
+                    lines,
+                    pending_bytes,
+                    ..
+                } => {
+                    let types: Vec<String> = lines
+                        .iter()
+                        .map(|l| format!("{}:{}", l.line, l.kind))
+                        .collect();
+                    let pending = if *pending_bytes > 0 {
+                        format!(" (+{pending_bytes} bytes pending)")
+                    } else {
+                        String::new()
+                    };
+                    format!("appended   {run} {}{pending}", types.join(" "))
+                }
+                Change::Reset { run, lines, .. } => {
+                    format!("reset      {run} (read again: {lines} lines)")
+                }
+                Change::Summarised { run, .. } => format!("summarised {run}"),
+                Change::Finished { run, status, .. } => format!("finished   {run} {status}"),
+                Change::RunRemoved { run, .. } => format!("removed    {run}"),
+                Change::ValuesAdded { run, .. } => format!("values+    {run}"),
+                Change::ValuesRemoved { run, .. } => format!("values-    {run}"),
+                Change::Polling { dir, reason } => {
+                    format!("polling    {dir}: native watching failed ({reason})")
+                }
+            };
+            writeln!(out, "{}", human::clip(&line, 400))?;
+        }
+        out.flush()?;
+    }
+    Ok(())
 }

@@ -1,0 +1,85 @@
+//! Live: watch runs directories and tail running transcripts. The watcher knows nothing of any
+//! UI: it turns file-system notices into [`Change`]s on a channel; the CLI prints them, the
+//! desktop shell forwards them.
+//!
+//! Only the runs directories themselves are watched, never each `.values/` directory: the harness
+//! writes a value file just before the transcript line that refers to it, so the line's arrival
+//! tells of the value too, and the number of watches stays one per runs directory, far from
+//! inotify's limits. When native watching fails (limits, network file systems) the watcher falls
+//! back to polling and says so.
+
+mod tail;
+mod watcher;
+
+pub use tail::{Tail, TailUpdate};
+pub use watcher::{watch, WatchHandle};
+
+use serde::Serialize;
+use ts_rs::TS;
+
+/// One appended event: its transcript line and type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct LineRef {
+    pub line: u64,
+    #[serde(rename = "type")]
+    pub kind: String,
+}
+
+/// What changed in a runs directory.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(
+    tag = "kind",
+    rename_all = "kebab-case",
+    rename_all_fields = "camelCase"
+)]
+pub enum Change {
+    /// A transcript or summary appeared.
+    RunAdded {
+        dir: String,
+        run: String,
+    },
+    /// Events were appended (in file order, each exactly once).
+    Appended {
+        dir: String,
+        run: String,
+        lines: Vec<LineRef>,
+        pending_bytes: u64,
+    },
+    /// The transcript shrank or was replaced: the run was read again from the start.
+    Reset {
+        dir: String,
+        run: String,
+        lines: u64,
+    },
+    /// The summary was written (at the start or end of a dispatch).
+    Summarised {
+        dir: String,
+        run: String,
+    },
+    /// The last dispatch ended (`run_result` or `run_error`).
+    Finished {
+        dir: String,
+        run: String,
+        status: String,
+    },
+    /// The transcript and summary are gone.
+    RunRemoved {
+        dir: String,
+        run: String,
+    },
+    /// A value directory appeared or disappeared.
+    ValuesAdded {
+        dir: String,
+        run: String,
+    },
+    ValuesRemoved {
+        dir: String,
+        run: String,
+    },
+    /// Native watching failed; the directory is polled instead.
+    Polling {
+        dir: String,
+        reason: String,
+    },
+}

@@ -1,0 +1,119 @@
+//! Incremental tailing of one transcript: remember the offset of the last complete line and read
+//! only what was appended. A torn last line waits for its newline; a transcript that shrinks or
+//! is replaced (another file under the same name) is read again from the start.
+
+use crate::runs::analyze::{Analyzer, RunOptions};
+use crate::runs::values::list_value_files;
+use crate::runs::{Run, TimelineEvent};
+use crate::transcript::{read_lines, Cursor};
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Which file a tail is reading: a replaced transcript is another file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Identity {
+    dev: u64,
+    ino: u64,
+}
+
+fn identity(meta: &fs::Metadata) -> Identity {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Identity {
+            dev: meta.dev(),
+            ino: meta.ino(),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        Identity { dev: 0, ino: 0 }
+    }
+}
+
+/// What one poll of a transcript found.
+#[derive(Debug, Clone, Default)]
+pub struct TailUpdate {
+    /// The file shrank or was replaced: everything known of the run was thrown away and it was
+    /// read again from the start; `events` then holds the whole timeline.
+    pub reset: bool,
+    /// The new events (timeline entries, unreadable lines included), in file order.
+    pub events: Vec<TimelineEvent>,
+    /// Bytes of a torn last line still waiting for its newline.
+    pub pending_bytes: u64,
+}
+
+/// A transcript being followed, with its run model kept up to date from the new lines alone.
+pub struct Tail {
+    id: String,
+    transcript: PathBuf,
+    values_dir: PathBuf,
+    opts: RunOptions,
+    cursor: Cursor,
+    file: Option<Identity>,
+    analyzer: Analyzer,
+}
+
+impl Tail {
+    pub fn new(root: &Path, id: &str, opts: RunOptions) -> Self {
+        let values_dir = root.join(format!("{id}.values"));
+        Self {
+            id: id.to_owned(),
+            transcript: root.join(format!("{id}.jsonl")),
+            analyzer: Analyzer::new(
+                id,
+                list_value_files(&values_dir).unwrap_or_default(),
+                opts,
+                true,
+            ),
+            values_dir,
+            opts,
+            cursor: Cursor::default(),
+            file: None,
+        }
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Reads what was appended since the last poll.
+    pub fn poll(&mut self) -> io::Result<TailUpdate> {
+        let meta = fs::metadata(&self.transcript)?;
+        let now = identity(&meta);
+        let mut update = TailUpdate::default();
+        let replaced = self.file.is_some_and(|f| f != now);
+        if replaced || meta.len() < self.cursor.offset {
+            update.reset = self.file.is_some();
+            self.cursor = Cursor::default();
+            // The value files are read again too: they back the retention states.
+            let values = list_value_files(&self.values_dir).unwrap_or_default();
+            self.analyzer = Analyzer::new(&self.id, values, self.opts, true);
+        }
+        self.file = Some(now);
+        let analyzer = &mut self.analyzer;
+        let outcome = read_lines(&self.transcript, self.cursor, |line| analyzer.line(line))?;
+        self.cursor = outcome.cursor;
+        update.events = self.analyzer.take_events();
+        update.pending_bytes = outcome.pending_bytes;
+        Ok(update)
+    }
+
+    /// The run as it stands now (status by the clock in `opts`).
+    pub fn run(&self) -> Run {
+        let mtime = fs::metadata(&self.transcript)
+            .ok()
+            .as_ref()
+            .and_then(crate::runs::values::modified_ms);
+        let mut run = self.analyzer.snapshot(mtime);
+        run.transcript_bytes = self.cursor.offset;
+        run
+    }
+
+    /// Lines read so far.
+    pub fn lines(&self) -> u64 {
+        self.cursor.lines
+    }
+}

@@ -1,0 +1,280 @@
+//! Live tailing and watching: exact sequences of events, none lost, none duplicated.
+
+use crate::support::*;
+use mission_control::runs::{now_ms, RunOptions};
+use mission_control::watch::{watch, Change, Tail};
+use serde_json::json;
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::path::Path;
+use std::time::Duration;
+
+fn line(seq: u64, event: serde_json::Value) -> String {
+    format!(
+        "{}\n",
+        json!({"schemaVersion": 1, "runId": "r", "seq": seq, "ts": 1_790_000_000_000u64 + seq, "event": event})
+    )
+}
+
+fn user(seq: u64) -> String {
+    line(
+        seq,
+        json!({"type": "user_message", "messageId": "u", "text": format!("message {seq}"), "attachments": []}),
+    )
+}
+
+fn append(path: &Path, text: &str) {
+    OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+}
+
+fn opts() -> RunOptions {
+    RunOptions {
+        now_ms: now_ms(),
+        ..RunOptions::default()
+    }
+}
+
+fn lines_of(update: &mission_control::watch::TailUpdate) -> Vec<u64> {
+    update.events.iter().map(|e| e.line).collect()
+}
+
+#[test]
+fn lines_appended_one_at_a_time_arrive_once_each_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.jsonl");
+    fs::write(&path, "").unwrap();
+    let mut tail = Tail::new(dir.path(), "r", opts());
+    assert!(tail.poll().unwrap().events.is_empty());
+    for seq in 0..50 {
+        append(&path, &user(seq));
+        let u = tail.poll().unwrap();
+        assert_eq!(lines_of(&u), [seq + 1]);
+        assert!(!u.reset);
+    }
+    assert!(tail.poll().unwrap().events.is_empty(), "nothing twice");
+    assert_eq!(tail.run().events, 50);
+    assert_eq!(tail.run().dispatches, 50);
+}
+
+#[test]
+fn a_burst_of_thousands_arrives_whole_and_updates_the_run_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.jsonl");
+    let mut tail = Tail::new(dir.path(), "r", opts());
+    append(&path, &user(0));
+    assert_eq!(lines_of(&tail.poll().unwrap()), [1]);
+    let burst: String = (1..=5000)
+        .map(|s| {
+            line(
+                s,
+                json!({"type": "assistant_message", "content": [], "usage": {"promptTokens": 1}}),
+            )
+        })
+        .collect();
+    append(&path, &burst);
+    append(
+        &path,
+        &line(
+            5001,
+            json!({"type": "run_result", "result": {"status": "done"}}),
+        ),
+    );
+    let u = tail.poll().unwrap();
+    assert_eq!(lines_of(&u), (2..=5002).collect::<Vec<_>>());
+    let run = tail.run();
+    assert_eq!(run.input_tokens, 5000);
+    assert_eq!(run.status.as_str(), "done");
+}
+
+#[test]
+fn a_line_written_byte_by_byte_waits_for_its_newline() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.jsonl");
+    fs::write(&path, user(0)).unwrap();
+    let mut tail = Tail::new(dir.path(), "r", opts());
+    assert_eq!(lines_of(&tail.poll().unwrap()), [1]);
+    let next = user(1);
+    for (i, b) in next.bytes().enumerate() {
+        append(&path, std::str::from_utf8(&[b]).unwrap());
+        let u = tail.poll().unwrap();
+        if i + 1 < next.len() {
+            assert!(u.events.is_empty(), "torn at byte {i}");
+            assert_eq!(u.pending_bytes, i as u64 + 1);
+        } else {
+            assert_eq!(lines_of(&u), [2]);
+            assert_eq!(u.pending_bytes, 0);
+        }
+    }
+    assert_eq!(tail.run().problems, 0, "a torn line is never a problem");
+}
+
+#[test]
+fn a_line_of_twenty_megabytes_arriving_in_pieces_is_one_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.jsonl");
+    fs::write(&path, user(0)).unwrap();
+    let mut tail = Tail::new(dir.path(), "r", opts());
+    tail.poll().unwrap();
+    let big = line(
+        1,
+        json!({"type": "tool_call_finished", "toolCallId": "t", "result": {"ok": true, "content": "x".repeat(20 << 20)}}),
+    );
+    for piece in big.as_bytes().chunks(1 << 20) {
+        append(&path, std::str::from_utf8(piece).unwrap());
+        let u = tail.poll().unwrap();
+        assert!(u.events.is_empty() || lines_of(&u) == [2]);
+    }
+    assert_eq!(tail.run().results, 1);
+    assert_eq!(tail.run().unretained, 1);
+}
+
+#[test]
+fn a_transcript_that_shrinks_or_is_replaced_is_read_again_from_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.jsonl");
+    fs::write(&path, format!("{}{}{}", user(0), user(1), user(2))).unwrap();
+    let mut tail = Tail::new(dir.path(), "r", opts());
+    assert_eq!(lines_of(&tail.poll().unwrap()), [1, 2, 3]);
+    // Truncated, then written again.
+    fs::write(&path, user(0)).unwrap();
+    let u = tail.poll().unwrap();
+    assert!(u.reset);
+    assert_eq!(lines_of(&u), [1]);
+    assert_eq!(
+        tail.run().events,
+        1,
+        "the old events are gone, none counted twice"
+    );
+    // Replaced by another file (same size or not): a new identity.
+    let tmp = dir.path().join("r.jsonl.new");
+    fs::write(&tmp, format!("{}{}", user(0), user(1))).unwrap();
+    fs::rename(&tmp, &path).unwrap();
+    let u = tail.poll().unwrap();
+    assert!(u.reset);
+    assert_eq!(lines_of(&u), [1, 2]);
+    assert_eq!(tail.run().events, 2);
+}
+
+fn next(rx: &std::sync::mpsc::Receiver<Change>) -> Change {
+    rx.recv_timeout(Duration::from_secs(10))
+        .expect("a change within 10 s")
+}
+
+#[test]
+fn the_watcher_reports_new_runs_appends_and_removed_value_directories() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    let name = root.display().to_string();
+    let (_handle, rx) = watch(std::slice::from_ref(&root), opts()).unwrap();
+    let path = root.join("r.jsonl");
+    append(&path, &user(0));
+    assert_eq!(
+        next(&rx),
+        Change::RunAdded {
+            dir: name.clone(),
+            run: "r".into()
+        }
+    );
+    match next(&rx) {
+        Change::Appended { run, lines, .. } => {
+            assert_eq!(run, "r");
+            assert_eq!(lines.iter().map(|l| l.line).collect::<Vec<_>>(), [1]);
+        }
+        other => panic!("{other:?}"),
+    }
+    fs::create_dir(root.join("r.values")).unwrap();
+    assert_eq!(
+        next(&rx),
+        Change::ValuesAdded {
+            dir: name.clone(),
+            run: "r".into()
+        }
+    );
+    // A hundred appends, each seen exactly once, in order (however the watcher groups them).
+    for seq in 1..=100 {
+        append(&path, &user(seq));
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let mut seen = Vec::new();
+    while seen.len() < 100 {
+        if let Change::Appended { lines, .. } = next(&rx) {
+            seen.extend(lines.iter().map(|l| l.line));
+        }
+    }
+    assert_eq!(seen, (2..=101).collect::<Vec<_>>());
+    fs::remove_dir(root.join("r.values")).unwrap();
+    assert_eq!(
+        next(&rx),
+        Change::ValuesRemoved {
+            dir: name.clone(),
+            run: "r".into()
+        }
+    );
+    append(
+        &path,
+        &line(
+            200,
+            json!({"type": "run_result", "result": {"status": "done"}}),
+        ),
+    );
+    assert!(matches!(next(&rx), Change::Appended { .. }));
+    assert_eq!(
+        next(&rx),
+        Change::Finished {
+            dir: name.clone(),
+            run: "r".into(),
+            status: "done".into()
+        }
+    );
+    fs::remove_file(&path).unwrap();
+    assert_eq!(
+        next(&rx),
+        Change::RunRemoved {
+            dir: name,
+            run: "r".into()
+        }
+    );
+    assert!(
+        rx.recv_timeout(Duration::from_millis(300)).is_err(),
+        "nothing more"
+    );
+}
+
+#[test]
+fn mctl_watch_prints_json_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mctl"))
+        .args([
+            "--runs-dir",
+            dir.path().to_str().unwrap(),
+            "watch",
+            "--json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    append(&dir.path().join("r.jsonl"), &user(0));
+    std::thread::sleep(Duration::from_millis(600));
+    child.kill().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["kind"], "run-added");
+    assert_eq!(lines[1]["kind"], "appended");
+    assert_eq!(lines[1]["run"], "r");
+    assert_eq!(
+        lines[1]["lines"][0],
+        json!({"line": 1, "type": "user_message"})
+    );
+    let _ = OLD_MS;
+}
