@@ -244,6 +244,23 @@ fn snap_all(w: &World) -> BTreeMap<PathBuf, u64> {
     s
 }
 
+/// Bytes of every regular `*.txt` directly in a `*.values` directory (links not followed).
+fn txt_bytes_in_value_dirs(root: &Path) -> u64 {
+    snapshot(root)
+        .keys()
+        .filter(|p| {
+            let in_values = p
+                .parent()
+                .and_then(|d| d.file_name())
+                .is_some_and(|n| n.to_string_lossy().ends_with(".values"));
+            p.extension().is_some_and(|x| x == "txt")
+                && fs::symlink_metadata(p).unwrap().is_file()
+                && in_values
+        })
+        .map(|p| fs::metadata(p).unwrap().len())
+        .sum()
+}
+
 fn paths(r: &GcReport) -> Vec<&str> {
     r.files.iter().map(|f| f.path.as_str()).collect()
 }
@@ -420,20 +437,7 @@ fn keep_last_and_budget_take_the_oldest_runs_first() {
     );
     assert!(runs.contains(&"r1") && runs.contains(&"old"));
 
-    let total: u64 = snapshot(&w.root)
-        .keys()
-        .filter(|p| {
-            p.extension().is_some_and(|x| x == "txt")
-                && fs::symlink_metadata(p).unwrap().is_file()
-                && p.parent()
-                    .unwrap()
-                    .file_name()
-                    .unwrap()
-                    .to_string_lossy()
-                    .ends_with(".values")
-        })
-        .map(|p| fs::metadata(p).unwrap().len())
-        .sum();
+    let total = txt_bytes_in_value_dirs(&w.root);
     // foo.values/notes.txt belongs to run `foo.values`: it is not a value file GC counts.
     let notes = fs::metadata(w.root.join("foo.values/notes.txt"))
         .unwrap()
@@ -712,20 +716,7 @@ fn budget_counts_what_orphans_and_strays_already_free() {
     .sum();
     assert!(total_before > 0);
     // A budget that the orphan alone meets takes no run.
-    let everything = snapshot(&w.root)
-        .keys()
-        .filter(|p| {
-            p.extension().is_some_and(|x| x == "txt")
-                && fs::symlink_metadata(p).unwrap().is_file()
-                && p.parent()
-                    .unwrap()
-                    .file_name()
-                    .unwrap()
-                    .to_string_lossy()
-                    .ends_with(".values")
-        })
-        .map(|p| fs::metadata(p).unwrap().len())
-        .sum::<u64>();
+    let everything = txt_bytes_in_value_dirs(&w.root);
     let p = plan(
         &w,
         &GcPolicy {
