@@ -3,7 +3,7 @@
 //! TypeScript twins are generated into `ui/src/gen/` (checked by `tests/it/gen_types.rs`).
 
 use crate::retained::Stub;
-use crate::runs::{RetentionState, Run};
+use crate::runs::{RetentionState, Run, TimelineEvent};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -91,4 +91,16 @@ pub struct ValueInfo {
     /// What the next resume sends for this result.
     pub context_bytes: u64,
     pub threshold: u64,
+}
+
+/// What the run view receives while it follows a live run.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RunUpdate {
+    /// The transcript was replaced or shrank: reload the run.
+    pub reset: bool,
+    /// New timeline entries, in file order, each sent once.
+    pub events: Vec<TimelineEvent>,
+    /// The run's figures now, folded from the new lines alone.
+    pub run: Run,
 }

@@ -1,6 +1,7 @@
 //! The app's commands: each one a call into the core, run off the main thread so the window
 //! never blocks. Errors cross as `{code, message}` ([`mission_control::Error`]).
 
+use crate::live::Live;
 use crate::state::{AppState, Opened};
 use mission_control::gc::{self, GcPolicy, GcReport, Progress, StorageStats};
 use mission_control::pins::Pins;
@@ -8,6 +9,7 @@ use mission_control::retained::open::LinesPage;
 use mission_control::retained::{peek, Peek, PeekRequest};
 use mission_control::runs::now_ms;
 use mission_control::runs::RunDetail;
+use mission_control::wire::RunUpdate;
 use mission_control::wire::{DirStatus, DirsSource, ResultRef, RunList, RunRow, Settings};
 use mission_control::{Error, ErrorCode};
 use std::sync::atomic::Ordering;
@@ -34,12 +36,17 @@ pub fn settings(state: State<'_, AppState>) -> Settings {
 
 /// Shows `dirs` from now on and remembers them for the next start.
 #[tauri::command]
-pub fn set_runs_dirs(state: State<'_, AppState>, dirs: Vec<String>) -> Res<Settings> {
+pub fn set_runs_dirs(
+    state: State<'_, AppState>,
+    live: State<'_, Live>,
+    dirs: Vec<String>,
+) -> Res<Settings> {
     let dirs: Vec<String> = dirs.into_iter().filter(|d| !d.trim().is_empty()).collect();
     if let Some(config) = &state.config_dir {
         crate::settings::save(config, &dirs).map_err(|e| Error::io("saving settings", &e))?;
     }
     let mut settings = state.settings.lock().expect("settings lock");
+    live.start(&dirs, settings.threshold);
     settings.runs_dirs = dirs;
     settings.source = DirsSource::Saved;
     state.forget_values();
@@ -244,4 +251,34 @@ pub async fn pinned(app: AppHandle, dir: String) -> Res<Vec<String>> {
         Ok(Pins::load_in(d.config_dir())?.list(d.root()))
     })
     .await
+}
+
+/// Every change in the runs directories shown, in order, from now on.
+#[tauri::command]
+pub fn watch_changes(live: State<'_, Live>, changes: Channel<mission_control::watch::Change>) {
+    live.subscribe(changes);
+}
+
+/// Follows the open run: its new timeline entries after line `shown`, and its figures. Reading
+/// the transcript up to where the view is happens off the main thread.
+#[tauri::command]
+pub async fn follow_run(
+    app: AppHandle,
+    dir: String,
+    run: String,
+    shown: u64,
+    updates: Channel<RunUpdate>,
+) -> Res<()> {
+    let handle = app.clone();
+    blocking(app, move |state| {
+        state.runs_dir(&dir)?;
+        handle.state::<Live>().follow(dir, run, shown, updates);
+        Ok(())
+    })
+    .await
+}
+
+#[tauri::command]
+pub fn unfollow_run(live: State<'_, Live>) {
+    live.unfollow();
 }

@@ -2,6 +2,7 @@
 //! window's safety rails. Everything that knows the runs-directory format is in the core.
 
 mod commands;
+mod live;
 mod settings;
 mod state;
 
@@ -38,6 +39,9 @@ pub fn builder(args: settings::Args) -> tauri::Builder<tauri::Wry> {
         .setup(move |app| {
             let config_dir = app.path().app_config_dir().ok();
             let settings = settings::resolve(&args, config_dir.as_deref());
+            let live = live::Live::default();
+            live.start(&settings.runs_dirs, settings.threshold);
+            app.manage(live);
             app.manage(AppState::new(settings, config_dir));
             Ok(())
         })
@@ -62,6 +66,9 @@ fn handlers() -> impl Fn(tauri::ipc::Invoke<tauri::Wry>) -> bool + Send + Sync +
         commands::gc_cancel,
         commands::set_pinned,
         commands::pinned,
+        commands::watch_changes,
+        commands::follow_run,
+        commands::unfollow_run,
     ]
 }
 

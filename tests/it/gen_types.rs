@@ -7,7 +7,7 @@ use mission_control::retained::open::LinesPage;
 use mission_control::retained::{Peek, PeekRequest};
 use mission_control::runs::RunDetail;
 use mission_control::watch::Change;
-use mission_control::wire::{ResultRef, RunList, Settings, ValueInfo};
+use mission_control::wire::{ResultRef, RunList, RunUpdate, Settings, ValueInfo};
 use mission_control::{Error, ErrorCode};
 use std::collections::BTreeMap;
 use std::fs;
@@ -31,6 +31,7 @@ fn generate(out: &Path) {
     Progress::export_all(&cfg).unwrap();
     StorageStats::export_all(&cfg).unwrap();
     Change::export_all(&cfg).unwrap();
+    RunUpdate::export_all(&cfg).unwrap();
 }
 
 fn read_dir(dir: &Path) -> BTreeMap<String, String> {

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { remote } from 'webdriverio';
-import { bigValueRun, demo, longRun } from './fixtures.mjs';
+import { appendLive, bigValueRun, demo, liveRun, longRun } from './fixtures.mjs';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const app = process.env.MC_APP ?? path.join(root, 'target/debug/mission-control-app');
@@ -16,6 +16,8 @@ const mctl = process.env.MCTL ?? path.join(root, 'target/debug/mctl');
 const shots = path.join(root, 'docs');
 const runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mc-e2e-'));
 const timings = {};
+// Another port lets two runs share a machine.
+const port = Number(process.env.E2E_PORT ?? 4444);
 
 let driver;
 let browser;
@@ -48,14 +50,15 @@ before(async () => {
   demo(mctl, runsDir);
   longRun(runsDir);
   bigValueRun(runsDir);
+  liveRun(runsDir, 'run_live', 3);
   // Pins and the GC journal of this run stay in a scratch config directory.
   const env = { ...process.env, MCTL_CONFIG_DIR: path.join(runsDir, '..', `${path.basename(runsDir)}-config`) };
-  driver = spawn('tauri-driver', ['--port', '4444'], { stdio: ['ignore', 'inherit', 'inherit'], env });
+  driver = spawn('tauri-driver', ['--port', String(port), '--native-port', String(port + 1)], { stdio: ['ignore', 'inherit', 'inherit'], env });
   await sleep(800);
   const started = Date.now();
   browser = await remote({
     hostname: '127.0.0.1',
-    port: 4444,
+    port,
     logLevel: 'warn',
     capabilities: {
       browserName: 'wry',
@@ -78,7 +81,7 @@ after(async () => {
 describe('Mission Control desktop app', () => {
   it('lists the demo runs', async () => {
     const count = await text('[data-testid="runs-count"]');
-    assert.equal(Number(count), 13, 'the 11 demo runs and the two big runs');
+    assert.equal(Number(count), 14, 'the 11 demo runs, the two big runs and a live one');
     const titles = await browser.execute(() => [...document.querySelectorAll('[data-testid="run-row"] .name')].map((e) => e.textContent));
     assert.ok(titles.some((t) => t.includes('left-pad')));
     assert.ok(titles.some((t) => t.includes('The release build is failing')));
@@ -95,7 +98,7 @@ describe('Mission Control desktop app', () => {
       el.value = '';
       el.dispatchEvent(new Event('input', { bubbles: true }));
     });
-    await waitFor(async () => (await text('[data-testid="runs-count"]')) === '13', 'the whole list again');
+    await waitFor(async () => (await text('[data-testid="runs-count"]')) === '14', 'the whole list again');
   });
 
   it('opens a run and shows its timeline', async () => {
@@ -208,6 +211,21 @@ describe('Mission Control desktop app', () => {
     }, 'the GC result');
     assert.match(result, /Deleted 1 files/);
     assert.ok(!fs.existsSync(orphanDir), 'the orphan directory is gone');
+  });
+
+  it('grows an open run\'s timeline while its transcript is appended to, and lists new runs', async () => {
+    await openRun('run_live');
+    const count = () => browser.execute(() => Math.max(0, ...[...document.querySelectorAll('[data-testid="timeline"] article')].map((a) => Number(a.dataset.line))));
+    await waitFor(async () => (await count()) === 3, 'the live run');
+    for (let i = 0; i < 5; i++) {
+      appendLive(runsDir, 'run_live', 3 + i);
+      await sleep(150);
+    }
+    const started = Date.now();
+    await waitFor(async () => (await count()) === 8, 'the appended events');
+    timings['appended event to timeline (after the last append)'] = Date.now() - started;
+    liveRun(runsDir, 'run_appeared_live', 1);
+    await waitFor(async () => (await browser.$('[data-run="run_appeared_live"]')).isExisting(), 'a new run in the list');
   });
 
   it('opens a run of 10,000 events', async () => {

@@ -61,3 +61,16 @@ export function bigValueRun(dir, id = 'run_200mb_value', mb = 200) {
   fs.closeSync(transcript);
   return { id, call, lines: reps * 1000 };
 }
+
+/** A small run that a test appends to while the app shows it. */
+export function liveRun(dir, id, n) {
+  const lines = [];
+  lines.push(envelope(id, 0, T0, { type: 'user_message', messageId: 'u', text: 'Watch me grow.', attachments: [] }));
+  for (let i = 1; i < n; i++) lines.push(envelope(id, i, T0 + i, { type: 'assistant_message', messageId: `a${i}`, content: [{ type: 'text', text: `step ${i}` }] }));
+  fs.writeFileSync(path.join(dir, `${id}.jsonl`), lines.join('\n') + '\n');
+}
+
+/** Appends one assistant message (line `seq + 1`) to a live run. */
+export function appendLive(dir, id, seq) {
+  fs.appendFileSync(path.join(dir, `${id}.jsonl`), envelope(id, seq, Date.now(), { type: 'assistant_message', messageId: `a${seq}`, content: [{ type: 'text', text: `live step ${seq}` }] }) + '\n');
+}

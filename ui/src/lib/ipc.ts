@@ -13,6 +13,8 @@ import type { ResultRef } from '../gen/ResultRef';
 import type { RunDetail } from '../gen/RunDetail';
 import type { RunList } from '../gen/RunList';
 import type { Settings } from '../gen/Settings';
+import type { Change } from '../gen/Change';
+import type { RunUpdate } from '../gen/RunUpdate';
 import type { ValueInfo } from '../gen/ValueInfo';
 
 /** An error from the backend: `code` is what a view branches on, `message` what it shows. */
@@ -60,6 +62,19 @@ export const ipc = {
   gcCancel: () => call<null>('gc_cancel'),
   setPinned: (dir: string, run: string, pinned: boolean) => call<boolean>('set_pinned', { dir, run, pinned }),
   pinned: (dir: string) => call<string[]>('pinned', { dir }),
+  /** Every change in the runs directories shown, in order, from now on. */
+  watchChanges: (onChange: (c: Change) => void) => {
+    const changes = new Channel<Change>();
+    changes.onmessage = onChange;
+    return call<null>('watch_changes', { changes });
+  },
+  /** Follows a run: new timeline entries after line `shown`, each once, with the run's figures. */
+  followRun: (dir: string, run: string, shown: number, onUpdate: (u: RunUpdate) => void) => {
+    const updates = new Channel<RunUpdate>();
+    updates.onmessage = onUpdate;
+    return call<null>('follow_run', { dir, run, shown, updates });
+  },
+  unfollowRun: () => call<null>('unfollow_run'),
 };
 
 export type { ResultRef };
