@@ -20,13 +20,16 @@ struct Follower {
 
 #[derive(Default)]
 pub struct Live {
-    watcher: Mutex<Option<WatchHandle>>,
+    watcher: Arc<Mutex<Option<WatchHandle>>>,
+    /// Bumped by every start: a slow first scan of an older start must not win.
+    generation: Arc<std::sync::atomic::AtomicU64>,
     changes: Arc<Mutex<Option<Channel<Change>>>>,
     follower: Arc<Mutex<Option<Follower>>>,
 }
 
 impl Live {
-    /// (Re)starts watching `dirs`; changes go to the channel given by [`Live::subscribe`].
+    /// (Re)starts watching `dirs`, in the background (the first scan reads every transcript);
+    /// changes go to the channel given by [`Live::subscribe`].
     pub fn start(&self, dirs: &[String], threshold: u64) {
         let paths: Vec<PathBuf> = dirs
             .iter()
@@ -37,13 +40,24 @@ impl Live {
             threshold,
             ..RunOptions::default()
         };
-        let Ok((handle, rx)) = watch(&paths, opts) else {
-            return;
-        };
-        *self.watcher.lock().expect("watcher lock") = Some(handle);
+        let watcher = self.watcher.clone();
         let changes = self.changes.clone();
         let follower = self.follower.clone();
+        let generation = self.generation.clone();
+        let mine = generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        // The previous watcher stops now; its thread ends when its channel closes.
+        *watcher.lock().expect("watcher lock") = None;
         std::thread::spawn(move || {
+            let Ok((handle, rx)) = watch(&paths, opts) else {
+                return;
+            };
+            {
+                let mut slot = watcher.lock().expect("watcher lock");
+                if generation.load(std::sync::atomic::Ordering::SeqCst) != mine {
+                    return; // a newer start took over while this one scanned
+                }
+                *slot = Some(handle);
+            }
             for change in rx {
                 if let Some(ch) = changes.lock().expect("changes lock").as_ref() {
                     let _ = ch.send(change.clone());
