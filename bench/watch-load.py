@@ -96,7 +96,8 @@ watch.kill()
 tail.kill()
 
 missing = [k for k in written if k not in arrived_mctl]
-extra = [k for k in arrived_mctl if k not in written]
+# Line 1 of each transcript was there before the load started: reported once at start.
+extra = [k for k in arrived_mctl if k not in written and k[1] > 1]
 def lat(arrived):
     xs = sorted((arrived[k] - t) * 1000 for k, t in written.items() if k in arrived)
     if not xs:
@@ -110,7 +111,8 @@ print(f"mctl watch --json: {len(written) - len(missing)} reported, {len(missing)
 print(f"{'':18} {'median':>9} {'p99':>9} {'CPU':>8}")
 print(f"{'mctl watch':18} {m_med:7.1f}ms {m_p99:7.1f}ms {cpu_mctl:7.2f}s")
 print(f"{'tail -F (baseline)':18} {t_med:7.1f}ms {t_p99:7.1f}ms {cpu_tail:7.2f}s")
-print(f"ratio: median latency {m_med / t_med:.1f}x tail -F's, CPU {cpu_mctl / max(cpu_tail, 0.01):.1f}x")
+print(f"ratio: median latency {m_med / max(t_med, 0.001):.0f}x tail -F's, CPU {cpu_mctl / max(cpu_tail, 0.01):.1f}x")
+print("(mctl parses every event and folds it into the run model; tail -F copies bytes)")
 ok = not missing and not extra and dupes == 0 and order_ok
 print("PASS: every event reported once, in order" if ok else "FAIL")
 sys.exit(0 if ok else 1)
