@@ -126,7 +126,8 @@ impl Follower {
         if let Some(last) = events.last() {
             self.shown = last.line;
         }
-        let reset = (update.reset || reread) && self.tail.lines() < self.shown;
+        // A replaced transcript, or values gone (retention states changed): the view reloads.
+        let reset = update.reset || reread;
         if reset {
             self.shown = self.tail.lines();
         }
