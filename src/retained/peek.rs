@@ -71,16 +71,11 @@ pub fn peek(
     index: &LineIndex,
     request: &PeekRequest,
 ) -> Result<Peek, PeekError> {
-    let io_err = |e: io::Error| PeekError::Io {
-        id: value_id.to_owned(),
-        message: e.to_string(),
-    };
     match request {
-        PeekRequest::Range { start, end } => {
-            peek_range(value_id, src, index, *start, *end).map_err(|e| e.or_io(io_err))
-        }
-        PeekRequest::Query { text } => peek_query(value_id, src, text).map_err(|e| e.or_io(io_err)),
+        PeekRequest::Range { start, end } => peek_range(value_id, src, index, *start, *end),
+        PeekRequest::Query { text } => peek_query(value_id, src, text),
     }
+    .map_err(|e| e.or_io(|e| io_error(value_id, e)))
 }
 
 /// [`peek`] for a caller without a line index: a range builds one (a pass over the source), a
@@ -90,18 +85,21 @@ pub fn peek_source(
     src: &(impl ByteSource + ?Sized),
     request: &PeekRequest,
 ) -> Result<Peek, PeekError> {
-    let io_err = |e: io::Error| PeekError::Io {
-        id: value_id.to_owned(),
-        message: e.to_string(),
-    };
     match request {
-        PeekRequest::Range { .. } => peek(
-            value_id,
-            src,
-            &LineIndex::build(src).map_err(io_err)?,
-            request,
-        ),
-        PeekRequest::Query { text } => peek_query(value_id, src, text).map_err(|e| e.or_io(io_err)),
+        PeekRequest::Range { .. } => {
+            let index = LineIndex::build(src).map_err(|e| io_error(value_id, e))?;
+            peek(value_id, src, &index, request)
+        }
+        PeekRequest::Query { text } => {
+            peek_query(value_id, src, text).map_err(|e| e.or_io(|e| io_error(value_id, e)))
+        }
+    }
+}
+
+fn io_error(id: &str, e: io::Error) -> PeekError {
+    PeekError::Io {
+        id: id.to_owned(),
+        message: e.to_string(),
     }
 }
 
