@@ -5,7 +5,7 @@
 use super::layout::Layout;
 use super::model::*;
 use super::timeline::describe;
-use super::values::{list_value_files, matches_content, modified_ms, ValueFile};
+use super::values::{find_value_file, list_value_files, matches_content, modified_ms, ValueFile};
 use crate::retained::{count_lines, stub_for, value_id, DEFAULT_THRESHOLD};
 use crate::transcript::event::{
     known_event_keys, unknown_keys, Envelope, Event, EventType, ENVELOPE_KEYS,
@@ -14,6 +14,7 @@ use crate::transcript::{read_lines, Cursor, RawLine, SCHEMA_VERSION};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fs;
 use std::io;
+use std::path::Path;
 
 /// Settings of the run model.
 #[derive(Debug, Clone, Copy)]
@@ -71,6 +72,8 @@ pub struct Analyzer {
     keep_timeline: bool,
     run: Run,
     values: BTreeMap<String, ValueFile>,
+    /// Where value files written after the fold started are looked up (a live run).
+    values_dir: Option<std::path::PathBuf>,
     names: HashMap<String, String>,
     block_names: HashMap<String, String>,
     started_ts: HashMap<String, i64>,
@@ -104,6 +107,7 @@ impl Analyzer {
             keep_timeline,
             run,
             values,
+            values_dir: None,
             names: HashMap::new(),
             block_names: HashMap::new(),
             started_ts: HashMap::new(),
@@ -117,6 +121,21 @@ impl Analyzer {
             events: Vec::new(),
             results: Vec::new(),
             problems: Vec::new(),
+        }
+    }
+
+    /// A live fold: the harness writes a value file just before the line that refers to it, so
+    /// a result whose file was not there when the directory was listed is looked up in `dir`.
+    pub fn look_up_values_in(&mut self, dir: &Path) {
+        self.values_dir = Some(dir.to_path_buf());
+    }
+
+    /// Counts a value file that appeared after the directory was listed.
+    pub fn add_value(&mut self, file: ValueFile) {
+        if !self.values.contains_key(&file.stem) {
+            self.run.value_files += 1;
+            self.run.value_bytes = self.run.value_bytes.saturating_add(file.bytes);
+            self.values.insert(file.stem.clone(), file);
         }
     }
 
@@ -353,6 +372,12 @@ impl Analyzer {
         let vid = value_id(id);
         let bytes = content.len() as u64;
         self.matched_values.insert(vid.clone());
+        if bytes > self.opts.threshold && !self.values.contains_key(&vid) {
+            let found = self.values_dir.as_deref().and_then(|d| find_value_file(d, &vid));
+            if let Some(file) = found {
+                self.add_value(file);
+            }
+        }
         let file = self.values.get(&vid);
         let state = if bytes <= self.opts.threshold {
             RetentionState::Inline
@@ -411,9 +436,9 @@ impl Analyzer {
         }
     }
 
-    /// Derives what needs the whole file: status (spec A.4), last activity, strays.
-    /// The figures that need the whole file so far: status (spec A.4), last activity, strays.
-    fn derive(&self, transcript_mtime_ms: Option<i64>) -> (Run, Vec<StrayFile>) {
+    /// The figures that need the whole file so far: status (spec A.4) by the clock `now_ms`,
+    /// last activity, strays.
+    fn derive(&self, transcript_mtime_ms: Option<i64>, now_ms: i64) -> (Run, Vec<StrayFile>) {
         let mut run = self.run.clone();
         let terminal = self
             .last_terminal
@@ -425,7 +450,7 @@ impl Analyzer {
             Some(Terminal::Cancelled) => RunStatus::Cancelled,
             None => {
                 let changed = transcript_mtime_ms.or(self.last_ts).unwrap_or(0);
-                if self.opts.now_ms.saturating_sub(changed) <= self.opts.running_window_ms {
+                if now_ms.saturating_sub(changed) <= self.opts.running_window_ms {
                     RunStatus::Running
                 } else {
                     RunStatus::Interrupted
@@ -456,7 +481,24 @@ impl Analyzer {
 
     /// The run as the lines folded so far describe it; the fold goes on.
     pub fn snapshot(&self, transcript_mtime_ms: Option<i64>) -> Run {
-        self.derive(transcript_mtime_ms).0
+        self.derive(transcript_mtime_ms, self.opts.now_ms).0
+    }
+
+    /// [`snapshot`](Self::snapshot) with the status told by another clock: a run followed for
+    /// an hour turns `interrupted` when its transcript stops changing.
+    pub fn snapshot_at(&self, transcript_mtime_ms: Option<i64>, now_ms: i64) -> Run {
+        self.derive(transcript_mtime_ms, now_ms).0
+    }
+
+    /// Says that the run's value directory is a symbolic link, which is never read.
+    pub fn linked_values(&mut self) {
+        let id = &self.run.id;
+        let message = format!("{id}.values is a symbolic link: it is not read and never collected");
+        self.problems.push(Problem {
+            line: 0,
+            kind: ProblemKind::Run,
+            message,
+        });
     }
 
     /// The timeline entries folded since the last call (a live view sends only those).
@@ -466,7 +508,7 @@ impl Analyzer {
 
     /// Ends the fold: the run with its timeline, results and problems.
     pub fn finish(self, transcript_mtime_ms: Option<i64>) -> RunDetail {
-        let (run, strays) = self.derive(transcript_mtime_ms);
+        let (run, strays) = self.derive(transcript_mtime_ms, self.opts.now_ms);
         RunDetail {
             run,
             events: self.events,
@@ -514,12 +556,7 @@ pub fn analyze_run_with(
     let files = layout.runs.get(id).cloned().unwrap_or_default();
     let mut analyzer = Analyzer::new(id, values, *opts, keep_timeline);
     if layout.linked_value_dirs.contains(id) {
-        let msg = format!("{id}.values is a symbolic link: it is not read and never collected");
-        analyzer.problems.push(Problem {
-            line: 0,
-            kind: ProblemKind::Run,
-            message: msg,
-        });
+        analyzer.linked_values();
     }
     let mut mtime = None;
     let mut transcript_bytes = 0;
@@ -537,13 +574,35 @@ pub fn analyze_run_with(
         });
     }
     let mut detail = analyzer.finish(mtime);
-    let run = &mut detail.run;
-    run.has_transcript = files.transcript.is_some();
-    run.has_summary = files.summary.is_some();
-    run.transcript_bytes = transcript_bytes;
-    run.pending_bytes = pending;
-    if let Some(path) = &files.summary {
-        super::summary::apply_summary(path, run, files.transcript.is_none(), opts);
-    }
+    let files = FileFigures {
+        transcript: files.transcript.as_deref(),
+        summary: files.summary.as_deref(),
+        transcript_bytes,
+        pending_bytes: pending,
+    };
+    files.complete(&mut detail.run, opts);
     Ok(detail)
+}
+
+/// What a run's files add to the figures its transcript folds to. A whole read and a live tail
+/// both end with this, so the list built either way tells the same run.
+pub struct FileFigures<'a> {
+    pub transcript: Option<&'a Path>,
+    pub summary: Option<&'a Path>,
+    /// The transcript's size, a torn last line included.
+    pub transcript_bytes: u64,
+    /// Bytes of a torn last line.
+    pub pending_bytes: u64,
+}
+
+impl FileFigures<'_> {
+    pub fn complete(&self, run: &mut Run, opts: &RunOptions) {
+        run.has_transcript = self.transcript.is_some();
+        run.has_summary = self.summary.is_some();
+        run.transcript_bytes = self.transcript_bytes;
+        run.pending_bytes = self.pending_bytes;
+        if let Some(path) = self.summary {
+            super::summary::apply_summary(path, run, self.transcript.is_none(), opts);
+        }
+    }
 }

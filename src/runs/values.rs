@@ -41,18 +41,27 @@ pub fn list_value_files(dir: &Path) -> io::Result<BTreeMap<String, ValueFile>> {
             continue;
         };
         let Ok(meta) = entry.metadata() else { continue };
-        out.insert(
-            stem.to_owned(),
-            ValueFile {
-                stem: stem.to_owned(),
-                path: entry.path(),
-                bytes: meta.len(),
-                modified_ms: modified_ms(&meta),
-                mtime_ns: mtime_ns(&meta),
-            },
-        );
+        out.insert(stem.to_owned(), value_file(stem, entry.path(), &meta));
     }
     Ok(out)
+}
+
+/// Value file `<stem>.txt` of `dir`, if it is one (a regular file, not a link): what a live run
+/// looks up when a result's line lands after its directory was listed.
+pub fn find_value_file(dir: &Path, stem: &str) -> Option<ValueFile> {
+    let path = dir.join(format!("{stem}{VALUE_EXT}"));
+    let meta = fs::symlink_metadata(&path).ok()?;
+    meta.is_file().then(|| value_file(stem, path, &meta))
+}
+
+fn value_file(stem: &str, path: PathBuf, meta: &fs::Metadata) -> ValueFile {
+    ValueFile {
+        stem: stem.to_owned(),
+        path,
+        bytes: meta.len(),
+        modified_ms: modified_ms(meta),
+        mtime_ns: mtime_ns(meta),
+    }
 }
 
 /// A file's modification time in nanoseconds, as text (too big for a JSON number a UI reads).

@@ -2,9 +2,10 @@
 //! only what was appended. A torn last line waits for its newline; a transcript that shrinks or
 //! is replaced (another file under the same name) is read again from the start.
 
-use crate::runs::analyze::{Analyzer, RunOptions};
+use crate::runs::analyze::{Analyzer, FileFigures, RunOptions};
+use crate::runs::layout::{SUMMARY_SUFFIX, TRANSCRIPT_SUFFIX, VALUES_SUFFIX};
 use crate::runs::values::list_value_files;
-use crate::runs::{Run, TimelineEvent};
+use crate::runs::{now_ms, Run, TimelineEvent};
 use crate::transcript::{read_lines, Cursor};
 use std::fs;
 use std::io;
@@ -49,29 +50,30 @@ pub struct TailUpdate {
 pub struct Tail {
     id: String,
     transcript: PathBuf,
+    summary: PathBuf,
     values_dir: PathBuf,
     opts: RunOptions,
     cursor: Cursor,
     file: Option<Identity>,
+    file_len: u64,
+    pending_bytes: u64,
     analyzer: Analyzer,
 }
 
 impl Tail {
     pub fn new(root: &Path, id: &str, opts: RunOptions) -> Self {
-        let values_dir = root.join(format!("{id}.values"));
+        let values_dir = root.join(format!("{id}{VALUES_SUFFIX}"));
         Self {
             id: id.to_owned(),
-            transcript: root.join(format!("{id}.jsonl")),
-            analyzer: Analyzer::new(
-                id,
-                list_value_files(&values_dir).unwrap_or_default(),
-                opts,
-                true,
-            ),
+            transcript: root.join(format!("{id}{TRANSCRIPT_SUFFIX}")),
+            summary: root.join(format!("{id}{SUMMARY_SUFFIX}")),
+            analyzer: begin(id, &values_dir, opts),
             values_dir,
             opts,
             cursor: Cursor::default(),
             file: None,
+            file_len: 0,
+            pending_bytes: 0,
         }
     }
 
@@ -89,26 +91,35 @@ impl Tail {
             update.reset = self.file.is_some();
             self.cursor = Cursor::default();
             // The value files are read again too: they back the retention states.
-            let values = list_value_files(&self.values_dir).unwrap_or_default();
-            self.analyzer = Analyzer::new(&self.id, values, self.opts, true);
+            self.analyzer = begin(&self.id, &self.values_dir, self.opts);
         }
         self.file = Some(now);
         let analyzer = &mut self.analyzer;
         let outcome = read_lines(&self.transcript, self.cursor, |line| analyzer.line(line))?;
         self.cursor = outcome.cursor;
+        self.file_len = outcome.file_len;
+        self.pending_bytes = outcome.pending_bytes;
         update.events = self.analyzer.take_events();
         update.pending_bytes = outcome.pending_bytes;
         Ok(update)
     }
 
-    /// The run as it stands now (status by the clock in `opts`).
+    /// The run as it stands now, with the status told by the clock now: the same figures a
+    /// whole read of the run gives (`analyze_run`), summary included.
     pub fn run(&self) -> Run {
         let mtime = fs::metadata(&self.transcript)
             .ok()
             .as_ref()
             .and_then(crate::runs::values::modified_ms);
-        let mut run = self.analyzer.snapshot(mtime);
-        run.transcript_bytes = self.cursor.offset;
+        let mut run = self.analyzer.snapshot_at(mtime, now_ms());
+        let summary = self.summary.is_file().then_some(self.summary.as_path());
+        let files = FileFigures {
+            transcript: self.file.map(|_| self.transcript.as_path()),
+            summary,
+            transcript_bytes: self.file_len,
+            pending_bytes: self.pending_bytes,
+        };
+        files.complete(&mut run, &self.opts);
         run
     }
 
@@ -116,4 +127,22 @@ impl Tail {
     pub fn lines(&self) -> u64 {
         self.cursor.lines
     }
+}
+
+/// Starts the fold of run `id`: its value files listed, unless the value directory is a
+/// symbolic link, which is never read (as in a whole read of the run).
+fn begin(id: &str, values_dir: &Path, opts: RunOptions) -> Analyzer {
+    let linked = fs::symlink_metadata(values_dir).is_ok_and(|m| m.file_type().is_symlink());
+    let values = if linked {
+        Default::default()
+    } else {
+        list_value_files(values_dir).unwrap_or_default()
+    };
+    let mut analyzer = Analyzer::new(id, values, opts, true);
+    if linked {
+        analyzer.linked_values();
+    } else {
+        analyzer.look_up_values_in(values_dir);
+    }
+    analyzer
 }

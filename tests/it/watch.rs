@@ -278,3 +278,114 @@ fn mctl_watch_prints_json_lines() {
     );
     let _ = OLD_MS;
 }
+
+/// Copies a runs directory one level deep (value directories hold only files), every transcript
+/// left out: the test writes those itself.
+fn copy_without_transcripts(src: &Path, dst: &Path) {
+    for entry in fs::read_dir(src).unwrap() {
+        let entry = entry.unwrap();
+        let to = dst.join(entry.file_name());
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            fs::create_dir(&to).unwrap();
+            for file in fs::read_dir(entry.path()).unwrap() {
+                let file = file.unwrap();
+                if file.file_type().unwrap().is_file() {
+                    fs::copy(file.path(), to.join(file.file_name())).unwrap();
+                }
+            }
+        } else if kind.is_file() && !entry.file_name().to_string_lossy().ends_with(".jsonl") {
+            fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_tail_fed_in_pieces_tells_the_same_run_as_a_whole_read() {
+    use mission_control::runs::{analyze_run, Layout};
+    let demo = tempfile::tempdir().unwrap();
+    mission_control::demo::write_demo(demo.path(), 11, now_ms()).unwrap();
+    let tolerant = fixture("tolerant");
+    let mut compared = 0;
+    for src in [tolerant.path(), demo.path()] {
+        let live = tempfile::tempdir().unwrap();
+        copy_without_transcripts(src, live.path());
+        let source = Layout::read(src).unwrap();
+        for (id, files) in &source.runs {
+            let Some(transcript) = &files.transcript else {
+                continue;
+            };
+            let bytes = fs::read(transcript).unwrap();
+            let path = live.path().join(format!("{id}.jsonl"));
+            fs::write(&path, "").unwrap();
+            let mut tail = Tail::new(live.path(), id, opts());
+            // Pieces of every size, so lines are torn everywhere.
+            let mut at = 0;
+            for size in [1usize, 7, 300, 4096, 65_536].iter().cycle() {
+                if at >= bytes.len() {
+                    break;
+                }
+                let end = (at + size).min(bytes.len());
+                OpenOptions::new()
+                    .append(true)
+                    .open(&path)
+                    .unwrap()
+                    .write_all(&bytes[at..end])
+                    .unwrap();
+                tail.poll().unwrap();
+                at = end;
+            }
+            let layout = Layout::read(live.path()).unwrap();
+            let whole = analyze_run(&layout, id, &opts(), false).unwrap().run;
+            assert_eq!(
+                serde_json::to_value(tail.run()).unwrap(),
+                serde_json::to_value(whole).unwrap(),
+                "run {id} of {}",
+                src.display()
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 15, "compared {compared} runs");
+}
+
+#[test]
+fn a_value_file_written_after_the_tail_started_backs_its_retained_result() {
+    use mission_control::runs::RetentionState;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.jsonl");
+    append(&path, &user(0));
+    let mut tail = Tail::new(dir.path(), "r", opts());
+    assert_eq!(tail.poll().unwrap().events.len(), 1);
+    // What the harness does: the value file first, then the line that refers to it.
+    let content = "line of a long tool output\n".repeat(1_000);
+    fs::create_dir(dir.path().join("r.values")).unwrap();
+    fs::write(dir.path().join("r.values/call-1.txt"), &content).unwrap();
+    append(
+        &path,
+        &line(
+            1,
+            json!({"type": "tool_call_started", "toolCallId": "call-1", "name": "bash", "input": {}}),
+        ),
+    );
+    append(
+        &path,
+        &line(
+            2,
+            json!({"type": "tool_call_finished", "toolCallId": "call-1", "result": {"ok": true, "content": content}}),
+        ),
+    );
+    let update = tail.poll().unwrap();
+    let result = update
+        .events
+        .iter()
+        .find_map(|e| e.result.clone())
+        .expect("the result's event");
+    assert_eq!(result.state, RetentionState::Retained);
+    let run = tail.run();
+    assert_eq!((run.retained, run.unretained), (1, 0));
+    assert_eq!(
+        (run.value_files, run.value_bytes),
+        (1, content.len() as u64)
+    );
+}
