@@ -373,7 +373,10 @@ impl Analyzer {
         let bytes = content.len() as u64;
         self.matched_values.insert(vid.clone());
         if bytes > self.opts.threshold && !self.values.contains_key(&vid) {
-            let found = self.values_dir.as_deref().and_then(|d| find_value_file(d, &vid));
+            let found = self
+                .values_dir
+                .as_deref()
+                .and_then(|d| find_value_file(d, &vid));
             if let Some(file) = found {
                 self.add_value(file);
             }

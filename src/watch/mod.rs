@@ -5,14 +5,16 @@
 //! Only the runs directories themselves are watched, never each `.values/` directory: the harness
 //! writes a value file just before the transcript line that refers to it, so the line's arrival
 //! tells of the value too, and the number of watches stays one per runs directory, far from
-//! inotify's limits. When native watching fails (limits, network file systems) the watcher falls
-//! back to polling and says so.
+//! inotify's limits. Files removed inside a value directory touch only that directory, so the
+//! value directories are looked at (one `stat` each) every second. When native watching fails
+//! (limits, network file systems) the watcher falls back to polling and says so.
 
+mod dir_state;
 mod tail;
 mod watcher;
 
 pub use tail::{Tail, TailUpdate};
-pub use watcher::{watch, WatchHandle};
+pub use watcher::{poll_asked, watch, watch_polling, WatchHandle, POLL, VALUES_CHECK};
 
 use serde::Serialize;
 use ts_rs::TS;
@@ -77,9 +79,25 @@ pub enum Change {
         dir: String,
         run: String,
     },
-    /// Native watching failed; the directory is polled instead.
+    /// Value files appeared in a value directory that was already there (`values`: their ids).
+    /// Seen by a look at the value directories every second.
+    ValueFilesAdded {
+        dir: String,
+        run: String,
+        values: Vec<String>,
+    },
+    /// Value files were removed from a value directory that is still there (by a GC, or by
+    /// hand): the run's results they backed are unretained now.
+    ValueFilesRemoved {
+        dir: String,
+        run: String,
+        values: Vec<String>,
+    },
+    /// Native watching failed (or polling was asked for); the directory is polled instead,
+    /// every `interval_ms`.
     Polling {
         dir: String,
         reason: String,
+        interval_ms: u64,
     },
 }

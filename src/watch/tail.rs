@@ -4,7 +4,7 @@
 
 use crate::runs::analyze::{Analyzer, FileFigures, RunOptions};
 use crate::runs::layout::{SUMMARY_SUFFIX, TRANSCRIPT_SUFFIX, VALUES_SUFFIX};
-use crate::runs::values::list_value_files;
+use crate::runs::values::{find_value_file, list_value_files};
 use crate::runs::{now_ms, Run, TimelineEvent};
 use crate::transcript::{read_lines, Cursor};
 use std::fs;
@@ -121,6 +121,16 @@ impl Tail {
         };
         files.complete(&mut run, &self.opts);
         run
+    }
+
+    /// Counts value files that appeared after the tail started (ids of files in its value
+    /// directory); a result's line finds its file either way.
+    pub fn add_values(&mut self, ids: &[String]) {
+        for id in ids {
+            if let Some(file) = find_value_file(&self.values_dir, id) {
+                self.analyzer.add_value(file);
+            }
+        }
     }
 
     /// Lines read so far.

@@ -1,41 +1,98 @@
 //! The watcher: notify with a debouncer on each runs directory (non-recursive), coalescing bursts,
-//! and a polling fallback.
+//! a polling fallback, and a slow look at the value directories for files removed inside them.
 
-use super::{Change, LineRef, Tail};
-use crate::runs::layout::{SUMMARY_SUFFIX, TEMP_SUFFIX, TRANSCRIPT_SUFFIX, VALUES_SUFFIX};
-use crate::runs::RunOptions;
-use notify::{PollWatcher, RecursiveMode};
+use super::dir_state::DirState;
+use super::Change;
+use crate::runs::{Run, RunOptions, Verify};
+use notify::RecursiveMode;
 use notify_debouncer_full::{new_debouncer_opt, DebounceEventResult, RecommendedCache};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Receiver, Sender};
-use std::time::Duration;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
 
 /// How long bursts are coalesced.
 const DEBOUNCE: Duration = Duration::from_millis(50);
-/// The polling interval when native watching fails.
-const POLL: Duration = Duration::from_millis(500);
+/// The polling interval when native watching fails or polling is asked for.
+pub const POLL: Duration = Duration::from_millis(500);
+/// How often the value directories are looked at. Files removed inside a value directory (by a
+/// GC, or by hand) do not touch the runs directory, and watching every value directory would
+/// cost one inotify watch per run; a `stat` of each directory every second costs far less.
+pub const VALUES_CHECK: Duration = Duration::from_secs(1);
 
-/// Keeps the watchers alive; dropping it stops them.
+type Shared = Arc<Mutex<DirState>>;
+
+/// Keeps the watchers alive; dropping it stops them (the value check within [`VALUES_CHECK`]).
 pub struct WatchHandle {
     _watchers: Vec<Box<dyn std::any::Any + Send>>,
+    _stop: Sender<()>,
+    states: Vec<Shared>,
+}
+
+impl WatchHandle {
+    /// Run `id` of runs directory `dir` (as given to [`watch`]) as the watcher knows it now,
+    /// folded from the lines read so far: the same figures a whole read gives, without reading
+    /// the transcript again. `None` when there is no such run.
+    pub fn run(&self, dir: &str, id: &str) -> Option<Run> {
+        let state = self.states.iter().find(|s| lock(s).name == dir)?;
+        let st = lock(state);
+        st.run(id)
+    }
+}
+
+fn lock(state: &Shared) -> std::sync::MutexGuard<'_, DirState> {
+    // A panic while holding the lock leaves plain data behind: go on with it.
+    state.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Watches `dirs`; every change is sent on the returned channel, in order per run. The runs
-/// already there are reported as added, so a consumer starts from a full picture.
+/// already there are reported as added, so a consumer starts from a full picture. Value files
+/// are compared by size and their first and last 64 KiB ([`Verify::Sampled`]), as in a listing.
 pub fn watch(
     dirs: &[PathBuf],
     opts: RunOptions,
 ) -> notify::Result<(WatchHandle, Receiver<Change>)> {
+    start(dirs, opts, None)
+}
+
+/// [`watch`] by polling, for file systems where native notices miss changes made elsewhere
+/// (a network share written by another machine). `reason` is what the `polling` change says.
+pub fn watch_polling(
+    dirs: &[PathBuf],
+    opts: RunOptions,
+    reason: &str,
+) -> notify::Result<(WatchHandle, Receiver<Change>)> {
+    start(dirs, opts, Some(reason.to_owned()))
+}
+
+/// Why to poll, when the user asked for it: `--poll` (`flag`) or `MCTL_WATCH=poll`.
+pub fn poll_asked(flag: bool) -> Option<String> {
+    if flag {
+        return Some("polling was asked for (--poll)".to_owned());
+    }
+    let env = std::env::var("MCTL_WATCH").unwrap_or_default();
+    (env == "poll").then(|| "polling was asked for (MCTL_WATCH=poll)".to_owned())
+}
+
+fn start(
+    dirs: &[PathBuf],
+    opts: RunOptions,
+    force_poll: Option<String>,
+) -> notify::Result<(WatchHandle, Receiver<Change>)> {
+    let opts = RunOptions {
+        verify: Verify::Sampled,
+        ..opts
+    };
     let (tx, rx) = mpsc::channel();
     let mut watchers: Vec<Box<dyn std::any::Any + Send>> = Vec::new();
+    let mut states = Vec::new();
+    let mut polled = Vec::new();
     for dir in dirs {
-        let state =
-            std::sync::Arc::new(std::sync::Mutex::new(DirState::new(dir, opts, tx.clone())));
-        state.lock().expect("watch state").scan_all();
+        let state: Shared = Arc::new(Mutex::new(DirState::new(dir, opts, tx.clone())));
         let handler_state = state.clone();
         let handler = move |res: DebounceEventResult| {
-            let mut st = handler_state.lock().expect("watch state");
+            let mut st = lock(&handler_state);
             match res {
                 Ok(events) => {
                     let names: BTreeSet<String> = events
@@ -48,226 +105,126 @@ pub fn watch(
                 Err(_) => st.scan_all(),
             }
         };
-        let native = new_debouncer_opt::<_, notify::RecommendedWatcher, RecommendedCache>(
-            DEBOUNCE,
-            None,
-            handler.clone(),
-            RecommendedCache::new(),
-            notify::Config::default(),
-        )
-        .and_then(|mut d| d.watch(dir, RecursiveMode::NonRecursive).map(|()| d));
+        let native = match &force_poll {
+            Some(reason) => Err(reason.clone()),
+            None => new_debouncer_opt::<_, notify::RecommendedWatcher, RecommendedCache>(
+                DEBOUNCE,
+                None,
+                handler.clone(),
+                RecommendedCache::new(),
+                notify::Config::default(),
+            )
+            .and_then(|mut d| d.watch(dir, RecursiveMode::NonRecursive).map(|()| d))
+            .map_err(|e| format!("native watching failed: {e}")),
+        };
         match native {
             Ok(d) => watchers.push(Box::new(d)),
-            Err(e) => {
+            Err(reason) => {
                 let _ = tx.send(Change::Polling {
                     dir: dir.display().to_string(),
-                    reason: e.to_string(),
+                    reason,
+                    interval_ms: POLL.as_millis() as u64,
                 });
-                let mut d = new_debouncer_opt::<_, PollWatcher, RecommendedCache>(
-                    DEBOUNCE,
-                    None,
-                    handler,
-                    RecommendedCache::new(),
-                    notify::Config::default().with_poll_interval(POLL),
-                )?;
-                d.watch(dir, RecursiveMode::NonRecursive)?;
-                watchers.push(Box::new(d));
+                polled.push(Poller::new(dir, state.clone()));
             }
         }
+        // Read what is there only now that changes are seen: nothing lands unseen in between.
+        lock(&state).scan_all();
+        states.push(state);
     }
+    let (stop, stopped) = mpsc::channel::<()>();
+    let checked = states.clone();
+    let ticks_per_check = (VALUES_CHECK.as_millis() / POLL.as_millis()).max(1);
+    std::thread::spawn(move || {
+        for tick in 1u128.. {
+            if !matches!(stopped.recv_timeout(POLL), Err(RecvTimeoutError::Timeout)) {
+                return; // the handle was dropped
+            }
+            for poller in &mut polled {
+                poller.poll();
+            }
+            if tick % ticks_per_check == 0 {
+                for state in &checked {
+                    lock(state).check_values();
+                }
+            }
+        }
+    });
     Ok((
         WatchHandle {
             _watchers: watchers,
+            _stop: stop,
+            states,
         },
         rx,
     ))
 }
 
-/// What the watcher knows of one runs directory.
-struct DirState {
+/// Polls a runs directory: lists it every [`POLL`] and hands the entries whose size, time or
+/// file changed (or that came or went) to the watcher. notify's own poller compares times in
+/// whole seconds, so a line appended in the same second as the last poll would wait for the
+/// next write; this compares nanoseconds and sizes.
+struct Poller {
     root: PathBuf,
-    name: String,
-    opts: RunOptions,
-    tx: Sender<Change>,
-    tails: HashMap<String, Tail>,
-    summaries: BTreeSet<String>,
-    values: BTreeSet<String>,
+    state: Shared,
+    seen: HashMap<String, Stamp>,
 }
 
-impl DirState {
-    fn new(root: &Path, opts: RunOptions, tx: Sender<Change>) -> Self {
-        Self {
+#[derive(PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    modified: Option<SystemTime>,
+    ino: u64,
+}
+
+impl Poller {
+    fn new(root: &Path, state: Shared) -> Self {
+        let mut poller = Self {
             root: root.to_path_buf(),
-            name: root.display().to_string(),
-            opts,
-            tx,
-            tails: HashMap::new(),
-            summaries: BTreeSet::new(),
-            values: BTreeSet::new(),
-        }
-    }
-
-    fn send(&self, c: Change) {
-        let _ = self.tx.send(c);
-    }
-
-    /// Looks at every entry (at start, and when the watcher lost events).
-    fn scan_all(&mut self) {
-        let names: BTreeSet<String> = std::fs::read_dir(&self.root)
-            .map(|d| {
-                d.filter_map(|e| e.ok()?.file_name().into_string().ok())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let mut all = names.clone();
-        // Known runs that vanished are looked at too.
-        all.extend(
-            self.tails
-                .keys()
-                .map(|id| format!("{id}{TRANSCRIPT_SUFFIX}")),
-        );
-        all.extend(self.values.iter().map(|id| format!("{id}{VALUES_SUFFIX}")));
-        self.touched(&all);
-    }
-
-    /// Re-reads what the names touched. Transcripts are read from their last complete line on.
-    fn touched(&mut self, names: &BTreeSet<String>) {
-        let opts = RunOptions {
-            now_ms: crate::runs::now_ms(),
-            ..self.opts
+            state,
+            seen: HashMap::new(),
         };
-        for name in names {
-            if name.ends_with(TEMP_SUFFIX) {
-                continue;
-            }
-            if let Some(id) = name
-                .strip_suffix(TRANSCRIPT_SUFFIX)
-                .filter(|s| !s.is_empty())
-            {
-                self.transcript(id, opts);
-            } else if let Some(id) = name.strip_suffix(SUMMARY_SUFFIX).filter(|s| !s.is_empty()) {
-                let exists = self.root.join(name).is_file();
-                let known = self.summaries.contains(id);
-                if exists && !known && !self.tails.contains_key(id) {
-                    self.send(Change::RunAdded {
-                        dir: self.name.clone(),
-                        run: id.to_owned(),
-                    });
-                }
-                if exists {
-                    self.summaries.insert(id.to_owned());
-                    self.send(Change::Summarised {
-                        dir: self.name.clone(),
-                        run: id.to_owned(),
-                    });
-                } else if known {
-                    self.summaries.remove(id);
-                    if !self.tails.contains_key(id) {
-                        self.send(Change::RunRemoved {
-                            dir: self.name.clone(),
-                            run: id.to_owned(),
-                        });
-                    }
-                }
-            } else if let Some(id) = name.strip_suffix(VALUES_SUFFIX).filter(|s| !s.is_empty()) {
-                let exists =
-                    std::fs::symlink_metadata(self.root.join(name)).is_ok_and(|m| m.is_dir());
-                let known = self.values.contains(id);
-                if exists && !known {
-                    self.values.insert(id.to_owned());
-                    self.send(Change::ValuesAdded {
-                        dir: self.name.clone(),
-                        run: id.to_owned(),
-                    });
-                } else if !exists && known {
-                    self.values.remove(id);
-                    self.send(Change::ValuesRemoved {
-                        dir: self.name.clone(),
-                        run: id.to_owned(),
-                    });
-                    // Its results are unretained now: the run model is read again. Lines that
-                    // arrived meanwhile are still reported as appended, exactly once.
-                    if let Some(t) = self.tails.get_mut(id) {
-                        let seen = t.lines();
-                        *t = Tail::new(&self.root, id, opts);
-                        if let Ok(update) = t.poll() {
-                            let fresh: Vec<_> = update
-                                .events
-                                .into_iter()
-                                .filter(|e| e.line > seen)
-                                .collect();
-                            self.report(id, fresh, update.pending_bytes);
-                        }
-                    }
-                }
-            }
-        }
+        poller.seen = poller.list();
+        poller
     }
 
-    fn transcript(&mut self, id: &str, opts: RunOptions) {
-        let path = self.root.join(format!("{id}{TRANSCRIPT_SUFFIX}"));
-        if !path.is_file() {
-            if self.tails.remove(id).is_some() && !self.summaries.contains(id) {
-                self.send(Change::RunRemoved {
-                    dir: self.name.clone(),
-                    run: id.to_owned(),
-                });
-            }
-            return;
-        }
-        let dir = self.name.clone();
-        let is_new = !self.tails.contains_key(id);
-        let tail = self
-            .tails
-            .entry(id.to_owned())
-            .or_insert_with(|| Tail::new(&self.root, id, opts));
-        if is_new && !self.summaries.contains(id) {
-            let _ = self.tx.send(Change::RunAdded {
-                dir: dir.clone(),
-                run: id.to_owned(),
-            });
-        }
-        let Ok(update) = tail.poll() else { return };
-        if update.reset {
-            let _ = self.tx.send(Change::Reset {
-                dir: dir.clone(),
-                run: id.to_owned(),
-                lines: tail.lines(),
-            });
-        }
-        self.report(id, update.events, update.pending_bytes);
-    }
-
-    /// Sends the appended events of run `id`, and `finished` when one of them ends a dispatch.
-    fn report(&self, id: &str, events: Vec<crate::runs::TimelineEvent>, pending_bytes: u64) {
-        if events.is_empty() {
-            return;
-        }
-        let dir = self.name.clone();
-        let lines: Vec<LineRef> = events
-            .iter()
-            .map(|e| LineRef {
-                line: e.line,
-                kind: e.kind.clone(),
+    fn list(&self) -> HashMap<String, Stamp> {
+        let Ok(entries) = std::fs::read_dir(&self.root) else {
+            return HashMap::new();
+        };
+        entries
+            .filter_map(|e| {
+                let e = e.ok()?;
+                let meta = e.metadata().ok()?;
+                let name = e.file_name().into_string().ok()?;
+                Some((name, stamp(&meta)))
             })
-            .collect();
-        let finished = events
+            .collect()
+    }
+
+    fn poll(&mut self) {
+        let now = self.list();
+        let mut changed: BTreeSet<String> = now
             .iter()
-            .any(|e| e.kind == "run_result" || e.kind == "run_error");
-        self.send(Change::Appended {
-            dir: dir.clone(),
-            run: id.to_owned(),
-            lines,
-            pending_bytes,
-        });
-        if finished {
-            if let Some(t) = self.tails.get(id) {
-                self.send(Change::Finished {
-                    dir,
-                    run: id.to_owned(),
-                    status: t.run().status.as_str().to_owned(),
-                });
-            }
+            .filter(|(name, stamp)| self.seen.get(*name) != Some(stamp))
+            .map(|(name, _)| name.clone())
+            .collect();
+        changed.extend(self.seen.keys().filter(|n| !now.contains_key(*n)).cloned());
+        self.seen = now;
+        if !changed.is_empty() {
+            lock(&self.state).touched(&changed);
         }
+    }
+}
+
+fn stamp(meta: &std::fs::Metadata) -> Stamp {
+    #[cfg(unix)]
+    let ino = std::os::unix::fs::MetadataExt::ino(meta);
+    #[cfg(not(unix))]
+    let ino = 0;
+    Stamp {
+        len: meta.len(),
+        modified: meta.modified().ok(),
+        ino,
     }
 }

@@ -389,3 +389,119 @@ fn a_value_file_written_after_the_tail_started_backs_its_retained_result() {
         (1, content.len() as u64)
     );
 }
+
+fn tool_result(seq: u64, call: &str, content: &str) -> String {
+    line(
+        seq,
+        json!({"type": "tool_call_started", "toolCallId": call, "name": "bash", "input": {}}),
+    ) + &line(
+        seq + 1,
+        json!({"type": "tool_call_finished", "toolCallId": call, "result": {"ok": true, "content": content}}),
+    )
+}
+
+#[test]
+fn the_watcher_reports_value_files_removed_inside_a_value_directory() {
+    use mission_control::runs::{analyze_run, Layout, Verify};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    let name = root.display().to_string();
+    let content = "a long tool output line\n".repeat(1_000);
+    fs::create_dir(root.join("r.values")).unwrap();
+    fs::write(root.join("r.values/call-1.txt"), &content).unwrap();
+    fs::write(root.join("r.values/call-2.txt"), &content).unwrap();
+    let path = root.join("r.jsonl");
+    append(&path, &(user(0) + &tool_result(1, "call-1", &content)));
+    append(&path, &tool_result(3, "call-2", &content));
+    let (handle, rx) = watch(std::slice::from_ref(&root), opts()).unwrap();
+    assert_eq!(
+        next(&rx),
+        Change::RunAdded {
+            dir: name.clone(),
+            run: "r".into()
+        }
+    );
+    assert!(matches!(next(&rx), Change::Appended { lines, .. } if lines.len() == 5));
+    assert!(matches!(next(&rx), Change::ValuesAdded { .. }));
+    let run = handle.run(&name, "r").unwrap();
+    assert_eq!((run.retained, run.unretained, run.value_files), (2, 0, 2));
+
+    // A GC (or a hand) removes one file; the directory stays.
+    fs::remove_file(root.join("r.values/call-1.txt")).unwrap();
+    assert_eq!(
+        next(&rx),
+        Change::ValueFilesRemoved {
+            dir: name.clone(),
+            run: "r".into(),
+            values: vec!["call-1".into()]
+        }
+    );
+    let run = handle.run(&name, "r").unwrap();
+    assert_eq!((run.retained, run.unretained, run.value_files), (1, 1, 1));
+
+    // A file no result refers to (yet) is a stray.
+    fs::write(root.join("r.values/extra.txt"), "x").unwrap();
+    assert_eq!(
+        next(&rx),
+        Change::ValueFilesAdded {
+            dir: name.clone(),
+            run: "r".into(),
+            values: vec!["extra".into()]
+        }
+    );
+    let run = handle.run(&name, "r").unwrap();
+    assert_eq!((run.value_files, run.strays), (2, 1));
+    let sampled = RunOptions {
+        verify: Verify::Sampled,
+        ..opts()
+    };
+    let whole = analyze_run(&Layout::read(&root).unwrap(), "r", &sampled, false).unwrap();
+    assert_eq!(
+        serde_json::to_value(&run).unwrap(),
+        serde_json::to_value(&whole.run).unwrap(),
+        "the watcher's run is the run a whole read gives"
+    );
+    assert!(handle.run(&name, "nope").is_none());
+    assert!(
+        rx.recv_timeout(Duration::from_millis(1_500)).is_err(),
+        "nothing more"
+    );
+}
+
+#[test]
+fn the_watcher_polls_when_asked_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    let name = root.display().to_string();
+    let (_handle, rx) =
+        mission_control::watch::watch_polling(std::slice::from_ref(&root), opts(), "asked")
+            .unwrap();
+    assert_eq!(
+        next(&rx),
+        Change::Polling {
+            dir: name.clone(),
+            reason: "asked".into(),
+            interval_ms: 500
+        }
+    );
+    let path = root.join("r.jsonl");
+    append(&path, &user(0));
+    assert_eq!(
+        next(&rx),
+        Change::RunAdded {
+            dir: name,
+            run: "r".into()
+        }
+    );
+    let mut seen = Vec::new();
+    for seq in 1..=20 {
+        append(&path, &user(seq));
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    while seen.len() < 21 {
+        if let Change::Appended { lines, .. } = next(&rx) {
+            seen.extend(lines.iter().map(|l| l.line));
+        }
+    }
+    assert_eq!(seen, (1..=21).collect::<Vec<_>>());
+}

@@ -80,7 +80,12 @@ enum Command {
     /// List the pinned runs of the runs directory
     Pins,
     /// Print every change in the runs directory as it happens, until interrupted
-    Watch,
+    Watch {
+        /// Poll every 0.5 s instead of native notices (a network share written by another
+        /// machine; also `MCTL_WATCH=poll`)
+        #[arg(long)]
+        poll: bool,
+    },
     /// Write a realistic demo runs directory
     Demo {
         dir: PathBuf,
@@ -327,7 +332,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Command::Gc(args) => gc::run(runs_dir(g)?, &args, g.json),
-        Command::Watch => watch(runs_dir(g)?, g.json),
+        Command::Watch { poll } => watch(runs_dir(g)?, poll, g.json),
         Command::Pin { run } => gc::pin(runs_dir(g)?, &run, true, g.json),
         Command::Unpin { run } => gc::pin(runs_dir(g)?, &run, false, g.json),
         Command::Pins => gc::pins(runs_dir(g)?, g.json),
@@ -350,9 +355,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 /// `mctl watch`: one line per change (a JSON object per line with `--json`), until interrupted.
-fn watch(dir: RunsDir, json: bool) -> anyhow::Result<()> {
-    use mission_control::watch::Change;
-    let (_handle, rx) = mission_control::watch::watch(&[dir.root().to_path_buf()], dir.opts)?;
+fn watch(dir: RunsDir, poll: bool, json: bool) -> anyhow::Result<()> {
+    use mission_control::watch::{poll_asked, watch, watch_polling, Change};
+    let dirs = [dir.root().to_path_buf()];
+    let (_handle, rx) = match poll_asked(poll) {
+        Some(reason) => watch_polling(&dirs, dir.opts, &reason)?,
+        None => watch(&dirs, dir.opts)?,
+    };
     let mut out = io::stdout().lock();
     for change in rx {
         if json {
@@ -386,9 +395,17 @@ fn watch(dir: RunsDir, json: bool) -> anyhow::Result<()> {
                 Change::RunRemoved { run, .. } => format!("removed    {run}"),
                 Change::ValuesAdded { run, .. } => format!("values+    {run}"),
                 Change::ValuesRemoved { run, .. } => format!("values-    {run}"),
-                Change::Polling { dir, reason } => {
-                    format!("polling    {dir}: native watching failed ({reason})")
+                Change::ValueFilesAdded { run, values, .. } => {
+                    format!("value+     {run} {}", values.join(" "))
                 }
+                Change::ValueFilesRemoved { run, values, .. } => {
+                    format!("value-     {run} {}", values.join(" "))
+                }
+                Change::Polling {
+                    dir,
+                    reason,
+                    interval_ms,
+                } => format!("polling    {dir} every {interval_ms} ms: {reason}"),
             };
             writeln!(out, "{}", human::clip(&line, 400))?;
         }

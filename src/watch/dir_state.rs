@@ -1,0 +1,307 @@
+//! What the watcher knows of one runs directory: a tail per transcript (its run model kept up to
+//! date), the summaries, and the value files of each value directory.
+
+use super::{Change, LineRef, Tail};
+use crate::runs::layout::{
+    Layout, RunFiles, SUMMARY_SUFFIX, TEMP_SUFFIX, TRANSCRIPT_SUFFIX, VALUES_SUFFIX,
+};
+use crate::runs::values::list_value_files;
+use crate::runs::{analyze_run, Run, RunOptions};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::Sender;
+use std::time::{Duration, SystemTime};
+
+/// A directory changed this recently is listed again even when its time looks the same: on a
+/// file system with coarse timestamps a removal in the same tick would not show.
+const COARSE_TICK: Duration = Duration::from_secs(2);
+
+/// A value directory as last listed.
+struct ValueDir {
+    modified: Option<SystemTime>,
+    /// Stems (value ids) of its value files.
+    files: BTreeSet<String>,
+}
+
+pub(super) struct DirState {
+    root: PathBuf,
+    pub(super) name: String,
+    opts: RunOptions,
+    tx: Sender<Change>,
+    tails: HashMap<String, Tail>,
+    summaries: BTreeSet<String>,
+    values: BTreeMap<String, ValueDir>,
+}
+
+impl DirState {
+    pub(super) fn new(root: &Path, opts: RunOptions, tx: Sender<Change>) -> Self {
+        Self {
+            root: root.to_path_buf(),
+            name: root.display().to_string(),
+            opts,
+            tx,
+            tails: HashMap::new(),
+            summaries: BTreeSet::new(),
+            values: BTreeMap::new(),
+        }
+    }
+
+    fn opts_now(&self) -> RunOptions {
+        RunOptions {
+            now_ms: crate::runs::now_ms(),
+            ..self.opts
+        }
+    }
+
+    /// Run `id` as the lines read so far tell it (a run with only a summary is read from it).
+    pub(super) fn run(&self, id: &str) -> Option<Run> {
+        if let Some(tail) = self.tails.get(id) {
+            return Some(tail.run());
+        }
+        if !self.summaries.contains(id) {
+            return None;
+        }
+        let summary = self.root.join(format!("{id}{SUMMARY_SUFFIX}"));
+        let mut layout = Layout {
+            root: self.root.clone(),
+            ..Default::default()
+        };
+        let files = RunFiles {
+            transcript: None,
+            summary: Some(summary),
+        };
+        layout.runs.insert(id.to_owned(), files);
+        let values = self.root.join(format!("{id}{VALUES_SUFFIX}"));
+        if self.values.contains_key(id) {
+            layout.value_dirs.insert(id.to_owned(), values);
+        } else if std::fs::symlink_metadata(&values).is_ok_and(|m| m.file_type().is_symlink()) {
+            layout.linked_value_dirs.insert(id.to_owned());
+        }
+        analyze_run(&layout, id, &self.opts_now(), false)
+            .ok()
+            .map(|d| d.run)
+    }
+
+    /// Lists again each value directory whose time changed, and reports the value files that
+    /// appeared or went. A run whose files went is read again (its retention states changed).
+    pub(super) fn check_values(&mut self) {
+        let now = SystemTime::now();
+        let ids: Vec<String> = self.values.keys().cloned().collect();
+        for id in ids {
+            let path = self.root.join(format!("{id}{VALUES_SUFFIX}"));
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                continue; // gone: the runs directory's watcher reports it
+            };
+            let modified = meta.modified().ok();
+            let seen = &self.values[&id];
+            let recent = modified
+                .and_then(|m| now.duration_since(m).ok())
+                .is_none_or(|age| age < COARSE_TICK);
+            if !meta.is_dir() || (modified == seen.modified && !recent) {
+                continue;
+            }
+            let files = stems(&path);
+            let added: Vec<String> = files.difference(&seen.files).cloned().collect();
+            let removed: Vec<String> = seen.files.difference(&files).cloned().collect();
+            self.values.insert(id.clone(), ValueDir { modified, files });
+            if !added.is_empty() {
+                if let Some(tail) = self.tails.get_mut(&id) {
+                    tail.add_values(&added);
+                }
+                self.send(Change::ValueFilesAdded {
+                    dir: self.name.clone(),
+                    run: id.clone(),
+                    values: added,
+                });
+            }
+            if !removed.is_empty() {
+                self.send(Change::ValueFilesRemoved {
+                    dir: self.name.clone(),
+                    run: id.clone(),
+                    values: removed,
+                });
+                self.reread(&id);
+            }
+        }
+    }
+
+    /// Reads run `id` again from the start (value files went: retention states changed). Lines
+    /// that arrived meanwhile are still reported as appended, exactly once.
+    fn reread(&mut self, id: &str) {
+        let opts = self.opts_now();
+        let Some(t) = self.tails.get_mut(id) else {
+            return;
+        };
+        let seen = t.lines();
+        *t = Tail::new(&self.root, id, opts);
+        if let Ok(update) = t.poll() {
+            let fresh: Vec<_> = update
+                .events
+                .into_iter()
+                .filter(|e| e.line > seen)
+                .collect();
+            self.report(id, fresh, update.pending_bytes);
+        }
+    }
+
+    pub(super) fn send(&self, c: Change) {
+        let _ = self.tx.send(c);
+    }
+
+    /// Looks at every entry (at start, and when the watcher lost events).
+    pub(super) fn scan_all(&mut self) {
+        let names: BTreeSet<String> = std::fs::read_dir(&self.root)
+            .map(|d| {
+                d.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut all = names.clone();
+        // Known runs that vanished are looked at too.
+        all.extend(
+            self.tails
+                .keys()
+                .map(|id| format!("{id}{TRANSCRIPT_SUFFIX}")),
+        );
+        all.extend(self.values.keys().map(|id| format!("{id}{VALUES_SUFFIX}")));
+        self.touched(&all);
+    }
+
+    /// Re-reads what the names touched. Transcripts are read from their last complete line on.
+    pub(super) fn touched(&mut self, names: &BTreeSet<String>) {
+        let opts = self.opts_now();
+        for name in names {
+            if name.ends_with(TEMP_SUFFIX) {
+                continue;
+            }
+            if let Some(id) = name
+                .strip_suffix(TRANSCRIPT_SUFFIX)
+                .filter(|s| !s.is_empty())
+            {
+                self.transcript(id, opts);
+            } else if let Some(id) = name.strip_suffix(SUMMARY_SUFFIX).filter(|s| !s.is_empty()) {
+                let exists = self.root.join(name).is_file();
+                let known = self.summaries.contains(id);
+                if exists && !known && !self.tails.contains_key(id) {
+                    self.send(Change::RunAdded {
+                        dir: self.name.clone(),
+                        run: id.to_owned(),
+                    });
+                }
+                if exists {
+                    self.summaries.insert(id.to_owned());
+                    self.send(Change::Summarised {
+                        dir: self.name.clone(),
+                        run: id.to_owned(),
+                    });
+                } else if known {
+                    self.summaries.remove(id);
+                    if !self.tails.contains_key(id) {
+                        self.send(Change::RunRemoved {
+                            dir: self.name.clone(),
+                            run: id.to_owned(),
+                        });
+                    }
+                }
+            } else if let Some(id) = name.strip_suffix(VALUES_SUFFIX).filter(|s| !s.is_empty()) {
+                let path = self.root.join(name);
+                let meta = std::fs::symlink_metadata(&path).ok().filter(|m| m.is_dir());
+                let known = self.values.contains_key(id);
+                if let Some(meta) = meta.as_ref().filter(|_| !known) {
+                    // Listed now: what is there already is not news; later files are.
+                    let seen = ValueDir {
+                        modified: meta.modified().ok(),
+                        files: stems(&path),
+                    };
+                    self.values.insert(id.to_owned(), seen);
+                    self.send(Change::ValuesAdded {
+                        dir: self.name.clone(),
+                        run: id.to_owned(),
+                    });
+                } else if meta.is_none() && known {
+                    self.values.remove(id);
+                    self.send(Change::ValuesRemoved {
+                        dir: self.name.clone(),
+                        run: id.to_owned(),
+                    });
+                    // Its results are unretained now: the run model is read again.
+                    self.reread(id);
+                }
+            }
+        }
+    }
+
+    fn transcript(&mut self, id: &str, opts: RunOptions) {
+        let path = self.root.join(format!("{id}{TRANSCRIPT_SUFFIX}"));
+        if !path.is_file() {
+            if self.tails.remove(id).is_some() && !self.summaries.contains(id) {
+                self.send(Change::RunRemoved {
+                    dir: self.name.clone(),
+                    run: id.to_owned(),
+                });
+            }
+            return;
+        }
+        let dir = self.name.clone();
+        let is_new = !self.tails.contains_key(id);
+        let tail = self
+            .tails
+            .entry(id.to_owned())
+            .or_insert_with(|| Tail::new(&self.root, id, opts));
+        if is_new && !self.summaries.contains(id) {
+            let _ = self.tx.send(Change::RunAdded {
+                dir: dir.clone(),
+                run: id.to_owned(),
+            });
+        }
+        let Ok(update) = tail.poll() else { return };
+        if update.reset {
+            let _ = self.tx.send(Change::Reset {
+                dir: dir.clone(),
+                run: id.to_owned(),
+                lines: tail.lines(),
+            });
+        }
+        self.report(id, update.events, update.pending_bytes);
+    }
+
+    /// Sends the appended events of run `id`, and `finished` when one of them ends a dispatch.
+    fn report(&self, id: &str, events: Vec<crate::runs::TimelineEvent>, pending_bytes: u64) {
+        if events.is_empty() {
+            return;
+        }
+        let dir = self.name.clone();
+        let lines: Vec<LineRef> = events
+            .iter()
+            .map(|e| LineRef {
+                line: e.line,
+                kind: e.kind.clone(),
+            })
+            .collect();
+        let finished = events
+            .iter()
+            .any(|e| e.kind == "run_result" || e.kind == "run_error");
+        self.send(Change::Appended {
+            dir: dir.clone(),
+            run: id.to_owned(),
+            lines,
+            pending_bytes,
+        });
+        if finished {
+            if let Some(t) = self.tails.get(id) {
+                self.send(Change::Finished {
+                    dir,
+                    run: id.to_owned(),
+                    status: t.run().status.as_str().to_owned(),
+                });
+            }
+        }
+    }
+}
+
+/// Stems of the value files of a value directory.
+fn stems(dir: &Path) -> BTreeSet<String> {
+    list_value_files(dir)
+        .map(|files| files.into_keys().collect())
+        .unwrap_or_default()
+}
