@@ -27,7 +27,7 @@ cargo test --locked -p mission-control-app --features custom-protocol
 cargo build --locked --bin mctl
 
 step "end-to-end tests of the desktop app (Xvfb, tauri-driver, WebKitWebDriver)"
-(cd ui && xvfb-run -a -s "-screen 0 1440x900x24" node --test e2e/)
+(cd ui && xvfb-run -a -s "-screen 0 1440x900x24" node --test --test-concurrency=1 e2e/)
 
 step "load test of live watching (1,000 events/s to 20 transcripts for 30 s, each reported once, in order)"
 MCTL=target/debug/mctl python3 bench/watch-load.py

@@ -104,3 +104,21 @@ pub struct RunUpdate {
     /// The run's figures now, folded from the new lines alone.
     pub run: Run,
 }
+
+/// Names one run: a runs directory (by path) and a run id.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RunKey {
+    pub dir: String,
+    pub run: String,
+}
+
+/// A run of the list as it stands now (`run`), or gone from it (`None`): what the list patches
+/// in after live changes, instead of reading every transcript again.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RunPatch {
+    pub dir: String,
+    pub id: String,
+    pub run: Option<Run>,
+}

@@ -9,8 +9,8 @@ use mission_control::retained::open::LinesPage;
 use mission_control::retained::{peek, Peek, PeekRequest};
 use mission_control::runs::now_ms;
 use mission_control::runs::RunDetail;
-use mission_control::wire::RunUpdate;
 use mission_control::wire::{DirStatus, DirsSource, ResultRef, RunList, RunRow, Settings};
+use mission_control::wire::{RunKey, RunPatch, RunUpdate};
 use mission_control::{Error, ErrorCode};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -267,18 +267,46 @@ pub async fn follow_run(
     dir: String,
     run: String,
     shown: u64,
+    token: u64,
     updates: Channel<RunUpdate>,
 ) -> Res<()> {
     let handle = app.clone();
     blocking(app, move |state| {
         state.runs_dir(&dir)?;
-        handle.state::<Live>().follow(dir, run, shown, updates);
+        handle
+            .state::<Live>()
+            .follow(dir, run, shown, token, updates);
         Ok(())
     })
     .await
 }
 
+/// Ends follow `token` (the token given to `follow_run`; a newer follow goes on).
 #[tauri::command]
-pub fn unfollow_run(live: State<'_, Live>) {
-    live.unfollow();
+pub fn unfollow_run(live: State<'_, Live>, token: u64) {
+    live.unfollow(token);
+}
+
+/// The runs named, as they stand now: from the watcher's run models (no transcript read
+/// again) or, while it is still on its first scan, read from disk.
+#[tauri::command]
+pub async fn run_rows(app: AppHandle, runs: Vec<RunKey>) -> Res<Vec<RunPatch>> {
+    let handle = app.clone();
+    blocking(app, move |state| {
+        let live = handle.state::<Live>();
+        runs.into_iter()
+            .map(|key| {
+                let run = match live.run(&key.dir, &key.run) {
+                    Some(known) => known,
+                    None => state.runs_dir(&key.dir)?.list_one(&key.run)?,
+                };
+                Ok(RunPatch {
+                    dir: key.dir,
+                    id: key.run,
+                    run,
+                })
+            })
+            .collect()
+    })
+    .await
 }

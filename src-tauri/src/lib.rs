@@ -69,6 +69,7 @@ fn handlers() -> impl Fn(tauri::ipc::Invoke<tauri::Wry>) -> bool + Send + Sync +
         commands::watch_changes,
         commands::follow_run,
         commands::unfollow_run,
+        commands::run_rows,
     ]
 }
 

@@ -2,10 +2,11 @@
 //! an ordered channel, and the open run followed: its new timeline entries and its updated figures
 //! go to the run view on a channel of their own, each event exactly once.
 
-use mission_control::runs::{now_ms, RunOptions, TimelineEvent};
-use mission_control::watch::{watch, Change, Tail, WatchHandle};
+use mission_control::runs::{now_ms, Run, RunOptions, TimelineEvent};
+use mission_control::watch::{poll_asked, watch, watch_polling, Change, Tail, WatchHandle};
 use mission_control::wire::RunUpdate;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tauri::ipc::Channel;
 
@@ -15,6 +16,7 @@ struct Follower {
     tail: Tail,
     /// Last line the view has.
     shown: u64,
+    token: u64,
     channel: Channel<RunUpdate>,
 }
 
@@ -22,9 +24,17 @@ struct Follower {
 pub struct Live {
     watcher: Arc<Mutex<Option<WatchHandle>>>,
     /// Bumped by every start: a slow first scan of an older start must not win.
-    generation: Arc<std::sync::atomic::AtomicU64>,
+    generation: Arc<AtomicU64>,
     changes: Arc<Mutex<Option<Channel<Change>>>>,
+    /// The `polling` notices of the current watcher, told again to a window that subscribes
+    /// after they were sent: the user must know their directory is polled.
+    notices: Arc<Mutex<Vec<Change>>>,
     follower: Arc<Mutex<Option<Follower>>>,
+    /// The newest follow token seen. The window numbers its follows in the order the user
+    /// opened runs; commands may be handled in another order, so a slow follow of a run the
+    /// user already left must not replace the follow of the run they look at, and a late
+    /// unfollow must not end a newer follow.
+    latest: AtomicU64,
 }
 
 impl Live {
@@ -42,46 +52,86 @@ impl Live {
         };
         let watcher = self.watcher.clone();
         let changes = self.changes.clone();
+        let notices = self.notices.clone();
         let follower = self.follower.clone();
         let generation = self.generation.clone();
-        let mine = generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let mine = generation.fetch_add(1, Ordering::SeqCst) + 1;
         // The previous watcher stops now; its thread ends when its channel closes.
-        *watcher.lock().expect("watcher lock") = None;
+        *lock(&watcher) = None;
+        lock(&notices).clear();
         std::thread::spawn(move || {
-            let Ok((handle, rx)) = watch(&paths, opts) else {
+            let started = match poll_asked(false) {
+                Some(reason) => watch_polling(&paths, opts, &reason),
+                None => watch(&paths, opts),
+            };
+            let Ok((handle, rx)) = started else {
                 return;
             };
             {
-                let mut slot = watcher.lock().expect("watcher lock");
-                if generation.load(std::sync::atomic::Ordering::SeqCst) != mine {
+                let mut slot = lock(&watcher);
+                if generation.load(Ordering::SeqCst) != mine {
                     return; // a newer start took over while this one scanned
                 }
                 *slot = Some(handle);
             }
             for change in rx {
-                if let Some(ch) = changes.lock().expect("changes lock").as_ref() {
+                if generation.load(Ordering::SeqCst) != mine {
+                    return;
+                }
+                if matches!(change, Change::Polling { .. }) {
+                    lock(&notices).push(change.clone());
+                }
+                if let Some(ch) = lock(&changes).as_ref() {
                     let _ = ch.send(change.clone());
                 }
                 let (dir, run) = match &change {
                     Change::Appended { dir, run, .. }
                     | Change::Reset { dir, run, .. }
-                    | Change::ValuesRemoved { dir, run } => (dir, run),
+                    | Change::ValuesRemoved { dir, run }
+                    | Change::ValueFilesRemoved { dir, run, .. } => (dir, run),
                     _ => continue,
                 };
-                let mut f = follower.lock().expect("follower lock");
+                let reread = matches!(
+                    change,
+                    Change::ValuesRemoved { .. } | Change::ValueFilesRemoved { .. }
+                );
+                let mut f = lock(&follower);
                 if let Some(f) = f.as_mut().filter(|f| &f.dir == dir && &f.run == run) {
-                    f.advance(matches!(change, Change::ValuesRemoved { .. }));
+                    f.advance(reread);
                 }
             }
         });
     }
 
+    /// Sends every change to `channel` from now on, after the `polling` notices already sent.
     pub fn subscribe(&self, channel: Channel<Change>) {
-        *self.changes.lock().expect("changes lock") = Some(channel);
+        for notice in lock(&self.notices).iter() {
+            let _ = channel.send(notice.clone());
+        }
+        *lock(&self.changes) = Some(channel);
+    }
+
+    /// Run `run` of `dir` as the watcher knows it, without reading its transcript again:
+    /// `None` when the watcher is still on its first scan (or does not watch `dir`), `Some(None)`
+    /// when there is no such run.
+    pub fn run(&self, dir: &str, run: &str) -> Option<Option<Run>> {
+        let watcher = lock(&self.watcher);
+        let handle = watcher.as_ref()?;
+        handle.watches(dir).then(|| handle.run(dir, run))
     }
 
     /// Follows `run` of `dir` from after line `shown` (what the view already has).
-    pub fn follow(&self, dir: String, run: String, shown: u64, channel: Channel<RunUpdate>) {
+    pub fn follow(
+        &self,
+        dir: String,
+        run: String,
+        shown: u64,
+        token: u64,
+        channel: Channel<RunUpdate>,
+    ) {
+        if self.latest.fetch_max(token, Ordering::SeqCst) > token {
+            return; // a newer follow came first
+        }
         let opts = RunOptions {
             now_ms: now_ms(),
             ..RunOptions::default()
@@ -92,15 +142,29 @@ impl Live {
             run,
             tail,
             shown,
+            token,
             channel,
         };
+        // Read up to where the view is outside the lock: the watcher's changes keep flowing.
         f.advance(false);
-        *self.follower.lock().expect("follower lock") = Some(f);
+        let mut slot = lock(&self.follower);
+        if self.latest.load(Ordering::SeqCst) == token {
+            *slot = Some(f);
+        }
     }
 
-    pub fn unfollow(&self) {
-        *self.follower.lock().expect("follower lock") = None;
+    /// Ends follow `token` (not a newer one).
+    pub fn unfollow(&self, token: u64) {
+        let mut slot = lock(&self.follower);
+        if slot.as_ref().is_some_and(|f| f.token == token) {
+            *slot = None;
+        }
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // What a panicking holder leaves is plain data: go on with it.
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Follower {

@@ -88,26 +88,32 @@ impl RunsDir {
             verify: Verify::Sampled,
             ..self.opts
         };
-        for id in layout.runs.keys() {
-            match analyze_run(&layout, id, &opts, false) {
-                Ok(detail) => runs.push(detail.run),
-                // A run deleted while we list it is simply gone; anything else is shown as a
-                // run we could not read rather than failing the whole list.
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => runs.push(Run {
-                    id: id.clone(),
-                    title: format!("(unreadable: {e})"),
-                    problems: 1,
-                    ..Default::default()
-                }),
-            }
-        }
+        runs.extend(
+            layout
+                .runs
+                .keys()
+                .filter_map(|id| list_row(&layout, id, &opts)),
+        );
         runs.sort_by(|a, b| {
             b.updated_ms
                 .cmp(&a.updated_ms)
                 .then_with(|| a.id.cmp(&b.id))
         });
         Ok(runs)
+    }
+
+    /// Run `id` as [`list`](Self::list) tells it; `None` when there is no such run.
+    pub fn list_one(&self, id: &str) -> Result<Option<Run>> {
+        let layout = self.layout()?;
+        let opts = RunOptions {
+            verify: Verify::Sampled,
+            ..self.opts
+        };
+        Ok(layout
+            .runs
+            .contains_key(id)
+            .then(|| list_row(&layout, id, &opts))
+            .flatten())
     }
 
     /// The id of the run `query` names: an exact id, else a unique prefix of one.
@@ -246,5 +252,20 @@ fn read_result_content(path: &Path, offset: u64) -> std::io::Result<String> {
     match serde_json::from_str::<Event>(env.event.get()) {
         Ok(Event::ToolCallFinished { result, .. }) => Ok(result.content),
         _ => Err(bad("the line changed since it was read")),
+    }
+}
+
+/// One run of a listing. A run deleted while we list it is simply gone; anything else is shown
+/// as a run we could not read rather than failing the whole list.
+fn list_row(layout: &Layout, id: &str, opts: &RunOptions) -> Option<Run> {
+    match analyze_run(layout, id, opts, false) {
+        Ok(detail) => Some(detail.run),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => Some(Run {
+            id: id.to_owned(),
+            title: format!("(unreadable: {e})"),
+            problems: 1,
+            ..Default::default()
+        }),
     }
 }

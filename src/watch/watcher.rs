@@ -34,6 +34,11 @@ impl WatchHandle {
     /// Run `id` of runs directory `dir` (as given to [`watch`]) as the watcher knows it now,
     /// folded from the lines read so far: the same figures a whole read gives, without reading
     /// the transcript again. `None` when there is no such run.
+    /// Whether runs directory `dir` (as given to [`watch`]) is watched by this handle.
+    pub fn watches(&self, dir: &str) -> bool {
+        self.states.iter().any(|s| lock(s).name == dir)
+    }
+
     pub fn run(&self, dir: &str, id: &str) -> Option<Run> {
         let state = self.states.iter().find(|s| lock(s).name == dir)?;
         let st = lock(state);

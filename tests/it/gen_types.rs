@@ -7,7 +7,7 @@ use mission_control::retained::open::LinesPage;
 use mission_control::retained::{Peek, PeekRequest};
 use mission_control::runs::RunDetail;
 use mission_control::watch::Change;
-use mission_control::wire::{ResultRef, RunList, RunUpdate, Settings, ValueInfo};
+use mission_control::wire::{ResultRef, RunKey, RunList, RunPatch, RunUpdate, Settings, ValueInfo};
 use mission_control::{Error, ErrorCode};
 use std::collections::BTreeMap;
 use std::fs;
@@ -32,6 +32,8 @@ fn generate(out: &Path) {
     StorageStats::export_all(&cfg).unwrap();
     Change::export_all(&cfg).unwrap();
     RunUpdate::export_all(&cfg).unwrap();
+    RunKey::export_all(&cfg).unwrap();
+    RunPatch::export_all(&cfg).unwrap();
 }
 
 fn read_dir(dir: &Path) -> BTreeMap<String, String> {

@@ -2,40 +2,33 @@
 // WebDriver (tauri-driver over WebKitWebDriver) under Xvfb, on a `mctl demo` directory plus two
 // big runs. Saves screenshots into docs/ and prints timings (not asserted).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { remote } from 'webdriverio';
 import { appendLive, bigValueRun, demo, liveRun, longRun } from './fixtures.mjs';
+import { mctl, root, sleep, startApp, waitFor } from './session.mjs';
 
-const root = path.resolve(import.meta.dirname, '../..');
-const app = process.env.MC_APP ?? path.join(root, 'target/debug/mission-control-app');
-const mctl = process.env.MCTL ?? path.join(root, 'target/debug/mctl');
 const shots = path.join(root, 'docs');
 const runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mc-e2e-'));
 const timings = {};
 // Another port lets two runs share a machine.
 const port = Number(process.env.E2E_PORT ?? 4444);
 
-let driver;
+let session;
 let browser;
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(fn, what, timeout = 30_000) {
-  const start = Date.now();
-  for (;;) {
-    const v = await fn().catch(() => null);
-    if (v) return v;
-    if (Date.now() - start > timeout) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 async function text(selector) {
   return (await browser.$(selector)).getText();
+}
+
+/** Types `value` into the runs filter (an empty value shows every run again). */
+async function filterList(value) {
+  await browser.execute((v) => {
+    const el = document.querySelector('[data-testid="runs-filter"]');
+    el.value = v;
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, value);
 }
 
 async function openRun(id) {
@@ -51,28 +44,15 @@ before(async () => {
   longRun(runsDir);
   bigValueRun(runsDir);
   liveRun(runsDir, 'run_live', 3);
-  // Pins and the GC journal of this run stay in a scratch config directory.
-  const env = { ...process.env, MCTL_CONFIG_DIR: path.join(runsDir, '..', `${path.basename(runsDir)}-config`) };
-  driver = spawn('tauri-driver', ['--port', String(port), '--native-port', String(port + 1)], { stdio: ['ignore', 'inherit', 'inherit'], env });
-  await sleep(800);
   const started = Date.now();
-  browser = await remote({
-    hostname: '127.0.0.1',
-    port,
-    logLevel: 'warn',
-    capabilities: {
-      browserName: 'wry',
-      'wdio:enforceWebDriverClassic': true,
-      'tauri:options': { application: app, args: ['--runs-dir', runsDir] },
-    },
-  });
+  session = await startApp(runsDir, port);
+  browser = session.browser;
   await waitFor(async () => (await browser.$$('[data-testid="run-row"]')).length > 0, 'the first list paint');
-  timings['app start to first list paint'] = Date.now() - started;
+  timings['driver and app start to first list paint'] = Date.now() - started;
 });
 
 after(async () => {
-  await browser?.deleteSession().catch(() => {});
-  driver?.kill();
+  await session?.stop();
   fs.rmSync(runsDir, { recursive: true, force: true });
   console.log('\nTimings (not asserted):');
   for (const [k, v] of Object.entries(timings)) console.log(`  ${k}: ${v} ms`);
@@ -226,6 +206,31 @@ describe('Mission Control desktop app', () => {
     timings['appended event to timeline (after the last append)'] = Date.now() - started;
     liveRun(runsDir, 'run_appeared_live', 1);
     await waitFor(async () => (await browser.$('[data-run="run_appeared_live"]')).isExisting(), 'a new run in the list');
+  });
+
+  it('shows value files removed by another process as unretained, in the run and in the list', async (t) => {
+    t.after(() => filterList(''));
+    await filterList('invoice module'); // the list is virtualized: this old run may be out of view
+    const id = await waitFor(
+      () => browser.execute(() => [...document.querySelectorAll('[data-run]')].find((e) => e.textContent.includes('Refactor the invoice module'))?.dataset.run),
+      'the invoice refactoring run',
+    );
+    await openRun(id);
+    // The demo run has a retained result, an unretained one and a damaged one (its file differs
+    // from the result): with the files gone, all three are unretained.
+    await waitFor(async () => (await text('[data-testid="retention"]')).includes('1 values retained'), 'the retained value');
+    const values = path.join(runsDir, `${id}.values`);
+    const files = fs.readdirSync(values).filter((f) => f.endsWith('.txt'));
+    assert.ok(files.length > 0);
+    // What a GC in another window or `mctl gc` does: the files go, the directory stays.
+    for (const f of files) fs.rmSync(path.join(values, f));
+    const started = Date.now();
+    await waitFor(async () => {
+      const t = await text('[data-testid="retention"]');
+      return t.includes('0 values retained') && t.includes('3 unretained') && t.includes('0 value files');
+    }, 'the run view to say the value is unretained');
+    timings['value file removed to run view updated'] = Date.now() - started;
+    await waitFor(async () => !(await browser.$(`[data-run="${id}"] .badge.retained`).isExisting()), 'the list row without its retained badge');
   });
 
   it('opens a run of 10,000 events', async () => {

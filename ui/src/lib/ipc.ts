@@ -15,6 +15,8 @@ import type { RunList } from '../gen/RunList';
 import type { Settings } from '../gen/Settings';
 import type { Change } from '../gen/Change';
 import type { RunUpdate } from '../gen/RunUpdate';
+import type { RunKey } from '../gen/RunKey';
+import type { RunPatch } from '../gen/RunPatch';
 import type { ValueInfo } from '../gen/ValueInfo';
 
 /** An error from the backend: `code` is what a view branches on, `message` what it shows. */
@@ -68,13 +70,27 @@ export const ipc = {
     changes.onmessage = onChange;
     return call<null>('watch_changes', { changes });
   },
-  /** Follows a run: new timeline entries after line `shown`, each once, with the run's figures. */
+  /** Follows a run: new timeline entries after line `shown`, each once, with the run's figures.
+   *  Returns the follow's token, for `unfollowRun`. */
   followRun: (dir: string, run: string, shown: number, onUpdate: (u: RunUpdate) => void) => {
     const updates = new Channel<RunUpdate>();
     updates.onmessage = onUpdate;
-    return call<null>('follow_run', { dir, run, shown, updates });
+    const token = nextFollow();
+    const done = call<null>('follow_run', { dir, run, shown, token, updates });
+    return { token, done };
   },
-  unfollowRun: () => call<null>('unfollow_run'),
+  /** Ends the follow `token` (a newer one goes on, whatever order the backend sees them in). */
+  unfollowRun: (token: number) => call<null>('unfollow_run', { token }),
+  /** The runs named, as they stand now; `run: null` for a run that is gone. */
+  runRows: (runs: RunKey[]) => call<RunPatch[]>('run_rows', { runs }),
 };
+
+// Follow tokens grow in the order the user opens runs, also across a reload of the window
+// (the backend keeps the newest it saw): the clock in ms, times 1000, plus a counter.
+let follows = 0;
+function nextFollow(): number {
+  follows = (follows + 1) % 1000;
+  return Date.now() * 1000 + follows;
+}
 
 export type { ResultRef };

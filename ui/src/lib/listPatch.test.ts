@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import type { Change } from '../gen/Change';
+import type { RunList } from '../gen/RunList';
+import { applyPatches, pollingNotice, touchedRuns } from './listPatch';
+import { row, run } from './testing';
+
+const list: RunList = {
+  dirs: [
+    { path: '/a', error: null, runs: 2 },
+    { path: '/b', error: null, runs: 1 },
+  ],
+  runs: [row({ id: 'x', events: 1 }), row({ id: 'y' }), row({ id: 'x' }, 1)],
+};
+
+describe('touchedRuns', () => {
+  it('names each run once, in order, and skips directory notices', () => {
+    const changes: Change[] = [
+      { kind: 'appended', dir: '/a', run: 'x', lines: [{ line: 2, type: 'user_message' }], pendingBytes: 0 },
+      { kind: 'polling', dir: '/a', reason: 'r', intervalMs: 500 },
+      { kind: 'run-added', dir: '/b', run: 'z' },
+      { kind: 'finished', dir: '/a', run: 'x', status: 'done' },
+      { kind: 'value-files-removed', dir: '/a', run: 'y', values: ['c1'] },
+    ];
+    expect(touchedRuns(changes)).toEqual([
+      { dir: '/a', run: 'x' },
+      { dir: '/b', run: 'z' },
+      { dir: '/a', run: 'y' },
+    ]);
+  });
+});
+
+describe('applyPatches', () => {
+  it('replaces a row in place, adds a new run first, removes a gone run, and recounts', () => {
+    const out = applyPatches(list, [
+      { dir: '/a', id: 'x', run: run({ id: 'x', events: 9 }) },
+      { dir: '/b', id: 'z', run: run({ id: 'z' }) },
+      { dir: '/a', id: 'y', run: null },
+      { dir: '/elsewhere', id: 'q', run: run({ id: 'q' }) },
+    ]);
+    expect(out.runs.map((r) => `${r.dir}/${r.run.id}`)).toEqual(['1/z', '0/x', '1/x']);
+    expect(out.runs[1].run.events).toBe(9);
+    expect(out.dirs.map((d) => d.runs)).toEqual([1, 2]);
+    expect(list.runs.length).toBe(3); // the old list is left as it was
+  });
+  it('ignores the removal of a run it does not show', () => {
+    expect(applyPatches(list, [{ dir: '/a', id: 'nope', run: null }]).runs.length).toBe(3);
+  });
+});
+
+describe('pollingNotice', () => {
+  it('is silent while every directory is watched', () => {
+    expect(pollingNotice([{ kind: 'run-added', dir: '/a', run: 'x' }])).toBeNull();
+  });
+  it('says which directory is polled, how often and why', () => {
+    const notice = pollingNotice([{ kind: 'polling', dir: '/mnt/share/runs', reason: 'native watching failed: No space left on device', intervalMs: 500 }]);
+    expect(notice).toBe('/mnt/share/runs is polled every 500 ms instead of watched: native watching failed: No space left on device. Changes show up a little later.');
+  });
+});

@@ -1,0 +1,45 @@
+// The runs list kept live: which runs a burst of changes touched, and the list with their new
+// rows patched in (the backend answers from its watcher, without reading transcripts again).
+import type { Change } from '../gen/Change';
+import type { RunKey } from '../gen/RunKey';
+import type { RunList } from '../gen/RunList';
+import type { RunPatch } from '../gen/RunPatch';
+
+/** The runs a burst of changes is about, each once, in the order first touched. */
+export function touchedRuns(changes: Change[]): RunKey[] {
+  const seen = new Map<string, RunKey>();
+  for (const c of changes) {
+    if (c.kind === 'polling') continue; // about a directory, not a run
+    const key = `${c.dir}\n${c.run}`;
+    if (!seen.has(key)) seen.set(key, { dir: c.dir, run: c.run });
+  }
+  return [...seen.values()];
+}
+
+/** `list` with each patch applied: a row replaced in place, a new run added first, a run gone
+ *  removed; each directory's count follows. Patches of directories not shown are ignored. */
+export function applyPatches(list: RunList, patches: RunPatch[]): RunList {
+  const dirs = new Map(list.dirs.map((d, i) => [d.path, i]));
+  const runs = [...list.runs];
+  for (const p of patches) {
+    const dir = dirs.get(p.dir);
+    if (dir === undefined) continue;
+    const at = runs.findIndex((r) => r.dir === dir && r.run.id === p.id);
+    if (p.run && at >= 0) runs[at] = { dir, run: p.run };
+    else if (p.run) runs.unshift({ dir, run: p.run });
+    else if (at >= 0) runs.splice(at, 1);
+  }
+  const counts = list.dirs.map(() => 0);
+  for (const r of runs) counts[r.dir]++;
+  return { dirs: list.dirs.map((d, i) => ({ ...d, runs: counts[i] })), runs };
+}
+
+/** What the window says about directories that are polled instead of watched. */
+export function pollingNotice(changes: Change[]): string | null {
+  const polled = changes.flatMap((c) => (c.kind === 'polling' ? [c] : []));
+  if (!polled.length) return null;
+  const c = polled[polled.length - 1];
+  const more = polled.length > 1 ? ` (and ${polled.length - 1} more)` : '';
+  const every = c.intervalMs >= 1000 ? `${c.intervalMs / 1000} s` : `${c.intervalMs} ms`;
+  return `${c.dir}${more} is polled every ${every} instead of watched: ${c.reason}. Changes show up a little later.`;
+}
