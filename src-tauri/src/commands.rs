@@ -71,16 +71,26 @@ pub async fn pick_runs_dir(app: AppHandle) -> Res<Option<String>> {
 }
 
 #[tauri::command]
-pub async fn list_runs(app: AppHandle) -> Res<RunList> {
-    blocking(app, |state| {
+pub async fn list_runs(app: AppHandle, reread: bool) -> Res<RunList> {
+    let handle = app.clone();
+    blocking(app, move |state| {
         state.forget_values();
         let settings = state.settings();
         let mut list = RunList {
             dirs: Vec::new(),
             runs: Vec::new(),
         };
-        for (i, path) in settings.runs_dirs.iter().enumerate() {
-            let listed = state.runs_dir(path).and_then(|d| d.list());
+        // From the watcher's run models, unless the user asked to read everything again.
+        let watched = if reread {
+            vec![None; settings.runs_dirs.len()]
+        } else {
+            handle.state::<Live>().list(&settings.runs_dirs)
+        };
+        for ((i, path), watched) in settings.runs_dirs.iter().enumerate().zip(watched) {
+            let listed = match watched {
+                Some(runs) => Ok(runs),
+                None => state.runs_dir(path).and_then(|d| d.list()),
+            };
             let (runs, error) = match listed {
                 Ok(runs) => (runs, None),
                 Err(e) => (Vec::new(), Some(e.message)),

@@ -7,7 +7,8 @@ use mission_control::watch::{poll_asked, watch, watch_polling, Change, Tail, Wat
 use mission_control::wire::RunUpdate;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 use tauri::ipc::Channel;
 
 struct Follower {
@@ -20,9 +21,19 @@ struct Follower {
     channel: Channel<RunUpdate>,
 }
 
+/// The current watcher, or that one is still on its first scan.
+#[derive(Default)]
+struct Slot {
+    handle: Option<WatchHandle>,
+    scanning: bool,
+}
+
+/// How long a list waits for the watcher's first scan before reading the runs itself.
+const FIRST_SCAN_WAIT: Duration = Duration::from_secs(120);
+
 #[derive(Default)]
 pub struct Live {
-    watcher: Arc<Mutex<Option<WatchHandle>>>,
+    watcher: Arc<(Mutex<Slot>, Condvar)>,
     /// Bumped by every start: a slow first scan of an older start must not win.
     generation: Arc<AtomicU64>,
     changes: Arc<Mutex<Option<Channel<Change>>>>,
@@ -57,23 +68,28 @@ impl Live {
         let generation = self.generation.clone();
         let mine = generation.fetch_add(1, Ordering::SeqCst) + 1;
         // The previous watcher stops now; its thread ends when its channel closes.
-        *lock(&watcher) = None;
+        *lock(&watcher.0) = Slot {
+            handle: None,
+            scanning: true,
+        };
         lock(&notices).clear();
         std::thread::spawn(move || {
             let started = match poll_asked(false) {
                 Some(reason) => watch_polling(&paths, opts, &reason),
                 None => watch(&paths, opts),
             };
-            let Ok((handle, rx)) = started else {
-                return;
-            };
-            {
-                let mut slot = lock(&watcher);
-                if generation.load(Ordering::SeqCst) != mine {
-                    return; // a newer start took over while this one scanned
-                }
-                *slot = Some(handle);
+            let (slot, scanned) = &*watcher;
+            let mut slot = lock(slot);
+            if generation.load(Ordering::SeqCst) != mine {
+                return; // a newer start took over while this one scanned
             }
+            slot.scanning = false;
+            scanned.notify_all();
+            let Ok((handle, rx)) = started else {
+                return; // lists read the runs themselves
+            };
+            slot.handle = Some(handle);
+            drop(slot);
             for change in rx {
                 if generation.load(Ordering::SeqCst) != mine {
                     return;
@@ -115,9 +131,23 @@ impl Live {
     /// `None` when the watcher is still on its first scan (or does not watch `dir`), `Some(None)`
     /// when there is no such run.
     pub fn run(&self, dir: &str, run: &str) -> Option<Option<Run>> {
-        let watcher = lock(&self.watcher);
-        let handle = watcher.as_ref()?;
+        let slot = lock(&self.watcher.0);
+        let handle = slot.handle.as_ref()?;
         handle.watches(dir).then(|| handle.run(dir, run))
+    }
+
+    /// The runs of each of `dirs` as the watcher knows them, waiting for its first scan (so
+    /// that at start the transcripts are read once, not by the watcher and the list each): a
+    /// `None` for a directory it does not watch (missing, unreadable), or for all while no
+    /// watcher runs.
+    pub fn list(&self, dirs: &[String]) -> Vec<Option<Vec<Run>>> {
+        let (slot, scanned) = &*self.watcher;
+        let slot = scanned
+            .wait_timeout_while(lock(slot), FIRST_SCAN_WAIT, |s| s.scanning)
+            .map_or_else(|e| e.into_inner().0, |(s, _)| s);
+        dirs.iter()
+            .map(|d| slot.handle.as_ref().and_then(|h| h.runs(d)))
+            .collect()
     }
 
     /// Follows `run` of `dir` from after line `shown` (what the view already has).

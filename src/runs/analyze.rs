@@ -509,6 +509,14 @@ impl Analyzer {
         std::mem::take(&mut self.events)
     }
 
+    /// Drops the results and problems folded so far: a live fold of every run of a directory
+    /// needs only the run's figures (the events carry their own results), and keeping every
+    /// result of every run would grow without end.
+    pub fn forget_details(&mut self) {
+        self.results.clear();
+        self.problems.clear();
+    }
+
     /// Ends the fold: the run with its timeline, results and problems.
     pub fn finish(self, transcript_mtime_ms: Option<i64>) -> RunDetail {
         let (run, strays) = self.derive(transcript_mtime_ms, self.opts.now_ms);

@@ -94,11 +94,7 @@ impl RunsDir {
                 .keys()
                 .filter_map(|id| list_row(&layout, id, &opts)),
         );
-        runs.sort_by(|a, b| {
-            b.updated_ms
-                .cmp(&a.updated_ms)
-                .then_with(|| a.id.cmp(&b.id))
-        });
+        sort_runs(&mut runs);
         Ok(runs)
     }
 
@@ -255,17 +251,31 @@ fn read_result_content(path: &Path, offset: u64) -> std::io::Result<String> {
     }
 }
 
+/// The order of a listing: most recently active first, then by id.
+pub fn sort_runs(runs: &mut [Run]) {
+    runs.sort_by(|a, b| {
+        b.updated_ms
+            .cmp(&a.updated_ms)
+            .then_with(|| a.id.cmp(&b.id))
+    });
+}
+
+/// A run that could not be read, as a listing shows it (rather than failing the whole list).
+pub fn unreadable_run(id: &str, error: &dyn std::fmt::Display) -> Run {
+    Run {
+        id: id.to_owned(),
+        title: format!("(unreadable: {error})"),
+        problems: 1,
+        ..Default::default()
+    }
+}
+
 /// One run of a listing. A run deleted while we list it is simply gone; anything else is shown
 /// as a run we could not read rather than failing the whole list.
 fn list_row(layout: &Layout, id: &str, opts: &RunOptions) -> Option<Run> {
     match analyze_run(layout, id, opts, false) {
         Ok(detail) => Some(detail.run),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => Some(Run {
-            id: id.to_owned(),
-            title: format!("(unreadable: {e})"),
-            problems: 1,
-            ..Default::default()
-        }),
+        Err(e) => Some(unreadable_run(id, &e)),
     }
 }

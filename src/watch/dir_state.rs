@@ -6,7 +6,7 @@ use crate::runs::layout::{
     Layout, RunFiles, SUMMARY_SUFFIX, TEMP_SUFFIX, TRANSCRIPT_SUFFIX, VALUES_SUFFIX,
 };
 use crate::runs::values::list_value_files;
-use crate::runs::{analyze_run, Run, RunOptions};
+use crate::runs::{analyze_run, sort_runs, unreadable_run, Run, RunOptions};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
@@ -56,7 +56,12 @@ impl DirState {
     /// Run `id` as the lines read so far tell it (a run with only a summary is read from it).
     pub(super) fn run(&self, id: &str) -> Option<Run> {
         if let Some(tail) = self.tails.get(id) {
-            return Some(tail.run());
+            return match tail.error() {
+                // Gone since the last notice: the next one removes it.
+                Some((std::io::ErrorKind::NotFound, _)) => None,
+                Some((_, e)) => Some(unreadable_run(id, e)),
+                None => Some(tail.run()),
+            };
         }
         if !self.summaries.contains(id) {
             return None;
@@ -80,6 +85,14 @@ impl DirState {
         analyze_run(&layout, id, &self.opts_now(), false)
             .ok()
             .map(|d| d.run)
+    }
+
+    /// Every run, in the order of a listing.
+    pub(super) fn runs(&self) -> Vec<Run> {
+        let ids: BTreeSet<&String> = self.tails.keys().chain(&self.summaries).collect();
+        let mut runs: Vec<Run> = ids.into_iter().filter_map(|id| self.run(id)).collect();
+        sort_runs(&mut runs);
+        runs
     }
 
     /// Lists again each value directory whose time changed, and reports the value files that

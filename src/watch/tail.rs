@@ -58,6 +58,7 @@ pub struct Tail {
     file_len: u64,
     pending_bytes: u64,
     analyzer: Analyzer,
+    error: Option<(io::ErrorKind, String)>,
 }
 
 impl Tail {
@@ -74,6 +75,7 @@ impl Tail {
             file: None,
             file_len: 0,
             pending_bytes: 0,
+            error: None,
         }
     }
 
@@ -83,6 +85,17 @@ impl Tail {
 
     /// Reads what was appended since the last poll.
     pub fn poll(&mut self) -> io::Result<TailUpdate> {
+        let polled = self.read();
+        self.error = polled.as_ref().err().map(|e| (e.kind(), e.to_string()));
+        polled
+    }
+
+    /// Why the last poll failed (a transcript that cannot be read), if it did.
+    pub fn error(&self) -> Option<&(io::ErrorKind, String)> {
+        self.error.as_ref()
+    }
+
+    fn read(&mut self) -> io::Result<TailUpdate> {
         let meta = fs::metadata(&self.transcript)?;
         let now = identity(&meta);
         let mut update = TailUpdate::default();
@@ -100,6 +113,7 @@ impl Tail {
         self.file_len = outcome.file_len;
         self.pending_bytes = outcome.pending_bytes;
         update.events = self.analyzer.take_events();
+        self.analyzer.forget_details();
         update.pending_bytes = outcome.pending_bytes;
         Ok(update)
     }

@@ -44,6 +44,14 @@ impl WatchHandle {
         let st = lock(state);
         st.run(id)
     }
+
+    /// Every run of runs directory `dir` as the watcher knows it, in the order of
+    /// [`RunsDir::list`](crate::runs::RunsDir::list); `None` when `dir` is not watched here.
+    pub fn runs(&self, dir: &str) -> Option<Vec<Run>> {
+        let state = self.states.iter().find(|s| lock(s).name == dir)?;
+        let runs = lock(state).runs();
+        Some(runs)
+    }
 }
 
 fn lock(state: &Shared) -> std::sync::MutexGuard<'_, DirState> {

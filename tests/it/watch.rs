@@ -505,3 +505,24 @@ fn the_watcher_polls_when_asked_and_says_so() {
     }
     assert_eq!(seen, (1..=21).collect::<Vec<_>>());
 }
+
+#[test]
+fn the_watchers_list_is_the_list_a_whole_read_gives() {
+    use mission_control::runs::RunsDir;
+    let demo = tempfile::tempdir().unwrap();
+    mission_control::demo::write_demo(demo.path(), 5, now_ms()).unwrap();
+    let tolerant = fixture("tolerant");
+    for root in [tolerant.path(), demo.path()] {
+        let (handle, _rx) = watch(&[root.to_path_buf()], opts()).unwrap();
+        let watched = handle.runs(&root.display().to_string()).unwrap();
+        let listed = RunsDir::open(root, opts()).unwrap().list().unwrap();
+        assert!(listed.len() >= 8, "{} runs", listed.len());
+        assert_eq!(
+            serde_json::to_value(&watched).unwrap(),
+            serde_json::to_value(&listed).unwrap(),
+            "{}",
+            root.display()
+        );
+        assert!(handle.runs("/elsewhere").is_none());
+    }
+}

@@ -46,7 +46,9 @@ export const ipc = {
   settings: () => call<Settings>('settings'),
   setRunsDirs: (dirs: string[]) => call<Settings>('set_runs_dirs', { dirs }),
   pickRunsDir: () => call<string | null>('pick_runs_dir'),
-  listRuns: () => call<RunList>('list_runs'),
+  /** Every run: from the watcher's models (waiting for its first scan), or with `reread`
+   *  every transcript read again. */
+  listRuns: (reread = false) => call<RunList>('list_runs', { reread }),
   runDetail: (dir: string, run: string) => call<RunDetail>('run_detail', { dir, run }),
   openValue: (r: ResultRef) => call<ValueInfo>('open_value', { r }),
   valueLines: (r: ResultRef, first: number, count: number) => call<LinesPage>('value_lines', { r, first, count }),
