@@ -31,6 +31,8 @@ pub(super) struct DirState {
     tails: HashMap<String, Tail>,
     summaries: BTreeSet<String>,
     values: BTreeMap<String, ValueDir>,
+    /// Calls of [`touched`](Self::touched).
+    pub(super) wakeups: u64,
 }
 
 impl DirState {
@@ -43,6 +45,7 @@ impl DirState {
             tails: HashMap::new(),
             summaries: BTreeSet::new(),
             values: BTreeMap::new(),
+            wakeups: 0,
         }
     }
 
@@ -182,6 +185,7 @@ impl DirState {
 
     /// Re-reads what the names touched. Transcripts are read from their last complete line on.
     pub(super) fn touched(&mut self, names: &BTreeSet<String>) {
+        self.wakeups += 1;
         let opts = self.opts_now();
         for name in names {
             if name.ends_with(TEMP_SUFFIX) {

@@ -4,7 +4,7 @@
 use super::dir_state::DirState;
 use super::Change;
 use crate::runs::{Run, RunOptions, Verify};
-use notify::RecursiveMode;
+use notify::{EventKind, RecursiveMode};
 use notify_debouncer_full::{new_debouncer_opt, DebounceEventResult, RecommendedCache};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -34,6 +34,12 @@ impl WatchHandle {
     /// Run `id` of runs directory `dir` (as given to [`watch`]) as the watcher knows it now,
     /// folded from the lines read so far: the same figures a whole read gives, without reading
     /// the transcript again. `None` when there is no such run.
+    /// How many times the watcher has looked at entries it was told changed: a measure of its
+    /// work, which stays put while nothing in the directories changes.
+    pub fn wakeups(&self) -> u64 {
+        self.states.iter().map(|s| lock(s).wakeups).sum()
+    }
+
     /// Whether runs directory `dir` (as given to [`watch`]) is watched by this handle.
     pub fn watches(&self, dir: &str) -> bool {
         self.states.iter().any(|s| lock(s).name == dir)
@@ -108,12 +114,17 @@ fn start(
             let mut st = lock(&handler_state);
             match res {
                 Ok(events) => {
+                    // Opening or reading a file is no change, and our own reads of a transcript
+                    // would otherwise wake the watcher again and again.
                     let names: BTreeSet<String> = events
                         .iter()
+                        .filter(|e| !matches!(e.kind, EventKind::Access(_)))
                         .flat_map(|e| e.paths.iter())
                         .filter_map(|p| p.file_name().and_then(|n| n.to_str()).map(str::to_owned))
                         .collect();
-                    st.touched(&names);
+                    if !names.is_empty() {
+                        st.touched(&names);
+                    }
                 }
                 Err(_) => st.scan_all(),
             }

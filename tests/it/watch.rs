@@ -526,3 +526,21 @@ fn the_watchers_list_is_the_list_a_whole_read_gives() {
         assert!(handle.runs("/elsewhere").is_none());
     }
 }
+
+#[test]
+fn a_watcher_with_nothing_changing_stays_idle() {
+    // Reading a transcript opens it; those notices must not wake the watcher to read it again.
+    let demo = tempfile::tempdir().unwrap();
+    mission_control::demo::write_demo(demo.path(), 3, now_ms()).unwrap();
+    let (handle, rx) = watch(&[demo.path().to_path_buf()], opts()).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    while rx.try_recv().is_ok() {}
+    let settled = handle.wakeups();
+    std::thread::sleep(Duration::from_millis(1_500));
+    assert_eq!(handle.wakeups(), settled, "woken while nothing changed");
+    assert!(rx.try_recv().is_err(), "nothing reported");
+    // And it still wakes for a real change.
+    append(&demo.path().join("fresh.jsonl"), &user(0));
+    assert!(matches!(next(&rx), Change::RunAdded { .. }));
+    assert!(handle.wakeups() > settled);
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""What watching a big runs directory costs: the first read of `mctl watch` over 10,000 runs (from
+its start to the `values-added` of the last value directory) beside `mctl runs --json`, which
+reads the same runs once, in the same script; then the CPU `mctl watch` uses while nothing changes
+(it reads the time of every value directory each second), and how soon it reports a value file
+removed inside one of them.
+
+Uses the tree of bench/gc-plan.sh (run it first, or set BENCH_DIR). Settings: IDLE_SECONDS (10).
+"""
+import os, subprocess, sys, time
+
+root = os.path.join(os.environ.get("BENCH_DIR", "target/bench-gc"), "runs")
+mctl = os.environ.get("MCTL", "target/release/mctl")
+idle = float(os.environ.get("IDLE_SECONDS", "10"))
+if not os.path.isdir(root):
+    sys.exit(f"{root} is missing: run bench/gc-plan.sh first")
+runs = sum(1 for n in os.listdir(root) if n.endswith(".jsonl"))
+value_dirs = sum(1 for n in os.listdir(root) if n.endswith(".values"))
+
+def cpu(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+started = time.monotonic()
+subprocess.run([mctl, "--runs-dir", root, "runs", "--json"], stdout=subprocess.DEVNULL, check=True)
+listing = time.monotonic() - started
+
+started = time.monotonic()
+watch = subprocess.Popen([mctl, "--runs-dir", root, "watch", "--json"], stdout=subprocess.PIPE, text=True, bufsize=1)
+seen = 0
+for line in watch.stdout:
+    if '"kind":"values-added"' in line:
+        seen += 1
+        if seen == value_dirs:
+            break
+first_scan = time.monotonic() - started
+
+before = cpu(watch.pid)
+time.sleep(idle)
+idle_cpu = cpu(watch.pid) - before
+
+victim_dir = os.path.join(root, sorted(n for n in os.listdir(root) if n.endswith(".values"))[runs // 2])
+victim = os.path.join(victim_dir, sorted(os.listdir(victim_dir))[0])
+saved = open(victim, "rb").read()
+removed = time.monotonic()
+os.remove(victim)
+for line in watch.stdout:
+    if '"kind":"value-files-removed"' in line:
+        break
+seen_after = time.monotonic() - removed
+with open(victim, "wb") as f:
+    f.write(saved)
+watch.kill()
+
+print(f"{runs} runs, {value_dirs} value directories")
+print(f"first read of mctl watch   {first_scan:6.2f} s")
+print(f"mctl runs --json (baseline){listing:6.2f} s   ratio {first_scan / listing:.2f}x")
+print(f"idle CPU of mctl watch     {idle_cpu / idle * 100:6.2f} % of one core ({idle_cpu:.2f} s in {idle:.0f} s)")
+print(f"value file removed -> value-files-removed reported in {seen_after * 1000:.0f} ms")
