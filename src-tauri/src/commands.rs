@@ -7,6 +7,7 @@ use mission_control::gc::{self, GcPolicy, GcReport, Progress, StorageStats};
 use mission_control::pins::Pins;
 use mission_control::retained::open::LinesPage;
 use mission_control::retained::{peek, Peek, PeekRequest};
+use mission_control::runs::layout::is_valid_run_id;
 use mission_control::runs::now_ms;
 use mission_control::runs::RunDetail;
 use mission_control::wire::{DirStatus, DirsSource, ResultRef, RunList, RunRow, Settings};
@@ -283,6 +284,11 @@ pub async fn follow_run(
     let handle = app.clone();
     blocking(app, move |state| {
         state.runs_dir(&dir)?;
+        // A name like `../x` is no run: nothing outside the directory is read.
+        if !is_valid_run_id(&run) {
+            let message = format!("{run:?} is not a run id");
+            return Err(Error::new(ErrorCode::UnknownRun, message));
+        }
         handle
             .state::<Live>()
             .follow(dir, run, shown, token, updates);
@@ -291,10 +297,12 @@ pub async fn follow_run(
     .await
 }
 
-/// Ends follow `token` (the token given to `follow_run`; a newer follow goes on).
+/// Ends follow `token` (the token given to `follow_run`; a newer follow goes on). Async: it may
+/// wait for the follower, which can be reading a run again, and must not hold up the window.
 #[tauri::command]
-pub fn unfollow_run(live: State<'_, Live>, token: u64) {
+pub async fn unfollow_run(live: State<'_, Live>, token: u64) -> Res<()> {
     live.unfollow(token);
+    Ok(())
 }
 
 /// The runs named, as they stand now: from the watcher's run models (no transcript read
@@ -304,19 +312,23 @@ pub async fn run_rows(app: AppHandle, runs: Vec<RunKey>) -> Res<Vec<RunPatch>> {
     let handle = app.clone();
     blocking(app, move |state| {
         let live = handle.state::<Live>();
-        runs.into_iter()
-            .map(|key| {
-                let run = match live.run(&key.dir, &key.run) {
-                    Some(known) => known,
-                    None => state.runs_dir(&key.dir)?.list_one(&key.run)?,
-                };
-                Ok(RunPatch {
-                    dir: key.dir,
-                    id: key.run,
-                    run,
-                })
-            })
-            .collect()
+        // A key of a directory no longer shown (removed meanwhile) is left out, not an error.
+        let mut patches = Vec::with_capacity(runs.len());
+        for key in runs {
+            let run = match live.run(&key.dir, &key.run) {
+                Some(known) => known,
+                None => match state.runs_dir(&key.dir) {
+                    Ok(dir) => dir.list_one(&key.run)?,
+                    Err(_) => continue,
+                },
+            };
+            patches.push(RunPatch {
+                dir: key.dir,
+                id: key.run,
+                run,
+            });
+        }
+        Ok(patches)
     })
     .await
 }

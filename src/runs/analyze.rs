@@ -130,6 +130,11 @@ impl Analyzer {
         self.values_dir = Some(dir.to_path_buf());
     }
 
+    /// Whether a result folded so far names value `id`.
+    pub fn has_result(&self, id: &str) -> bool {
+        self.matched_values.contains(id)
+    }
+
     /// Counts a value file that appeared after the directory was listed.
     pub fn add_value(&mut self, file: ValueFile) {
         if !self.values.contains_key(&file.stem) {

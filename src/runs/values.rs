@@ -49,6 +49,10 @@ pub fn list_value_files(dir: &Path) -> io::Result<BTreeMap<String, ValueFile>> {
 /// Value file `<stem>.txt` of `dir`, if it is one (a regular file, not a link): what a live run
 /// looks up when a result's line lands after its directory was listed.
 pub fn find_value_file(dir: &Path, stem: &str) -> Option<ValueFile> {
+    // A value directory that is a link is never read through.
+    if !fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+        return None;
+    }
     let path = dir.join(format!("{stem}{VALUE_EXT}"));
     let meta = fs::symlink_metadata(&path).ok()?;
     meta.is_file().then(|| value_file(stem, path, &meta))

@@ -33,6 +33,8 @@ pub(super) struct DirState {
     values: BTreeMap<String, ValueDir>,
     /// Calls of [`touched`](Self::touched).
     pub(super) wakeups: u64,
+    /// The directory could not be listed at the last full look.
+    unreadable: bool,
 }
 
 impl DirState {
@@ -46,6 +48,7 @@ impl DirState {
             summaries: BTreeSet::new(),
             values: BTreeMap::new(),
             wakeups: 0,
+            unreadable: false,
         }
     }
 
@@ -58,13 +61,11 @@ impl DirState {
 
     /// Run `id` as the lines read so far tell it (a run with only a summary is read from it).
     pub(super) fn run(&self, id: &str) -> Option<Run> {
-        if let Some(tail) = self.tails.get(id) {
-            return match tail.error() {
-                // Gone since the last notice: the next one removes it.
-                Some((std::io::ErrorKind::NotFound, _)) => None,
-                Some((_, e)) => Some(unreadable_run(id, e)),
-                None => Some(tail.run()),
-            };
+        match self.tails.get(id).map(|t| (t, t.error())) {
+            Some((tail, None)) => return Some(tail.run()),
+            // Gone since the last notice (the next one says so): what the summary tells, if any.
+            Some((_, Some((std::io::ErrorKind::NotFound, _)))) | None => {}
+            Some((_, Some((_, e)))) => return Some(unreadable_run(id, e)),
         }
         if !self.summaries.contains(id) {
             return None;
@@ -85,17 +86,23 @@ impl DirState {
         } else if std::fs::symlink_metadata(&values).is_ok_and(|m| m.file_type().is_symlink()) {
             layout.linked_value_dirs.insert(id.to_owned());
         }
-        analyze_run(&layout, id, &self.opts_now(), false)
-            .ok()
-            .map(|d| d.run)
+        match analyze_run(&layout, id, &self.opts_now(), false) {
+            Ok(detail) => Some(detail.run),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => Some(unreadable_run(id, &e)),
+        }
     }
 
-    /// Every run, in the order of a listing.
-    pub(super) fn runs(&self) -> Vec<Run> {
+    /// Every run, in the order of a listing; `None` when the directory could not be read at
+    /// the last look.
+    pub(super) fn runs(&self) -> Option<Vec<Run>> {
+        if self.unreadable {
+            return None;
+        }
         let ids: BTreeSet<&String> = self.tails.keys().chain(&self.summaries).collect();
         let mut runs: Vec<Run> = ids.into_iter().filter_map(|id| self.run(id)).collect();
         sort_runs(&mut runs);
-        runs
+        Some(runs)
     }
 
     /// Lists again each value directory whose time changed, and reports the value files that
@@ -110,18 +117,25 @@ impl DirState {
             };
             let modified = meta.modified().ok();
             let seen = &self.values[&id];
+            // A time in the future (a share with a clock ahead) is not "recent": it would be
+            // listed every second.
             let recent = modified
                 .and_then(|m| now.duration_since(m).ok())
-                .is_none_or(|age| age < COARSE_TICK);
+                .is_some_and(|age| age < COARSE_TICK);
             if !meta.is_dir() || (modified == seen.modified && !recent) {
                 continue;
             }
-            let files = stems(&path);
+            // A listing that fails says nothing of the files: look again next time.
+            let Some(files) = stems(&path) else { continue };
             let added: Vec<String> = files.difference(&seen.files).cloned().collect();
             let removed: Vec<String> = seen.files.difference(&files).cloned().collect();
             self.values.insert(id.clone(), ValueDir { modified, files });
+            let mut reread = !removed.is_empty();
             if !added.is_empty() {
                 if let Some(tail) = self.tails.get_mut(&id) {
+                    // A file for a result already counted (restored, or written after its
+                    // line) changes that result's state: read the run again.
+                    reread |= added.iter().any(|v| tail.has_result(v));
                     tail.add_values(&added);
                 }
                 self.send(Change::ValueFilesAdded {
@@ -136,6 +150,8 @@ impl DirState {
                     run: id.clone(),
                     values: removed,
                 });
+            }
+            if reread {
                 self.reread(&id);
             }
         }
@@ -145,6 +161,9 @@ impl DirState {
     /// that arrived meanwhile are still reported as appended, exactly once.
     fn reread(&mut self, id: &str) {
         let opts = self.opts_now();
+        if !is_file(&self.root.join(format!("{id}{TRANSCRIPT_SUFFIX}"))) {
+            return self.transcript(id, opts); // gone: said as such
+        }
         let Some(t) = self.tails.get_mut(id) else {
             return;
         };
@@ -166,7 +185,9 @@ impl DirState {
 
     /// Looks at every entry (at start, and when the watcher lost events).
     pub(super) fn scan_all(&mut self) {
-        let names: BTreeSet<String> = std::fs::read_dir(&self.root)
+        let listed = std::fs::read_dir(&self.root);
+        self.unreadable = listed.is_err();
+        let names: BTreeSet<String> = listed
             .map(|d| {
                 d.filter_map(|e| e.ok()?.file_name().into_string().ok())
                     .collect()
@@ -180,6 +201,11 @@ impl DirState {
                 .map(|id| format!("{id}{TRANSCRIPT_SUFFIX}")),
         );
         all.extend(self.values.keys().map(|id| format!("{id}{VALUES_SUFFIX}")));
+        all.extend(
+            self.summaries
+                .iter()
+                .map(|id| format!("{id}{SUMMARY_SUFFIX}")),
+        );
         self.touched(&all);
     }
 
@@ -197,7 +223,7 @@ impl DirState {
             {
                 self.transcript(id, opts);
             } else if let Some(id) = name.strip_suffix(SUMMARY_SUFFIX).filter(|s| !s.is_empty()) {
-                let exists = self.root.join(name).is_file();
+                let exists = is_file(&self.root.join(name));
                 let known = self.summaries.contains(id);
                 if exists && !known && !self.tails.contains_key(id) {
                     self.send(Change::RunAdded {
@@ -213,22 +239,34 @@ impl DirState {
                     });
                 } else if known {
                     self.summaries.remove(id);
-                    if !self.tails.contains_key(id) {
-                        self.send(Change::RunRemoved {
+                    // Gone with its transcript: the run is gone; else the run changed.
+                    let change = if self.tails.contains_key(id) {
+                        Change::Summarised {
                             dir: self.name.clone(),
                             run: id.to_owned(),
-                        });
-                    }
+                        }
+                    } else {
+                        Change::RunRemoved {
+                            dir: self.name.clone(),
+                            run: id.to_owned(),
+                        }
+                    };
+                    self.send(change);
                 }
             } else if let Some(id) = name.strip_suffix(VALUES_SUFFIX).filter(|s| !s.is_empty()) {
                 let path = self.root.join(name);
                 let meta = std::fs::symlink_metadata(&path).ok().filter(|m| m.is_dir());
                 let known = self.values.contains_key(id);
                 if let Some(meta) = meta.as_ref().filter(|_| !known) {
-                    // Listed now: what is there already is not news; later files are.
+                    // Listed now: what is there already is not news; later files are. A run
+                    // followed since before the directory came counts them now.
+                    let files = stems(&path).unwrap_or_default();
+                    if let Some(tail) = self.tails.get_mut(id) {
+                        tail.add_values(&files.iter().cloned().collect::<Vec<_>>());
+                    }
                     let seen = ValueDir {
                         modified: meta.modified().ok(),
-                        files: stems(&path),
+                        files,
                     };
                     self.values.insert(id.to_owned(), seen);
                     self.send(Change::ValuesAdded {
@@ -250,12 +288,22 @@ impl DirState {
 
     fn transcript(&mut self, id: &str, opts: RunOptions) {
         let path = self.root.join(format!("{id}{TRANSCRIPT_SUFFIX}"));
-        if !path.is_file() {
-            if self.tails.remove(id).is_some() && !self.summaries.contains(id) {
-                self.send(Change::RunRemoved {
-                    dir: self.name.clone(),
-                    run: id.to_owned(),
-                });
+        if !is_file(&path) {
+            if self.tails.remove(id).is_some() {
+                // With its summary still there the run is one of a summary only now.
+                let change = if self.summaries.contains(id) {
+                    Change::Reset {
+                        dir: self.name.clone(),
+                        run: id.to_owned(),
+                        lines: 0,
+                    }
+                } else {
+                    Change::RunRemoved {
+                        dir: self.name.clone(),
+                        run: id.to_owned(),
+                    }
+                };
+                self.send(change);
             }
             return;
         }
@@ -316,9 +364,14 @@ impl DirState {
     }
 }
 
-/// Stems of the value files of a value directory.
-fn stems(dir: &Path) -> BTreeSet<String> {
+/// Stems of the value files of a value directory; `None` when it cannot be listed.
+fn stems(dir: &Path) -> Option<BTreeSet<String>> {
     list_value_files(dir)
+        .ok()
         .map(|files| files.into_keys().collect())
-        .unwrap_or_default()
+}
+
+/// A regular file, not a link to one: what a listing of the runs directory counts.
+fn is_file(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
 }

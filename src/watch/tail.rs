@@ -126,7 +126,9 @@ impl Tail {
             .as_ref()
             .and_then(crate::runs::values::modified_ms);
         let mut run = self.analyzer.snapshot_at(mtime, now_ms());
-        let summary = self.summary.is_file().then_some(self.summary.as_path());
+        let summary = fs::symlink_metadata(&self.summary)
+            .is_ok_and(|m| m.is_file())
+            .then_some(self.summary.as_path());
         let files = FileFigures {
             transcript: self.file.map(|_| self.transcript.as_path()),
             summary,
@@ -145,6 +147,11 @@ impl Tail {
                 self.analyzer.add_value(file);
             }
         }
+    }
+
+    /// Whether a result of the lines read so far names value `id`.
+    pub fn has_result(&self, id: &str) -> bool {
+        self.analyzer.has_result(id)
     }
 
     /// Lines read so far.

@@ -27,36 +27,41 @@ type Shared = Arc<Mutex<DirState>>;
 pub struct WatchHandle {
     _watchers: Vec<Box<dyn std::any::Any + Send>>,
     _stop: Sender<()>,
-    states: Vec<Shared>,
+    /// Each runs directory (as given to [`watch`]) and what the watcher knows of it.
+    states: Vec<(String, Shared)>,
 }
 
 impl WatchHandle {
-    /// Run `id` of runs directory `dir` (as given to [`watch`]) as the watcher knows it now,
-    /// folded from the lines read so far: the same figures a whole read gives, without reading
-    /// the transcript again. `None` when there is no such run.
+    fn state(&self, dir: &str) -> Option<&Shared> {
+        self.states
+            .iter()
+            .find(|(name, _)| name == dir)
+            .map(|(_, s)| s)
+    }
+
     /// How many times the watcher has looked at entries it was told changed: a measure of its
     /// work, which stays put while nothing in the directories changes.
     pub fn wakeups(&self) -> u64 {
-        self.states.iter().map(|s| lock(s).wakeups).sum()
+        self.states.iter().map(|(_, s)| lock(s).wakeups).sum()
     }
 
     /// Whether runs directory `dir` (as given to [`watch`]) is watched by this handle.
     pub fn watches(&self, dir: &str) -> bool {
-        self.states.iter().any(|s| lock(s).name == dir)
+        self.state(dir).is_some()
     }
 
+    /// Run `id` of runs directory `dir` (as given to [`watch`]) as the watcher knows it now,
+    /// folded from the lines read so far: the same figures a whole read gives, without reading
+    /// the transcript again. `None` when there is no such run.
     pub fn run(&self, dir: &str, id: &str) -> Option<Run> {
-        let state = self.states.iter().find(|s| lock(s).name == dir)?;
-        let st = lock(state);
-        st.run(id)
+        lock(self.state(dir)?).run(id)
     }
 
     /// Every run of runs directory `dir` as the watcher knows it, in the order of
-    /// [`RunsDir::list`](crate::runs::RunsDir::list); `None` when `dir` is not watched here.
+    /// [`RunsDir::list`](crate::runs::RunsDir::list); `None` when `dir` is not watched here or
+    /// could not be read at the last look (a listing from disk then says why).
     pub fn runs(&self, dir: &str) -> Option<Vec<Run>> {
-        let state = self.states.iter().find(|s| lock(s).name == dir)?;
-        let runs = lock(state).runs();
-        Some(runs)
+        lock(self.state(dir)?).runs()
     }
 }
 
@@ -110,15 +115,23 @@ fn start(
     for dir in dirs {
         let state: Shared = Arc::new(Mutex::new(DirState::new(dir, opts, tx.clone())));
         let handler_state = state.clone();
+        let root = dir.clone();
         let handler = move |res: DebounceEventResult| {
             let mut st = lock(&handler_state);
             match res {
+                // The kernel's queue overflowed (notices were lost), or the runs directory
+                // itself went or changed: look at everything.
+                Ok(events)
+                    if events.iter().any(|e| {
+                        e.need_rescan() || (!is_read(&e.kind) && e.paths.iter().any(|p| p == &root))
+                    }) =>
+                {
+                    st.scan_all()
+                }
                 Ok(events) => {
-                    // Opening or reading a file is no change, and our own reads of a transcript
-                    // would otherwise wake the watcher again and again.
                     let names: BTreeSet<String> = events
                         .iter()
-                        .filter(|e| !matches!(e.kind, EventKind::Access(_)))
+                        .filter(|e| !is_read(&e.kind))
                         .flat_map(|e| e.paths.iter())
                         .filter_map(|p| p.file_name().and_then(|n| n.to_str()).map(str::to_owned))
                         .collect();
@@ -154,7 +167,7 @@ fn start(
         }
         // Read what is there only now that changes are seen: nothing lands unseen in between.
         lock(&state).scan_all();
-        states.push(state);
+        states.push((dir.display().to_string(), state));
     }
     let (stop, stopped) = mpsc::channel::<()>();
     let checked = states.clone();
@@ -168,7 +181,7 @@ fn start(
                 poller.poll();
             }
             if tick % ticks_per_check == 0 {
-                for state in &checked {
+                for (_, state) in &checked {
                     lock(state).check_values();
                 }
             }
@@ -239,6 +252,13 @@ impl Poller {
             lock(&self.state).touched(&changed);
         }
     }
+}
+
+/// Opening or reading a file is no change, and our own reads of every transcript would
+/// otherwise wake the watcher again and again. Closing a file written to is one.
+fn is_read(kind: &EventKind) -> bool {
+    use notify::event::{AccessKind, AccessMode};
+    matches!(kind, EventKind::Access(a) if *a != AccessKind::Close(AccessMode::Write))
 }
 
 fn stamp(meta: &std::fs::Metadata) -> Stamp {

@@ -544,3 +544,105 @@ fn a_watcher_with_nothing_changing_stays_idle() {
     assert!(matches!(next(&rx), Change::RunAdded { .. }));
     assert!(handle.wakeups() > settled);
 }
+
+/// Waits for the first change `pick` accepts, skipping others (figures are checked after).
+fn until(rx: &std::sync::mpsc::Receiver<Change>, pick: impl Fn(&Change) -> bool) -> Change {
+    loop {
+        let c = next(rx);
+        if pick(&c) {
+            return c;
+        }
+    }
+}
+
+#[test]
+fn the_watchers_runs_follow_files_coming_and_going() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    let name = root.display().to_string();
+    let content = "a long tool output line\n".repeat(1_000);
+    let path = root.join("r.jsonl");
+    append(&path, &(user(0) + &tool_result(1, "call-1", &content)));
+    fs::write(
+        root.join("r.summary.json"),
+        r#"{"parentId": "p", "status": "running"}"#,
+    )
+    .unwrap();
+    let (handle, rx) = watch(std::slice::from_ref(&root), opts()).unwrap();
+    while rx.recv_timeout(Duration::from_millis(300)).is_ok() {}
+    let run = handle.run(&name, "r").unwrap();
+    assert_eq!((run.unretained, run.parent_id.as_deref()), (1, Some("p")));
+
+    // The value directory comes after the run began, with the file already in it.
+    fs::create_dir(root.join("r.tmp-values")).unwrap();
+    fs::write(root.join("r.tmp-values/call-1.txt"), &content).unwrap();
+    fs::write(root.join("r.tmp-values/stray.txt"), "x").unwrap();
+    fs::rename(root.join("r.tmp-values"), root.join("r.values")).unwrap();
+    until(&rx, |c| matches!(c, Change::ValuesAdded { .. }));
+    let run = handle.run(&name, "r").unwrap();
+    assert_eq!(
+        (run.value_files, run.strays),
+        (2, 1),
+        "files of a new directory count"
+    );
+
+    // A file restored for a result already counted makes it retained again.
+    fs::remove_file(root.join("r.values/call-1.txt")).unwrap();
+    until(&rx, |c| matches!(c, Change::ValueFilesRemoved { .. }));
+    fs::write(root.join("r.values/call-1.txt"), &content).unwrap();
+    until(&rx, |c| matches!(c, Change::ValueFilesAdded { .. }));
+    let run = handle.run(&name, "r").unwrap();
+    assert_eq!((run.retained, run.unretained), (1, 0));
+
+    // The summary goes, the transcript stays: the run changed.
+    fs::remove_file(root.join("r.summary.json")).unwrap();
+    assert_eq!(
+        until(&rx, |c| matches!(c, Change::Summarised { .. })),
+        Change::Summarised {
+            dir: name.clone(),
+            run: "r".into()
+        }
+    );
+    assert_eq!(handle.run(&name, "r").unwrap().parent_id, None);
+
+    // The transcript goes, a summary is back: a run of a summary only.
+    fs::write(root.join("r.summary.json"), r#"{"title": "kept"}"#).unwrap();
+    until(&rx, |c| matches!(c, Change::Summarised { .. }));
+    fs::remove_file(&path).unwrap();
+    assert_eq!(
+        until(&rx, |c| matches!(c, Change::Reset { .. })),
+        Change::Reset {
+            dir: name.clone(),
+            run: "r".into(),
+            lines: 0
+        }
+    );
+    let run = handle.run(&name, "r").unwrap();
+    assert_eq!((run.has_transcript, run.title.as_str()), (false, "kept"));
+
+    // A link named like a transcript is no run (a listing does not count it either).
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(root.join("r.summary.json"), root.join("l.jsonl")).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(handle.run(&name, "l").is_none());
+    }
+}
+
+#[test]
+fn a_runs_directory_that_cannot_be_read_is_left_to_a_listing_to_explain() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("runs");
+    fs::create_dir(&root).unwrap();
+    let (handle, _rx) = watch(std::slice::from_ref(&root), opts()).unwrap();
+    let name = root.display().to_string();
+    assert_eq!(handle.runs(&name).map(|r| r.len()), Some(0));
+    fs::remove_dir(&root).unwrap();
+    fs::write(&root, "not a directory").unwrap();
+    // Whatever the notices, a look at everything finds it unreadable.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while handle.runs(&name).is_some() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(handle.runs(&name).is_none());
+}

@@ -87,12 +87,11 @@ export const ipc = {
   runRows: (runs: RunKey[]) => call<RunPatch[]>('run_rows', { runs }),
 };
 
-// Follow tokens grow in the order the user opens runs, also across a reload of the window
-// (the backend keeps the newest it saw): the clock in ms, times 1000, plus a counter.
+// Follow tokens grow in the order the user opens runs; the backend starts over when a window
+// subscribes to changes (at load), so a counter is enough.
 let follows = 0;
 function nextFollow(): number {
-  follows = (follows + 1) % 1000;
-  return Date.now() * 1000 + follows;
+  return ++follows;
 }
 
 export type { ResultRef };

@@ -56,3 +56,19 @@ describe('pollingNotice', () => {
     expect(notice).toBe('/mnt/share/runs is polled every 500 ms instead of watched: native watching failed: No space left on device. Changes show up a little later.');
   });
 });
+
+describe('applyPatches and pollingNotice, more', () => {
+  it('adds a run created and then updated in the same burst once', () => {
+    const out = applyPatches(list, [
+      { dir: '/a', id: 'new', run: run({ id: 'new', events: 1 }) },
+      { dir: '/a', id: 'new', run: run({ id: 'new', events: 2 }) },
+    ]);
+    const added = out.runs.filter((r) => r.run.id === 'new');
+    expect(added.map((r) => r.run.events)).toEqual([2]);
+    expect(out.dirs[0].runs).toBe(3);
+  });
+  it('names a directory polled twice once', () => {
+    const c: Change = { kind: 'polling', dir: '/a', reason: 'r', intervalMs: 500 };
+    expect(pollingNotice([c, c])).toBe('/a is polled every 500 ms instead of watched: r. Changes show up a little later.');
+  });
+});

@@ -20,15 +20,22 @@ export function touchedRuns(changes: Change[]): RunKey[] {
  *  removed; each directory's count follows. Patches of directories not shown are ignored. */
 export function applyPatches(list: RunList, patches: RunPatch[]): RunList {
   const dirs = new Map(list.dirs.map((d, i) => [d.path, i]));
-  const runs = [...list.runs];
+  const key = (dir: number, id: string) => `${dir}\n${id}`;
+  // Rows by key (a Map keeps their order): tens of thousands of rows, patched in one pass.
+  const rows = new Map(list.runs.map((r) => [key(r.dir, r.run.id), r]));
+  const added = new Map<string, RunList['runs'][number]>();
   for (const p of patches) {
     const dir = dirs.get(p.dir);
     if (dir === undefined) continue;
-    const at = runs.findIndex((r) => r.dir === dir && r.run.id === p.id);
-    if (p.run && at >= 0) runs[at] = { dir, run: p.run };
-    else if (p.run) runs.unshift({ dir, run: p.run });
-    else if (at >= 0) runs.splice(at, 1);
+    const k = key(dir, p.id);
+    if (p.run && rows.has(k)) rows.set(k, { dir, run: p.run });
+    else if (p.run) added.set(k, { dir, run: p.run });
+    else {
+      rows.delete(k);
+      added.delete(k);
+    }
   }
+  const runs = [...[...added.values()].reverse(), ...rows.values()];
   const counts = list.dirs.map(() => 0);
   for (const r of runs) counts[r.dir]++;
   return { dirs: list.dirs.map((d, i) => ({ ...d, runs: counts[i] })), runs };
@@ -36,7 +43,8 @@ export function applyPatches(list: RunList, patches: RunPatch[]): RunList {
 
 /** What the window says about directories that are polled instead of watched. */
 export function pollingNotice(changes: Change[]): string | null {
-  const polled = changes.flatMap((c) => (c.kind === 'polling' ? [c] : []));
+  const byDir = new Map(changes.flatMap((c) => (c.kind === 'polling' ? [[c.dir, c] as const] : [])));
+  const polled = [...byDir.values()];
   if (!polled.length) return null;
   const c = polled[polled.length - 1];
   const more = polled.length > 1 ? ` (and ${polled.length - 1} more)` : '';
