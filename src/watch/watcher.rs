@@ -25,8 +25,9 @@ type Shared = Arc<Mutex<DirState>>;
 
 /// Keeps the watchers alive; dropping it stops them (the value check within [`VALUES_CHECK`]).
 pub struct WatchHandle {
-    _watchers: Vec<Box<dyn std::any::Any + Send>>,
-    _stop: Sender<()>,
+    /// Only kept alive (in a mutex, so the handle can be shared between threads).
+    _watchers: Mutex<Vec<Box<dyn std::any::Any + Send>>>,
+    _stop: Mutex<Sender<()>>,
     /// Each runs directory (as given to [`watch`]) and what the watcher knows of it.
     states: Vec<(String, Shared)>,
 }
@@ -189,8 +190,8 @@ fn start(
     });
     Ok((
         WatchHandle {
-            _watchers: watchers,
-            _stop: stop,
+            _watchers: Mutex::new(watchers),
+            _stop: Mutex::new(stop),
             states,
         },
         rx,
