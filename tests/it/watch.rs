@@ -246,8 +246,9 @@ fn the_watcher_reports_new_runs_appends_and_removed_value_directories() {
     );
 }
 
-#[test]
-fn mctl_watch_prints_json_lines() {
+/// Runs `mctl watch --json` plus `extra` on a fresh directory while one line is appended, and
+/// returns what it printed.
+fn mctl_watch_json(extra: &[&str]) -> Vec<serde_json::Value> {
     let dir = tempfile::tempdir().unwrap();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mctl"))
         .args([
@@ -256,19 +257,39 @@ fn mctl_watch_prints_json_lines() {
             "watch",
             "--json",
         ])
+        .args(extra)
+        .env_remove("MCTL_WATCH")
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(400));
     append(&dir.path().join("r.jsonl"), &user(0));
-    std::thread::sleep(Duration::from_millis(600));
+    std::thread::sleep(Duration::from_millis(1_000));
     child.kill().unwrap();
     let out = child.wait_with_output().unwrap();
-    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+    String::from_utf8(out.stdout)
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+        .collect()
+}
+
+#[test]
+fn mctl_watch_poll_says_so_and_still_reports() {
+    let lines = mctl_watch_json(&["--poll"]);
+    assert_eq!(lines[0]["kind"], "polling");
+    assert_eq!(lines[0]["reason"], "polling was asked for (--poll)");
+    assert_eq!(lines[0]["intervalMs"], 500);
+    assert_eq!(lines[1]["kind"], "run-added");
+    assert_eq!(
+        lines[2]["lines"][0],
+        json!({"line": 1, "type": "user_message"})
+    );
+}
+
+#[test]
+fn mctl_watch_prints_json_lines() {
+    let lines = mctl_watch_json(&[]);
     assert_eq!(lines[0]["kind"], "run-added");
     assert_eq!(lines[1]["kind"], "appended");
     assert_eq!(lines[1]["run"], "r");
