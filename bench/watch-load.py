@@ -111,8 +111,15 @@ print(f"mctl watch --json: {len(written) - len(missing)} reported, {len(missing)
 print(f"{'':18} {'median':>9} {'p99':>9} {'CPU':>8}")
 print(f"{'mctl watch':18} {m_med:7.1f}ms {m_p99:7.1f}ms {cpu_mctl:7.2f}s")
 print(f"{'tail -F (baseline)':18} {t_med:7.1f}ms {t_p99:7.1f}ms {cpu_tail:7.2f}s")
-print(f"ratio: median latency {m_med / max(t_med, 0.001):.0f}x tail -F's, CPU {cpu_mctl / max(cpu_tail, 0.01):.1f}x")
+print(f"ratio: median latency {m_med / max(t_med, 0.001):.0f}x tail -F's (floored at 1 us), CPU {cpu_mctl / max(cpu_tail, 0.01):.1f}x")
 print("(mctl parses every event and folds it into the run model; tail -F copies bytes)")
 ok = not missing and not extra and dupes == 0 and order_ok
-print("PASS: every event reported once, in order" if ok else "FAIL")
+# Not a performance target (the figures above are): a bound on "live". An event reported seconds
+# late, as when a watcher waits for a busy file to go quiet, is a broken watcher.
+LIVE_MS = 1000
+late = not m_p99 <= LIVE_MS
+if late:
+    print(f"FAIL: p99 {m_p99:.0f} ms is not live (bound {LIVE_MS} ms)")
+ok = ok and not late
+print("PASS: every event reported once, in order, live" if ok else "FAIL")
 sys.exit(0 if ok else 1)

@@ -1,19 +1,18 @@
-//! The watcher: notify with a debouncer on each runs directory (non-recursive), coalescing bursts,
+//! The watcher: notify on each runs directory (non-recursive), coalescing bursts,
 //! a polling fallback, and a slow look at the value directories for files removed inside them.
 
 use super::dir_state::DirState;
 use super::Change;
 use crate::runs::{Run, RunOptions, Verify};
-use notify::{EventKind, RecursiveMode};
-use notify_debouncer_full::{new_debouncer_opt, DebounceEventResult, RecommendedCache};
+use notify::{EventKind, RecursiveMode, Watcher};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
-/// How long bursts are coalesced.
-const DEBOUNCE: Duration = Duration::from_millis(50);
+/// How long bursts are coalesced: notices within this long of the first of a batch go together.
+const DEBOUNCE: Duration = Duration::from_millis(20);
 /// The polling interval when native watching fails or polling is asked for.
 pub const POLL: Duration = Duration::from_millis(500);
 /// How often the value directories are looked at. Files removed inside a value directory (by a
@@ -115,45 +114,11 @@ fn start(
     let mut polled = Vec::new();
     for dir in dirs {
         let state: Shared = Arc::new(Mutex::new(DirState::new(dir, opts, tx.clone())));
-        let handler_state = state.clone();
-        let root = dir.clone();
-        let handler = move |res: DebounceEventResult| {
-            let mut st = lock(&handler_state);
-            match res {
-                // The kernel's queue overflowed (notices were lost), or the runs directory
-                // itself went or changed: look at everything.
-                Ok(events)
-                    if events.iter().any(|e| {
-                        e.need_rescan() || (!is_read(&e.kind) && e.paths.iter().any(|p| p == &root))
-                    }) =>
-                {
-                    st.scan_all()
-                }
-                Ok(events) => {
-                    let names: BTreeSet<String> = events
-                        .iter()
-                        .filter(|e| !is_read(&e.kind))
-                        .flat_map(|e| e.paths.iter())
-                        .filter_map(|p| p.file_name().and_then(|n| n.to_str()).map(str::to_owned))
-                        .collect();
-                    if !names.is_empty() {
-                        st.touched(&names);
-                    }
-                }
-                Err(_) => st.scan_all(),
-            }
-        };
         let native = match &force_poll {
             Some(reason) => Err(reason.clone()),
-            None => new_debouncer_opt::<_, notify::RecommendedWatcher, RecommendedCache>(
-                DEBOUNCE,
-                None,
-                handler.clone(),
-                RecommendedCache::new(),
-                notify::Config::default(),
-            )
-            .and_then(|mut d| d.watch(dir, RecursiveMode::NonRecursive).map(|()| d))
-            .map_err(|e| format!("native watching failed: {e}")),
+            None => {
+                native_watch(dir, state.clone()).map_err(|e| format!("native watching failed: {e}"))
+            }
         };
         match native {
             Ok(d) => watchers.push(Box::new(d)),
@@ -252,6 +217,67 @@ impl Poller {
         if !changed.is_empty() {
             lock(&self.state).touched(&changed);
         }
+    }
+}
+
+/// Native notices on `dir`, handed to its state in batches: every notice that arrives within
+/// [`DEBOUNCE`] of the first of a batch goes with it. (A debouncer that waits for a file to be
+/// quiet never reports a transcript appended to without pause until the appends stop; this
+/// reports within [`DEBOUNCE`] however busy the file is.) The thread ends with the watcher.
+fn native_watch(dir: &Path, state: Shared) -> notify::Result<notify::RecommendedWatcher> {
+    let (tx, notices) = mpsc::channel::<notify::Result<notify::Event>>();
+    let mut watcher = notify::recommended_watcher(tx)?;
+    watcher.watch(dir, RecursiveMode::NonRecursive)?;
+    let root = dir.to_path_buf();
+    std::thread::spawn(move || {
+        while let Ok(first) = notices.recv() {
+            let until = Instant::now() + DEBOUNCE;
+            let mut batch = vec![first];
+            let mut closed = false;
+            loop {
+                let left = until.saturating_duration_since(Instant::now());
+                match notices.recv_timeout(left) {
+                    Ok(notice) => batch.push(notice),
+                    Err(RecvTimeoutError::Timeout) => break,
+                    Err(RecvTimeoutError::Disconnected) => {
+                        closed = true;
+                        break;
+                    }
+                }
+            }
+            handle_batch(&root, &mut lock(&state), &batch);
+            if closed {
+                return;
+            }
+        }
+    });
+    Ok(watcher)
+}
+
+/// What a batch of notices asks the state to look at.
+fn handle_batch(root: &Path, st: &mut DirState, batch: &[notify::Result<notify::Event>]) {
+    let mut names = BTreeSet::new();
+    for notice in batch {
+        let Ok(event) = notice else {
+            return st.scan_all(); // the watcher failed to tell: look at everything
+        };
+        if is_read(&event.kind) {
+            continue;
+        }
+        // The kernel's queue overflowed (notices were lost), or the runs directory itself
+        // went or changed: look at everything.
+        if event.need_rescan() || event.paths.iter().any(|p| p == root) {
+            return st.scan_all();
+        }
+        names.extend(
+            event
+                .paths
+                .iter()
+                .filter_map(|p| p.file_name().and_then(|n| n.to_str()).map(str::to_owned)),
+        );
+    }
+    if !names.is_empty() {
+        st.touched(&names);
     }
 }
 
