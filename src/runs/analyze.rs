@@ -130,9 +130,10 @@ impl Analyzer {
         self.values_dir = Some(dir.to_path_buf());
     }
 
-    /// Whether a result folded so far names value `id`.
-    pub fn has_result(&self, id: &str) -> bool {
-        self.matched_values.contains(id)
+    /// Whether a result folded so far names value `id` and was classified without its file
+    /// (restored, or written after the result's line): its state is stale.
+    pub fn missed_value(&self, id: &str) -> bool {
+        self.matched_values.contains(id) && !self.values.contains_key(id)
     }
 
     /// Counts a value file that appeared after the directory was listed.

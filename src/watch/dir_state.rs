@@ -133,9 +133,10 @@ impl DirState {
             let mut reread = !removed.is_empty();
             if !added.is_empty() {
                 if let Some(tail) = self.tails.get_mut(&id) {
-                    // A file for a result already counted (restored, or written after its
-                    // line) changes that result's state: read the run again.
-                    reread |= added.iter().any(|v| tail.has_result(v));
+                    // A file for a result already classified without it (restored, or written
+                    // after its line) changes that result's state: read the run again. A file
+                    // its result's line found when it landed (the usual order) needs nothing.
+                    reread |= added.iter().any(|v| tail.missed_value(v));
                     tail.add_values(&added);
                 }
                 self.send(Change::ValueFilesAdded {

@@ -149,9 +149,10 @@ impl Tail {
         }
     }
 
-    /// Whether a result of the lines read so far names value `id`.
-    pub fn has_result(&self, id: &str) -> bool {
-        self.analyzer.has_result(id)
+    /// Whether a result of the lines read so far was classified without value file `id`, which
+    /// is there now: the run must be read again for that result's state.
+    pub fn missed_value(&self, id: &str) -> bool {
+        self.analyzer.missed_value(id)
     }
 
     /// Lines read so far.
