@@ -667,3 +667,33 @@ fn a_runs_directory_that_cannot_be_read_is_left_to_a_listing_to_explain() {
     }
     assert!(handle.runs(&name).is_none());
 }
+
+#[test]
+fn one_watcher_follows_several_runs_directories() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    let dirs = [a.path().to_path_buf(), b.path().to_path_buf()];
+    let (handle, rx) = watch(&dirs, opts()).unwrap();
+    append(&a.path().join("r.jsonl"), &user(0));
+    append(&b.path().join("r.jsonl"), &(user(0) + &user(1)));
+    let mut added = Vec::new();
+    let mut lines = std::collections::BTreeMap::new();
+    while added.len() < 2 || lines.values().sum::<usize>() < 3 {
+        match next(&rx) {
+            Change::RunAdded { dir, run } => added.push((dir, run)),
+            Change::Appended { dir, lines: l, .. } => *lines.entry(dir).or_insert(0) += l.len(),
+            other => panic!("{other:?}"),
+        }
+    }
+    let (na, nb) = (
+        a.path().display().to_string(),
+        b.path().display().to_string(),
+    );
+    added.sort();
+    let mut want = vec![(na.clone(), "r".to_string()), (nb.clone(), "r".to_string())];
+    want.sort();
+    assert_eq!(added, want);
+    assert_eq!((lines[&na], lines[&nb]), (1, 2));
+    assert_eq!(handle.run(&na, "r").unwrap().events, 1);
+    assert_eq!(handle.run(&nb, "r").unwrap().events, 2);
+}
