@@ -101,6 +101,16 @@ fn strip<'a>(name: &'a str, suffix: &str) -> Option<&'a str> {
     name.strip_suffix(suffix).filter(|id| !id.is_empty())
 }
 
+/// A regular file, not a link to one: what a listing counts as a transcript or summary.
+pub fn is_regular_file(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
+}
+
+/// A symbolic link (a linked value directory is never read through).
+pub fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
 /// Whether `id` can name a run: one path component, not `.` or `..`.
 pub fn is_valid_run_id(id: &str) -> bool {
     !id.is_empty() && id != "." && id != ".." && !id.contains(['/', '\\', '\0'])

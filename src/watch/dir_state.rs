@@ -3,7 +3,8 @@
 
 use super::{Change, LineRef, Tail};
 use crate::runs::layout::{
-    Layout, RunFiles, SUMMARY_SUFFIX, TEMP_SUFFIX, TRANSCRIPT_SUFFIX, VALUES_SUFFIX,
+    is_link, is_regular_file, Layout, RunFiles, SUMMARY_SUFFIX, TEMP_SUFFIX, TRANSCRIPT_SUFFIX,
+    VALUES_SUFFIX,
 };
 use crate::runs::values::list_value_files;
 use crate::runs::{analyze_run, sort_runs, unreadable_run, Run, RunOptions};
@@ -83,7 +84,7 @@ impl DirState {
         let values = self.root.join(format!("{id}{VALUES_SUFFIX}"));
         if self.values.contains_key(id) {
             layout.value_dirs.insert(id.to_owned(), values);
-        } else if std::fs::symlink_metadata(&values).is_ok_and(|m| m.file_type().is_symlink()) {
+        } else if is_link(&values) {
             layout.linked_value_dirs.insert(id.to_owned());
         }
         match analyze_run(&layout, id, &self.opts_now(), false) {
@@ -162,7 +163,7 @@ impl DirState {
     /// that arrived meanwhile are still reported as appended, exactly once.
     fn reread(&mut self, id: &str) {
         let opts = self.opts_now();
-        if !is_file(&self.root.join(format!("{id}{TRANSCRIPT_SUFFIX}"))) {
+        if !is_regular_file(&self.root.join(format!("{id}{TRANSCRIPT_SUFFIX}"))) {
             return self.transcript(id, opts); // gone: said as such
         }
         let Some(t) = self.tails.get_mut(id) else {
@@ -224,7 +225,7 @@ impl DirState {
             {
                 self.transcript(id, opts);
             } else if let Some(id) = name.strip_suffix(SUMMARY_SUFFIX).filter(|s| !s.is_empty()) {
-                let exists = is_file(&self.root.join(name));
+                let exists = is_regular_file(&self.root.join(name));
                 let known = self.summaries.contains(id);
                 if exists && !known && !self.tails.contains_key(id) {
                     self.send(Change::RunAdded {
@@ -289,7 +290,7 @@ impl DirState {
 
     fn transcript(&mut self, id: &str, opts: RunOptions) {
         let path = self.root.join(format!("{id}{TRANSCRIPT_SUFFIX}"));
-        if !is_file(&path) {
+        if !is_regular_file(&path) {
             if self.tails.remove(id).is_some() {
                 // With its summary still there the run is one of a summary only now.
                 let change = if self.summaries.contains(id) {
@@ -370,9 +371,4 @@ fn stems(dir: &Path) -> Option<BTreeSet<String>> {
     list_value_files(dir)
         .ok()
         .map(|files| files.into_keys().collect())
-}
-
-/// A regular file, not a link to one: what a listing of the runs directory counts.
-fn is_file(path: &Path) -> bool {
-    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
 }

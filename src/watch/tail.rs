@@ -3,7 +3,9 @@
 //! is replaced (another file under the same name) is read again from the start.
 
 use crate::runs::analyze::{Analyzer, FileFigures, RunOptions};
-use crate::runs::layout::{SUMMARY_SUFFIX, TRANSCRIPT_SUFFIX, VALUES_SUFFIX};
+use crate::runs::layout::{
+    is_link, is_regular_file, SUMMARY_SUFFIX, TRANSCRIPT_SUFFIX, VALUES_SUFFIX,
+};
 use crate::runs::values::{find_value_file, list_value_files};
 use crate::runs::{now_ms, Run, TimelineEvent};
 use crate::transcript::{read_lines, Cursor};
@@ -126,9 +128,7 @@ impl Tail {
             .as_ref()
             .and_then(crate::runs::values::modified_ms);
         let mut run = self.analyzer.snapshot_at(mtime, now_ms());
-        let summary = fs::symlink_metadata(&self.summary)
-            .is_ok_and(|m| m.is_file())
-            .then_some(self.summary.as_path());
+        let summary = is_regular_file(&self.summary).then_some(self.summary.as_path());
         let files = FileFigures {
             transcript: self.file.map(|_| self.transcript.as_path()),
             summary,
@@ -164,7 +164,7 @@ impl Tail {
 /// Starts the fold of run `id`: its value files listed, unless the value directory is a
 /// symbolic link, which is never read (as in a whole read of the run).
 fn begin(id: &str, values_dir: &Path, opts: RunOptions) -> Analyzer {
-    let linked = fs::symlink_metadata(values_dir).is_ok_and(|m| m.file_type().is_symlink());
+    let linked = is_link(values_dir);
     let values = if linked {
         Default::default()
     } else {
