@@ -20,15 +20,78 @@ pub fn dir_key(runs_dir: &Path) -> String {
         .into_owned()
 }
 
-/// Writes `bytes` to `path` whole or not at all (temp file, fsync, rename).
+/// Writes `bytes` to `path` whole or not at all: a temporary file of its own beside it, fsync,
+/// rename. Two writers at once (the app and `mctl`) each write their own temporary file, so
+/// neither can rename the other's half-written bytes into place.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     use std::io::Write;
-    if let Some(parent) = path.parent() {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)?;
     }
-    let tmp = path.with_extension("tmp");
-    let mut f = std::fs::File::create(&tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    std::fs::rename(tmp, path)
+    let (tmp, mut f) = create_temp(path)?;
+    let written = f
+        .write_all(bytes)
+        .and_then(|()| f.sync_all())
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        // Best effort: the error that matters is the one returned.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// A new file `.<name>.<pid>.<random>.tmp` beside `path`. `create_new` makes sure it is no
+/// other writer's; a name already taken (a left-over, or a coincidence) is drawn again.
+fn create_temp(path: &Path) -> io::Result<(PathBuf, std::fs::File)> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut tries = 0;
+    loop {
+        let tmp = path.with_file_name(format!(
+            ".{name}.{}.{:016x}.tmp",
+            std::process::id(),
+            fastrand::u64(..)
+        ));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && tries < 8 => tries += 1,
+            other => return other.map(|f| (tmp, f)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writers_at_once_each_use_their_own_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.json");
+        // Before, every writer used `f.tmp`: one could rename another's half-written file, or
+        // find it gone. Each write is whole, whoever wins.
+        let contents: Vec<Vec<u8>> = (0..4u8).map(|i| vec![b'a' + i; 16 * 1024]).collect();
+        std::thread::scope(|s| {
+            for c in &contents {
+                let path = &path;
+                s.spawn(move || {
+                    for _ in 0..5 {
+                        write_atomic(path, c).unwrap();
+                    }
+                });
+            }
+        });
+        let last = std::fs::read(&path).unwrap();
+        assert!(contents.contains(&last), "a whole write, not a mix");
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, ["f.json"], "no temporary file is left behind");
+    }
 }

@@ -19,6 +19,9 @@ pub enum ErrorCode {
     Io,
     /// An argument that can never be valid (a run id with a `/`, a bad duration...).
     Invalid,
+    /// Something else holds what this needs (another garbage collection is running): nothing
+    /// was done, and the same request can succeed later.
+    Busy,
 }
 
 #[derive(Debug, Clone, thiserror::Error, Serialize, TS)]

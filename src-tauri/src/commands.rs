@@ -1,62 +1,46 @@
 //! The app's commands: each one a call into the core, run off the main thread so the window
-//! never blocks. Errors cross as `{code, message}` ([`mission_control::Error`]).
+//! never blocks. Their names and types are the core's command contract
+//! ([`mission_control::wire::command`]); errors cross as `{code, message}`.
 
-use crate::live::Live;
+use crate::live::{change_sink, update_sink, Live};
 use crate::state::{AppState, Opened};
-use mission_control::gc::{self, GcPolicy, GcReport, Progress, StorageStats};
-use mission_control::pins::Pins;
-use mission_control::retained::open::LinesPage;
-use mission_control::retained::{peek, Peek, PeekRequest};
-use mission_control::runs::layout::is_valid_run_id;
-use mission_control::runs::now_ms;
-use mission_control::runs::RunDetail;
-use mission_control::wire::{DirStatus, DirsSource, ResultRef, RunList, RunRow, Settings};
-use mission_control::wire::{RunKey, RunPatch, RunUpdate};
+use mission_control::wire::command as c;
+use mission_control::wire::ResultRef;
 use mission_control::{Error, ErrorCode};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, State};
 
-type Res<T> = Result<T, Error>;
+pub type Res<T> = Result<T, Error>;
 
-/// Runs `f` on the blocking pool with the app state.
-async fn blocking<T: Send + 'static>(
+/// Runs `f` on the blocking pool with the app state: commands that read files (or wait for a
+/// lock the watcher holds while it reads) never hold up an async runtime worker.
+pub async fn blocking<T: Send + 'static>(
     app: AppHandle,
-    f: impl FnOnce(&AppState) -> Res<T> + Send + 'static,
+    f: impl FnOnce(&AppState, &Live) -> Res<T> + Send + 'static,
 ) -> Res<T> {
-    tauri::async_runtime::spawn_blocking(move || f(&app.state::<AppState>()))
+    tauri::async_runtime::spawn_blocking(move || f(&app.state::<AppState>(), &app.state::<Live>()))
         .await
         .map_err(|e| Error::new(ErrorCode::Io, format!("background task failed: {e}")))?
 }
 
 #[tauri::command]
-pub fn settings(state: State<'_, AppState>) -> Settings {
+pub fn settings(state: State<'_, AppState>) -> c::settings::Response {
     state.settings()
 }
 
 /// Shows `dirs` from now on and remembers them for the next start.
 #[tauri::command]
-pub fn set_runs_dirs(
-    state: State<'_, AppState>,
-    live: State<'_, Live>,
-    dirs: Vec<String>,
-) -> Res<Settings> {
-    let dirs: Vec<String> = dirs.into_iter().filter(|d| !d.trim().is_empty()).collect();
-    if let Some(config) = &state.config_dir {
-        crate::settings::save(config, &dirs).map_err(|e| Error::io("saving settings", &e))?;
-    }
-    let mut settings = state.settings.lock().expect("settings lock");
-    live.start(&dirs, settings.threshold);
-    settings.runs_dirs = dirs;
-    settings.source = DirsSource::Saved;
-    state.forget_values();
-    Ok(settings.clone())
+pub async fn set_runs_dirs(
+    app: AppHandle,
+    req: c::set_runs_dirs::Request,
+) -> Res<c::set_runs_dirs::Response> {
+    blocking(app, move |state, live| state.set_runs_dirs(req.dirs, live)).await
 }
 
 /// The system folder picker; `None` when the user cancels.
 #[tauri::command]
-pub async fn pick_runs_dir(app: AppHandle) -> Res<Option<String>> {
+pub async fn pick_runs_dir(app: AppHandle) -> Res<c::pick_runs_dir::Response> {
     use tauri_plugin_dialog::DialogExt;
     let picked = tauri::async_runtime::spawn_blocking(move || {
         app.dialog()
@@ -72,48 +56,28 @@ pub async fn pick_runs_dir(app: AppHandle) -> Res<Option<String>> {
 }
 
 #[tauri::command]
-pub async fn list_runs(app: AppHandle, reread: bool) -> Res<RunList> {
-    let handle = app.clone();
-    blocking(app, move |state| {
+pub async fn list_runs(app: AppHandle, req: c::list_runs::Request) -> Res<c::list_runs::Response> {
+    blocking(app, move |state, live| {
         state.forget_values();
-        let settings = state.settings();
-        let mut list = RunList {
-            dirs: Vec::new(),
-            runs: Vec::new(),
-        };
-        // From the watcher's run models, unless the user asked to read everything again.
-        let watched = if reread {
-            vec![None; settings.runs_dirs.len()]
-        } else {
-            handle.state::<Live>().list(&settings.runs_dirs)
-        };
-        for ((i, path), watched) in settings.runs_dirs.iter().enumerate().zip(watched) {
-            let listed = match watched {
-                Some(runs) => Ok(runs),
-                None => state.runs_dir(path).and_then(|d| d.list()),
-            };
-            let (runs, error) = match listed {
-                Ok(runs) => (runs, None),
-                Err(e) => (Vec::new(), Some(e.message)),
-            };
-            list.dirs.push(DirStatus {
-                path: path.clone(),
-                error,
-                runs: runs.len() as u64,
-            });
-            list.runs
-                .extend(runs.into_iter().map(|run| RunRow { dir: i as u32, run }));
-        }
-        Ok(list)
+        let dirs = state.settings().runs_dirs;
+        Ok(live.list(&dirs, req.reread, |d| state.runs_dir(d)))
     })
     .await
 }
 
 #[tauri::command]
-pub async fn run_detail(app: AppHandle, dir: String, run: String) -> Res<RunDetail> {
-    blocking(app, move |state| state.runs_dir(&dir)?.detail(&run)).await
+pub async fn run_detail(
+    app: AppHandle,
+    req: c::run_detail::Request,
+) -> Res<c::run_detail::Response> {
+    blocking(app, move |state, _| {
+        state.runs_dir(&req.dir)?.detail(&req.run)
+    })
+    .await
 }
 
+/// The result opened for the compare view, kept open (its line index built once) while the
+/// user scrolls it.
 fn opened(state: &AppState, r: &ResultRef) -> Res<Arc<Opened>> {
     if let Some(hit) = state.cached(r) {
         return Ok(hit);
@@ -126,51 +90,64 @@ fn opened(state: &AppState, r: &ResultRef) -> Res<Arc<Opened>> {
 
 /// Opens a result for the compare view: its figures, its stub, and its full text indexed.
 #[tauri::command]
-pub async fn open_value(app: AppHandle, r: ResultRef) -> Res<mission_control::wire::ValueInfo> {
-    blocking(app, move |state| Ok(opened(state, &r)?.info.clone())).await
+pub async fn open_value(
+    app: AppHandle,
+    req: c::open_value::Request,
+) -> Res<c::open_value::Response> {
+    blocking(app, move |state, _| Ok(opened(state, &req)?.info.clone())).await
 }
 
 /// One page of the full text, with true line numbers.
 #[tauri::command]
-pub async fn value_lines(app: AppHandle, r: ResultRef, first: u64, count: u64) -> Res<LinesPage> {
-    blocking(app, move |state| {
-        let o = opened(state, &r)?;
-        o.value
-            .page(first, count)
-            .map_err(|e| Error::io("reading the value", &e))
+pub async fn value_lines(
+    app: AppHandle,
+    req: c::value_lines::Request,
+) -> Res<c::value_lines::Response> {
+    blocking(app, move |state, _| {
+        let o = opened(state, &req.r)?;
+        let page = o.value.page(req.first, req.count);
+        page.map_err(|e| Error::io("reading the value", &e))
     })
     .await
 }
 
 /// Lines `first..=last` as text, for the clipboard (at most 16 MiB).
 #[tauri::command]
-pub async fn value_text(app: AppHandle, r: ResultRef, first: u64, last: u64) -> Res<String> {
-    blocking(app, move |state| {
-        let o = opened(state, &r)?;
-        o.value
-            .text_of(first, last, 16 << 20)
-            .map_err(|e| Error::io("reading the value", &e))
+pub async fn value_text(
+    app: AppHandle,
+    req: c::value_text::Request,
+) -> Res<c::value_text::Response> {
+    blocking(app, move |state, _| {
+        let o = opened(state, &req.r)?;
+        let text = o.value.text_of(req.first, req.last, 16 << 20);
+        text.map_err(|e| Error::io("reading the value", &e))
     })
     .await
 }
 
-/// What `peek_value` returns for this request, exactly as the model would get it.
+/// What `peek_value` returns for this request, exactly as the model would get it: the core's
+/// one peek, which `mctl peek` calls too (a stray value file included).
 #[tauri::command]
-pub async fn peek_value(app: AppHandle, r: ResultRef, request: PeekRequest) -> Res<Peek> {
-    blocking(app, move |state| {
-        let o = opened(state, &r)?;
-        peek(&o.info.value_id, &o.value.text, &o.value.index, &request)
-            .map_err(|e| Error::new(ErrorCode::Peek, e.to_string()))
+pub async fn peek_value(
+    app: AppHandle,
+    req: c::peek_value::Request,
+) -> Res<c::peek_value::Response> {
+    blocking(app, move |state, _| {
+        let r = &req.r;
+        state.runs_dir(&r.dir)?.peek(&r.run, &r.call, &req.request)
     })
     .await
 }
 
 /// Shows the value file in the system's file manager.
 #[tauri::command]
-pub async fn reveal_value(app: AppHandle, r: ResultRef) -> Res<()> {
+pub async fn reveal_value(
+    app: AppHandle,
+    req: c::reveal_value::Request,
+) -> Res<c::reveal_value::Response> {
     let handle = app.clone();
-    let path = blocking(app, move |state| {
-        let o = opened(state, &r)?;
+    let path = blocking(app, move |state, _| {
+        let o = opened(state, &req)?;
         o.info
             .value_path
             .clone()
@@ -184,151 +161,46 @@ pub async fn reveal_value(app: AppHandle, r: ResultRef) -> Res<()> {
         .map_err(|e| Error::new(ErrorCode::Io, e.to_string()))
 }
 
-/// Where the value bytes are: per run, per tool, per age, orphans.
-#[tauri::command]
-pub async fn storage(app: AppHandle, dir: String) -> Res<StorageStats> {
-    blocking(app, move |state| {
-        let d = state.runs_dir(&dir)?;
-        let pins = Pins::load_in(d.config_dir())?;
-        gc::storage(&d, &pins, now_ms())
-    })
-    .await
-}
-
-/// Plans a collection; the plan is kept so that an apply deletes exactly what was shown.
-#[tauri::command]
-pub async fn gc_plan(app: AppHandle, dir: String, policy: GcPolicy) -> Res<GcReport> {
-    blocking(app, move |state| {
-        let d = state.runs_dir(&dir)?;
-        let pins = Pins::load_in(d.config_dir())?;
-        let plan = gc::plan(&d, &policy, &pins, now_ms())?;
-        *state.gc_plan.lock().expect("gc plan lock") = Some((dir, policy, plan.clone()));
-        Ok(plan)
-    })
-    .await
-}
-
-/// Applies the plan last shown for `dir`, reporting progress on `progress` (ordered).
-#[tauri::command]
-pub async fn gc_apply(app: AppHandle, dir: String, progress: Channel<Progress>) -> Res<GcReport> {
-    blocking(app, move |state| {
-        let (planned_dir, policy, plan) = state
-            .gc_plan
-            .lock()
-            .expect("gc plan lock")
-            .take()
-            .ok_or_else(|| {
-                Error::new(ErrorCode::Invalid, "plan first: there is no plan to apply")
-            })?;
-        if planned_dir != dir {
-            return Err(Error::new(
-                ErrorCode::Invalid,
-                "the plan was made for another runs directory",
-            ));
-        }
-        let d = state.runs_dir(&dir)?;
-        state.gc_cancel.store(false, Ordering::Relaxed);
-        let report = gc::apply(&d, &plan, &policy, now_ms(), &state.gc_cancel, |p| {
-            let _ = progress.send(p);
-        });
-        state.forget_values();
-        report
-    })
-    .await
-}
-
-/// Stops a running apply between two files.
-#[tauri::command]
-pub fn gc_cancel(state: State<'_, AppState>) {
-    state.gc_cancel.store(true, Ordering::Relaxed);
-}
-
-/// Pins or unpins a run (shared with `mctl pin`).
-#[tauri::command]
-pub async fn set_pinned(app: AppHandle, dir: String, run: String, pinned: bool) -> Res<bool> {
-    blocking(app, move |state| {
-        let d = state.runs_dir(&dir)?;
-        let mut pins = Pins::load_in(d.config_dir())?;
-        pins.set(d.root(), &run, pinned)
-    })
-    .await
-}
-
-/// The pinned runs of `dir`.
-#[tauri::command]
-pub async fn pinned(app: AppHandle, dir: String) -> Res<Vec<String>> {
-    blocking(app, move |state| {
-        let d = state.runs_dir(&dir)?;
-        Ok(Pins::load_in(d.config_dir())?.list(d.root()))
-    })
-    .await
-}
-
 /// Every change in the runs directories shown, in order, from now on.
 #[tauri::command]
-pub fn watch_changes(live: State<'_, Live>, changes: Channel<mission_control::watch::Change>) {
-    live.subscribe(changes);
+pub fn watch_changes(live: State<'_, Live>, channel: Channel<c::watch_changes::Stream>) {
+    live.subscribe(change_sink(channel));
 }
 
-/// Follows the open run: its new timeline entries after line `shown`, and its figures. Reading
-/// the transcript up to where the view is happens off the main thread.
+/// Follows the open run: its new timeline entries after line `shown`, and its figures.
 #[tauri::command]
 pub async fn follow_run(
     app: AppHandle,
-    dir: String,
-    run: String,
-    shown: u64,
-    token: u64,
-    updates: Channel<RunUpdate>,
-) -> Res<()> {
-    let handle = app.clone();
-    blocking(app, move |state| {
-        state.runs_dir(&dir)?;
-        // A name like `../x` is no run: nothing outside the directory is read.
-        if !is_valid_run_id(&run) {
-            let message = format!("{run:?} is not a run id");
-            return Err(Error::new(ErrorCode::UnknownRun, message));
-        }
-        handle
-            .state::<Live>()
-            .follow(dir, run, shown, token, updates);
+    req: c::follow_run::Request,
+    channel: Channel<c::follow_run::Stream>,
+) -> Res<c::follow_run::Response> {
+    blocking(app, move |state, live| {
+        state.runs_dir(&req.dir)?;
+        let sink = update_sink(channel);
+        live.follow(req.dir, req.run, req.shown, req.token, sink)
+    })
+    .await
+}
+
+/// Ends follow `token` (a newer follow goes on). On the blocking pool: it waits for a read of
+/// the followed run in progress.
+#[tauri::command]
+pub async fn unfollow_run(
+    app: AppHandle,
+    req: c::unfollow_run::Request,
+) -> Res<c::unfollow_run::Response> {
+    blocking(app, move |_, live| {
+        live.unfollow(req.token);
         Ok(())
     })
     .await
 }
 
-/// Ends follow `token` (the token given to `follow_run`; a newer follow goes on). Async: it may
-/// wait for the follower, which can be reading a run again, and must not hold up the window.
+/// The runs named, as they stand now (from the watcher's models when it has them).
 #[tauri::command]
-pub async fn unfollow_run(live: State<'_, Live>, token: u64) -> Res<()> {
-    live.unfollow(token);
-    Ok(())
-}
-
-/// The runs named, as they stand now: from the watcher's run models (no transcript read
-/// again) or, while it is still on its first scan, read from disk.
-#[tauri::command]
-pub async fn run_rows(app: AppHandle, runs: Vec<RunKey>) -> Res<Vec<RunPatch>> {
-    let handle = app.clone();
-    blocking(app, move |state| {
-        let live = handle.state::<Live>();
-        // A key of a directory no longer shown (removed meanwhile) is left out, not an error.
-        let mut patches = Vec::with_capacity(runs.len());
-        for key in runs {
-            let run = match live.run(&key.dir, &key.run) {
-                Some(known) => known,
-                None => match state.runs_dir(&key.dir) {
-                    Ok(dir) => dir.list_one(&key.run)?,
-                    Err(_) => continue,
-                },
-            };
-            patches.push(RunPatch {
-                dir: key.dir,
-                id: key.run,
-                run,
-            });
-        }
-        Ok(patches)
+pub async fn run_rows(app: AppHandle, req: c::run_rows::Request) -> Res<c::run_rows::Response> {
+    blocking(app, move |state, live| {
+        live.rows(req.runs, |d| state.runs_dir(d))
     })
     .await
 }

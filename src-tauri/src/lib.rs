@@ -2,7 +2,9 @@
 //! window's safety rails. Everything that knows the runs-directory format is in the core.
 
 mod commands;
+mod gc_commands;
 mod live;
+mod logging;
 mod settings;
 mod state;
 
@@ -37,9 +39,13 @@ pub fn builder(args: settings::Args) -> tauri::Builder<tauri::Wry> {
         .plugin(tauri_plugin_opener::init())
         .plugin(navigation_guard())
         .setup(move |app| {
+            match app.path().app_log_dir() {
+                Ok(dir) => logging::init(&dir),
+                Err(e) => eprintln!("mission-control-app: no log directory ({e}): no log file"),
+            }
             let config_dir = app.path().app_config_dir().ok();
             let settings = settings::resolve(&args, config_dir.as_deref());
-            let live = live::Live::default();
+            let live = live::Live::new();
             live.start(&settings.runs_dirs, settings.threshold);
             app.manage(live);
             app.manage(AppState::new(settings, config_dir));
@@ -60,12 +66,12 @@ fn handlers() -> impl Fn(tauri::ipc::Invoke<tauri::Wry>) -> bool + Send + Sync +
         commands::value_text,
         commands::peek_value,
         commands::reveal_value,
-        commands::storage,
-        commands::gc_plan,
-        commands::gc_apply,
-        commands::gc_cancel,
-        commands::set_pinned,
-        commands::pinned,
+        gc_commands::storage,
+        gc_commands::gc_plan,
+        gc_commands::gc_apply,
+        gc_commands::gc_cancel,
+        gc_commands::set_pinned,
+        gc_commands::pinned,
         commands::watch_changes,
         commands::follow_run,
         commands::unfollow_run,
@@ -92,4 +98,28 @@ fn navigation_guard() -> tauri::plugin::TauriPlugin<tauri::Wry> {
             own
         })
         .build()
+}
+
+#[cfg(test)]
+mod tests {
+    /// The handlers registered are exactly the commands of the core's contract, which the UI's
+    /// generated `Commands` map is made from: a command added on one side only fails here.
+    #[test]
+    fn every_contract_command_is_registered_and_nothing_else() {
+        let source = include_str!("lib.rs");
+        let start = source.find("generate_handler![").expect("the handler list");
+        let end = start + source[start..].find(']').expect("its end");
+        let mut registered: Vec<&str> = source[start..end]
+            .split(',')
+            .filter_map(|item| item.trim().rsplit("::").next())
+            .filter(|name| !name.is_empty() && !name.contains('['))
+            .collect();
+        let mut contract: Vec<&str> = mission_control::wire::COMMANDS
+            .iter()
+            .map(|c| c.name)
+            .collect();
+        registered.sort_unstable();
+        contract.sort_unstable();
+        assert_eq!(registered, contract);
+    }
 }

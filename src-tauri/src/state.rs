@@ -3,8 +3,10 @@
 
 use mission_control::gc::{GcPolicy, GcReport};
 use mission_control::retained::open::OpenValue;
+use mission_control::runs::ValueInfo;
 use mission_control::runs::{RunOptions, RunsDir};
-use mission_control::wire::{ResultRef, Settings, ValueInfo};
+use mission_control::watch::LiveSession;
+use mission_control::wire::{DirsSource, ResultRef, Settings};
 use mission_control::{Error, ErrorCode};
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -42,6 +44,21 @@ impl AppState {
 
     pub fn settings(&self) -> Settings {
         self.settings.lock().expect("settings lock").clone()
+    }
+
+    /// Shows `dirs` from now on (the live session watches them) and remembers them for the
+    /// next start.
+    pub fn set_runs_dirs(&self, dirs: Vec<String>, live: &LiveSession) -> Result<Settings, Error> {
+        let dirs: Vec<String> = dirs.into_iter().filter(|d| !d.trim().is_empty()).collect();
+        if let Some(config) = &self.config_dir {
+            crate::settings::save(config, &dirs).map_err(|e| Error::io("saving settings", &e))?;
+        }
+        let mut settings = self.settings.lock().expect("settings lock");
+        live.start(&dirs, settings.threshold);
+        settings.runs_dirs = dirs;
+        settings.source = DirsSource::Saved;
+        self.forget_values();
+        Ok(settings.clone())
     }
 
     /// The runs directory `dir`, which must be one the app shows: the webview cannot make the

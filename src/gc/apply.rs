@@ -6,12 +6,13 @@
 //! checked (`fstatat`, no follow) and unlinked (`unlinkat`) relative to that handle. A directory
 //! swapped for a link between the check and the delete therefore cannot redirect the delete.
 
-use super::plan::run_stamp;
+use super::audit::AuditLog;
+use super::stamp::run_stamp;
 use super::{journal, GcFile, GcPolicy, GcReason, GcReport, GcSkip};
 use crate::error::{Error, ErrorCode, Result};
 use crate::pins::Pins;
-use crate::runs::layout::{SUMMARY_SUFFIX, TRANSCRIPT_SUFFIX, VALUES_SUFFIX};
-use crate::runs::values::VALUE_EXT;
+use crate::runs::layout::{value_dir_name, RunPaths, VALUE_EXT};
+use crate::runs::options::modified_ms;
 use crate::runs::RunsDir;
 use rustix::fd::OwnedFd;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
@@ -30,7 +31,7 @@ pub struct Progress {
 }
 
 /// Deletes the files of `plan` that still are what the plan saw. `cancel` stops it between two
-/// files; `progress` hears of every file.
+/// files; `progress` hears of every file. Each file deleted gets a line in the audit log.
 pub fn apply(
     dir: &RunsDir,
     plan: &GcReport,
@@ -40,7 +41,11 @@ pub fn apply(
     mut progress: impl FnMut(Progress),
 ) -> Result<GcReport> {
     let root = dir.root();
+    let files = plan.files.len();
+    let _span = tracing::info_span!("gc_apply", dir = %root.display(), files).entered();
+    let started = std::time::Instant::now();
     let _lock = journal::lock(dir.config_dir())?;
+    let mut audit = AuditLog::open(dir.config_dir(), root)?;
     let root_fd = rustix::fs::open(
         root,
         OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
@@ -71,6 +76,15 @@ pub fn apply(
             });
             continue;
         }
+        // Deleting on without a record would break the audit log's promise; the skip reason
+        // carries the failure to every front end, whatever its log settings.
+        if let Some(why) = audit.failed() {
+            out.skipped.push(GcSkip {
+                path: f.path.clone(),
+                reason: format!("not deleted: the GC audit log could not be written ({why})"),
+            });
+            continue;
+        }
         if last_run != Some(f.run.as_str()) {
             // Pins may change while an apply runs (the app, `mctl pin`): read them per run.
             pins = Pins::load_in(dir.config_dir())?;
@@ -82,11 +96,15 @@ pub fn apply(
             Ok(d)
         });
         match checked {
-            Err(reason) => out.skipped.push(GcSkip {
-                path: f.path.clone(),
-                reason,
-            }),
+            Err(reason) => {
+                tracing::debug!(path = %f.path, %reason, "gc skipped a file");
+                out.skipped.push(GcSkip {
+                    path: f.path.clone(),
+                    reason,
+                })
+            }
             Ok(d) => {
+                audit.record(f);
                 out.files.push(f.clone());
                 p.bytes += f.bytes;
                 if !touched_dirs.iter().any(|t| t == d) {
@@ -105,17 +123,33 @@ pub fn apply(
             out.removed_dirs.push(d);
         }
     }
+    audit.finish();
     journal::end(dir.config_dir(), root)?;
     out.total();
+    tracing::info!(
+        deleted = out.files.len(),
+        bytes = out.total_bytes,
+        skipped = out.skipped.len(),
+        removed_dirs = out.removed_dirs.len(),
+        cancelled = out.cancelled,
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "gc apply done"
+    );
     Ok(out)
 }
 
 /// Tests of interrupted applies set `MCTL_GC_PAUSE_MS` to slow deletion down enough to kill the
-/// process half-way. It has no other use.
+/// process half-way. It has no other use, so only a build with the `test-hooks` feature reads it.
+#[cfg(feature = "test-hooks")]
 fn fault_injection_pause() -> Option<u64> {
     std::env::var("MCTL_GC_PAUSE_MS")
         .ok()
         .and_then(|v| v.parse().ok())
+}
+
+#[cfg(not(feature = "test-hooks"))]
+fn fault_injection_pause() -> Option<u64> {
+    None
 }
 
 /// `<run>.values/<name>.txt`: exactly two plain components, the first the run's own value
@@ -126,18 +160,16 @@ fn value_path(f: &GcFile) -> std::result::Result<(&str, &str), String> {
         return bad();
     };
     let plain = |s: &str| !s.is_empty() && s != "." && s != ".." && !s.contains(['/', '\\', '\0']);
-    if !plain(d)
-        || !plain(name)
-        || !name.ends_with(VALUE_EXT)
-        || d != format!("{}{VALUES_SUFFIX}", f.run)
-    {
+    if !plain(d) || !plain(name) || !name.ends_with(VALUE_EXT) || d != value_dir_name(&f.run) {
         return bad();
     }
     Ok((d, name))
 }
 
-fn exists(root: &Path, name: String) -> bool {
-    fs::symlink_metadata(root.join(name)).is_ok()
+/// Whether `id` names a run: a transcript or summary of any kind (a link too) is there.
+fn is_run(root: &Path, id: &str) -> bool {
+    let files = RunPaths::new(root, id).run_files();
+    files.iter().any(|p| fs::symlink_metadata(p).is_ok())
 }
 
 /// The run (or orphan directory) a file belongs to may still be collected, checked before each
@@ -153,15 +185,9 @@ fn run_still_collectable(
     if pins.is_pinned(root, &f.run) {
         return Err("run pinned since the plan".into());
     }
-    let shared = [TRANSCRIPT_SUFFIX, SUMMARY_SUFFIX]
-        .iter()
-        .any(|s| exists(root, format!("{d}{s}")));
+    let shared = is_run(root, d);
     if f.reason == GcReason::Orphan {
-        if shared
-            || [TRANSCRIPT_SUFFIX, SUMMARY_SUFFIX]
-                .iter()
-                .any(|s| exists(root, format!("{}{s}", f.run)))
-        {
+        if shared || is_run(root, &f.run) {
             return Err("a run now owns this directory".into());
         }
         return Ok(());
@@ -174,10 +200,10 @@ fn run_still_collectable(
     }
     // The stamp is stricter than the idle guard (any write counts); the guard still covers a
     // run whose transcript sits unchanged during a long tool call.
-    let changed = fs::metadata(root.join(format!("{}{TRANSCRIPT_SUFFIX}", f.run)))
+    let changed = fs::metadata(RunPaths::new(root, &f.run).transcript())
         .ok()
         .as_ref()
-        .and_then(crate::runs::values::modified_ms);
+        .and_then(modified_ms);
     if changed.is_some_and(|m| now_ms.saturating_sub(m) < policy.idle_guard_ms) {
         return Err("run changed within the idle guard".into());
     }
@@ -213,10 +239,7 @@ fn delete(root_fd: &OwnedFd, d: &str, name: &str, f: &GcFile) -> std::result::Re
 
 /// Removes `<x>.values/` once empty, unless a run `x.values` exists: then it is that run's folder.
 fn remove_dir_if_empty_value_dir(root: &Path, root_fd: &OwnedFd, d: &str) -> bool {
-    if [TRANSCRIPT_SUFFIX, SUMMARY_SUFFIX]
-        .iter()
-        .any(|s| exists(root, format!("{d}{s}")))
-    {
+    if is_run(root, d) {
         return false;
     }
     let is_real_dir = rustix::fs::statat(root_fd, d, AtFlags::SYMLINK_NOFOLLOW)

@@ -4,12 +4,12 @@
 //! interrupted apply had planned and not yet deleted, so the next apply finishes them (after the
 //! same re-checks), or reports them.
 
-use super::plan::run_stamp;
+use super::stamp::run_stamp;
 use super::{GcFile, GcReason};
 use crate::config::{dir_key, write_atomic};
 use crate::error::{Error, ErrorCode, Result};
 use crate::retained::value_id::fnv1a32;
-use crate::runs::values::mtime_ns;
+use crate::runs::options::mtime_ns;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -43,7 +43,7 @@ pub(crate) fn lock(config: Option<&Path>) -> Result<Lock> {
         .open(&path)
         .map_err(|e| Error::io(format!("opening {}", path.display()), &e))?;
     rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive)
-        .map_err(|_| Error::new(ErrorCode::Invalid, "another garbage collection is running"))?;
+        .map_err(|_| Error::new(ErrorCode::Busy, "another garbage collection is running"))?;
     Ok(Lock(Some(file)))
 }
 

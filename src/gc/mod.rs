@@ -6,11 +6,16 @@
 //! empty unless it is also a run's own folder. It never follows a symbolic link.
 
 mod apply;
+mod audit;
+mod candidates;
 mod journal;
 mod plan;
+mod policies;
+mod stamp;
 mod storage;
 
 pub use apply::{apply, Progress};
+pub use audit::AUDIT_FILE;
 pub use plan::plan;
 pub use storage::{storage, StorageRow, StorageRun, StorageStats};
 

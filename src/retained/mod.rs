@@ -15,7 +15,7 @@ pub use peek::{
 };
 pub use source::{ByteSource, FileSource};
 pub use stub::{stub_for, stub_from_source, stub_layout, Stub, STUB_MAX};
-pub use value_id::{value_file_name, value_id};
+pub use value_id::{value_file_name, value_id, ValueIdPair};
 
 /// Default retention threshold: a result longer than this many bytes is retained (spec B.1).
 pub const DEFAULT_THRESHOLD: u64 = 20_480;

@@ -49,6 +49,15 @@ pub fn stub_from_source(
     src: &(impl ByteSource + ?Sized),
     index: &LineIndex,
 ) -> io::Result<Stub> {
+    // The index describes the source as it was when indexed; a value file cut short since then
+    // would leave it pointing at bytes that are gone.
+    if src.len() != index.bytes() {
+        return Err(changed_since_indexed(format!(
+            "{} bytes now, {} when indexed",
+            src.len(),
+            index.bytes()
+        )));
+    }
     let total = index.lines();
     let mut text = String::with_capacity(STUB_MAX);
     let _ = writeln!(
@@ -71,7 +80,7 @@ pub fn stub_from_source(
         });
     }
 
-    let head_spans = index.spans(src, 1, PREVIEW_MAX_LINES)?;
+    let head_spans = spans_exact(src, index, 1, PREVIEW_MAX_LINES)?;
     let head = Preview::head(src, &head_spans)?;
     let head_last = head.last;
     let head_whole = head.cut.is_none();
@@ -82,7 +91,7 @@ pub fn stub_from_source(
     // head's last line when the head had to cut it.
     let tail = if head_last < total || !head_whole {
         let first = total.saturating_sub(PREVIEW_MAX_LINES - 1).max(head_last);
-        let mut spans = index.spans(src, first, total)?;
+        let mut spans = spans_exact(src, index, first, total)?;
         if head_whole {
             spans.retain(|s| s.number > head_last);
         }
@@ -123,7 +132,9 @@ struct Preview {
 impl Preview {
     /// First lines while they fit; the first line alone is cut to its start if it must be.
     fn head(src: &(impl ByteSource + ?Sized), spans: &[LineSpan]) -> io::Result<Self> {
-        let first = spans[0];
+        let Some(&first) = spans.first() else {
+            return Err(changed_since_indexed("its first line is gone".into()));
+        };
         let mut body = String::new();
         let mut last = first.number;
         for span in spans {
@@ -136,7 +147,8 @@ impl Preview {
             if span.number == first.number {
                 let gutter = format!("{}: ", span.number);
                 let keep = room - gutter.len() - ELLIPSIS.len() - 1;
-                let bytes = read_range(src, span.start, span.start + keep as u64 + 4)?;
+                let end = (span.start + keep as u64 + 4).min(span.end);
+                let bytes = read_exact(src, span.start, end)?;
                 let (text, shown) = render_prefix(&bytes, keep);
                 let _ = writeln!(body, "{gutter}{text}{ELLIPSIS}");
                 return Ok(Self {
@@ -176,7 +188,7 @@ impl Preview {
                 let gutter = format!("{}: ", span.number);
                 let keep = room - gutter.len() - ELLIPSIS.len() - 1;
                 let from = span.end.saturating_sub(keep as u64 + 4).max(span.start);
-                let bytes = read_range(src, from, span.end)?;
+                let bytes = read_exact(src, from, span.end)?;
                 let (text, shown) = render_suffix(&bytes, keep);
                 let body = format!("{gutter}{ELLIPSIS}{text}\n");
                 let n = span.number;
@@ -226,9 +238,50 @@ fn whole_line(
     if gutter.len() as u64 + span.len() + 1 > room as u64 {
         return Ok(None);
     }
-    let line = read_range(src, span.start, span.end)?;
+    let line = read_exact(src, span.start, span.end)?;
     let rendered = format!("{gutter}{}\n", render(&line));
     Ok((rendered.len() <= room).then_some(rendered))
+}
+
+/// Spans of lines `first..=last` (clipped to the index's last line), all of them: a source that
+/// ends before the index says it does yields fewer, and that is an error, not a shorter stub.
+fn spans_exact(
+    src: &(impl ByteSource + ?Sized),
+    index: &LineIndex,
+    first: u64,
+    last: u64,
+) -> io::Result<Vec<LineSpan>> {
+    let spans = index.spans(src, first, last)?;
+    let want = last
+        .min(index.lines())
+        .saturating_sub(first.saturating_sub(1));
+    if spans.len() as u64 != want {
+        return Err(changed_since_indexed(format!(
+            "{} of lines {first}-{} could be read",
+            spans.len(),
+            last.min(index.lines())
+        )));
+    }
+    Ok(spans)
+}
+
+/// Bytes `start..end` of `src`, all of them: a short read means the source shrank.
+fn read_exact(src: &(impl ByteSource + ?Sized), start: u64, end: u64) -> io::Result<Vec<u8>> {
+    let bytes = read_range(src, start, end)?;
+    if bytes.len() as u64 != end.saturating_sub(start) {
+        return Err(changed_since_indexed(format!(
+            "bytes {start}-{end} read back {} bytes",
+            bytes.len()
+        )));
+    }
+    Ok(bytes)
+}
+
+fn changed_since_indexed(detail: String) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::UnexpectedEof,
+        format!("the value changed since it was indexed (truncated or replaced?): {detail}"),
+    )
 }
 
 fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
@@ -255,4 +308,88 @@ fn display_tool_name(name: &str) -> String {
     }
     let cut = utf8_prefix(clean.as_bytes(), TOOL_NAME_MAX - ELLIPSIS.len());
     format!("{}{ELLIPSIS}", String::from_utf8_lossy(cut))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::retained::FileSource;
+
+    /// A source that says it is as long as `len` but holds only `bytes`: a file cut short after
+    /// it was opened (its length is taken at open time).
+    struct CutShort<'a> {
+        bytes: &'a [u8],
+        len: u64,
+    }
+
+    impl ByteSource for CutShort<'_> {
+        fn len(&self) -> u64 {
+            self.len
+        }
+        fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+            self.bytes.read_at(offset, buf)
+        }
+    }
+
+    fn text() -> String {
+        (1..=2000).map(|i| format!("line {i}\n")).collect()
+    }
+
+    fn assert_changed(r: io::Result<Stub>) {
+        let e = r.expect_err("a source cut short is an error");
+        assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof, "{e}");
+        assert!(
+            e.to_string().contains("changed since it was indexed"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_source_shorter_than_its_index_is_an_error_not_a_panic() {
+        let text = text();
+        let index = LineIndex::build(text.as_str()).unwrap();
+        for cut in [0, 1, 5, 100, text.len() / 2, text.len() - 1] {
+            assert_changed(stub_from_source("v", "bash", &text[..cut], &index));
+        }
+    }
+
+    #[test]
+    fn a_source_whose_reads_come_back_short_is_an_error_not_a_panic() {
+        let text = text();
+        let index = LineIndex::build(text.as_str()).unwrap();
+        // Nothing at all (no first line: the head preview had nothing to start from), the head
+        // only, the head and part of the tail, all but the last byte.
+        for kept in [0, 1, 40, text.len() - 300, text.len() - 1] {
+            let src = CutShort {
+                bytes: &text.as_bytes()[..kept],
+                len: text.len() as u64,
+            };
+            assert_changed(stub_from_source("v", "bash", &src, &index));
+        }
+        // One long line cut to fit: the cut preview reads it too.
+        let long = "x".repeat(5000);
+        let index = LineIndex::build(long.as_str()).unwrap();
+        let src = CutShort {
+            bytes: &long.as_bytes()[..100],
+            len: long.len() as u64,
+        };
+        assert_changed(stub_from_source("v", "bash", &src, &index));
+    }
+
+    #[test]
+    fn a_value_file_truncated_after_it_was_indexed_is_an_error_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.txt");
+        std::fs::write(&path, text()).unwrap();
+        let src = FileSource::open(&path).unwrap();
+        let index = LineIndex::build(&src).unwrap();
+        assert!(stub_from_source("v", "bash", &src, &index).is_ok());
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(0)
+            .unwrap();
+        assert_changed(stub_from_source("v", "bash", &src, &index));
+    }
 }

@@ -50,6 +50,23 @@ pub fn value_file_name(tool_call_id: &str) -> String {
     format!("{}.txt", value_id(tool_call_id))
 }
 
+/// A tool call id and its value id (`mctl value-id --json`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ValueIdPair {
+    pub tool_call_id: String,
+    pub value_id: String,
+}
+
+impl ValueIdPair {
+    pub fn of(tool_call_id: &str) -> Self {
+        Self {
+            tool_call_id: tool_call_id.to_owned(),
+            value_id: value_id(tool_call_id),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

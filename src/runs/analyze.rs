@@ -2,11 +2,13 @@
 //! totals, retention states), the timeline and the list of problems. The fold works one line at
 //! a time, so a live run can be updated from its appended lines alone.
 
-use super::layout::Layout;
+use super::layout::{stem_file_name, value_dir_name, Layout};
 use super::model::*;
+use super::options::{modified_ms, RunOptions};
+use super::summary::apply_summary;
 use super::timeline::describe;
-use super::values::{find_value_file, list_value_files, matches_content, modified_ms, ValueFile};
-use crate::retained::{count_lines, stub_for, value_id, DEFAULT_THRESHOLD};
+use super::values::{find_value_file, list_value_files, matches_content, ValueFile};
+use crate::retained::{count_lines, stub_for, value_id};
 use crate::transcript::event::{
     known_event_keys, unknown_keys, Envelope, Event, EventType, ENVELOPE_KEYS,
 };
@@ -15,49 +17,6 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fs;
 use std::io;
 use std::path::Path;
-
-/// Settings of the run model.
-#[derive(Debug, Clone, Copy)]
-pub struct RunOptions {
-    /// A result longer than this many bytes is retained (spec B.1).
-    pub threshold: u64,
-    /// A run with no terminal event is `running` while its transcript changed within this
-    /// window, `interrupted` after (spec A.4).
-    pub running_window_ms: i64,
-    /// The clock, in epoch milliseconds.
-    pub now_ms: i64,
-    /// How value files are compared with the transcript to tell retained from damaged.
-    pub verify: Verify,
-}
-
-/// How closely a value file is compared with its result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verify {
-    /// Every byte: what one run's view, `show`, `full`, `stub` and `peek` use.
-    Full,
-    /// Size, then the first and last 64 KiB: what a listing of every run uses, so that listing
-    /// a directory does not read gigabytes of values each time.
-    Sampled,
-    /// Size only: what GC planning uses (it needs to know which file backs which result).
-    Size,
-}
-
-impl Default for RunOptions {
-    fn default() -> Self {
-        Self {
-            threshold: DEFAULT_THRESHOLD,
-            running_window_ms: 30 * 60 * 1000,
-            now_ms: now_ms(),
-            verify: Verify::Full,
-        }
-    }
-}
-
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Terminal {
@@ -396,7 +355,7 @@ impl Analyzer {
                 Some(Ok(true)) => RetentionState::Retained,
                 Some(Ok(false)) => RetentionState::Damaged,
                 Some(Err(e)) => {
-                    let msg = format!("value file {vid}.txt cannot be read: {e}");
+                    let msg = format!("value file {} cannot be read: {e}", stem_file_name(&vid));
                     self.problems.push(Problem {
                         line: n,
                         kind: ProblemKind::Run,
@@ -479,7 +438,7 @@ impl Analyzer {
             .values()
             .filter(|v| !self.matched_values.contains(&v.stem))
             .map(|v| StrayFile {
-                name: format!("{}.txt", v.stem),
+                name: stem_file_name(&v.stem),
                 bytes: v.bytes,
             })
             .collect();
@@ -502,7 +461,10 @@ impl Analyzer {
     /// Says that the run's value directory is a symbolic link, which is never read.
     pub fn linked_values(&mut self) {
         let id = &self.run.id;
-        let message = format!("{id}.values is a symbolic link: it is not read and never collected");
+        let message = format!(
+            "{} is a symbolic link: it is not read and never collected",
+            value_dir_name(id)
+        );
         self.problems.push(Problem {
             line: 0,
             kind: ProblemKind::Run,
@@ -534,18 +496,6 @@ impl Analyzer {
             strays,
         }
     }
-}
-
-/// The title of a run: its first user message, whitespace collapsed, at most [`TITLE_MAX`]
-/// characters.
-pub fn title_of(text: &str) -> String {
-    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if collapsed.chars().count() <= TITLE_MAX {
-        return collapsed;
-    }
-    let mut t: String = collapsed.chars().take(TITLE_MAX - 1).collect();
-    t.push('…');
-    t
 }
 
 /// Reads run `id` of a runs directory.
@@ -619,7 +569,7 @@ impl FileFigures<'_> {
         run.transcript_bytes = self.transcript_bytes;
         run.pending_bytes = self.pending_bytes;
         if let Some(path) = self.summary {
-            super::summary::apply_summary(path, run, self.transcript.is_none(), opts);
+            apply_summary(path, run, self.transcript.is_none(), opts);
         }
     }
 }

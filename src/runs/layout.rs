@@ -6,6 +6,7 @@
 //! `foo.values`: then `foo.values/` is that run's own folder *and* where run `foo`'s values
 //! live. [`Layout`] keeps both readings; GC and the run model decide with both in view.
 
+use crate::retained::value_file_name;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io;
@@ -15,6 +16,66 @@ pub const TRANSCRIPT_SUFFIX: &str = ".jsonl";
 pub const SUMMARY_SUFFIX: &str = ".summary.json";
 pub const VALUES_SUFFIX: &str = ".values";
 pub const TEMP_SUFFIX: &str = ".klide-tmp";
+/// A value file is `<stem>.txt` directly inside a value directory.
+pub const VALUE_EXT: &str = ".txt";
+
+/// `<id>.jsonl`: the name of run `id`'s transcript.
+pub fn transcript_name(id: &str) -> String {
+    format!("{id}{TRANSCRIPT_SUFFIX}")
+}
+
+/// `<id>.summary.json`: the name of run `id`'s summary.
+pub fn summary_name(id: &str) -> String {
+    format!("{id}{SUMMARY_SUFFIX}")
+}
+
+/// `<id>.values`: the name of run `id`'s value directory.
+pub fn value_dir_name(id: &str) -> String {
+    format!("{id}{VALUES_SUFFIX}")
+}
+
+/// `<stem>.txt`: the name of a file in a value directory, for a stem as found there. A stem
+/// read from disk need not be a value id (a stray file), so it is used as it is; for a tool
+/// call, [`RunPaths::value_file`] goes through `value_id`.
+pub fn stem_file_name(stem: &str) -> String {
+    format!("{stem}{VALUE_EXT}")
+}
+
+/// Every path of one run in its runs directory. The names are spelled only here, so the run
+/// model, the watcher and GC cannot disagree on where a run's files are.
+#[derive(Debug, Clone, Copy)]
+pub struct RunPaths<'a> {
+    root: &'a Path,
+    id: &'a str,
+}
+
+impl<'a> RunPaths<'a> {
+    pub fn new(root: &'a Path, id: &'a str) -> Self {
+        Self { root, id }
+    }
+
+    pub fn transcript(&self) -> PathBuf {
+        self.root.join(transcript_name(self.id))
+    }
+
+    pub fn summary(&self) -> PathBuf {
+        self.root.join(summary_name(self.id))
+    }
+
+    /// The transcript and the summary: the entries whose presence makes `id` a run.
+    pub fn run_files(&self) -> [PathBuf; 2] {
+        [self.transcript(), self.summary()]
+    }
+
+    pub fn value_dir(&self) -> PathBuf {
+        self.root.join(value_dir_name(self.id))
+    }
+
+    /// The value file of a tool call (or of a value id: `value_id` maps one to itself).
+    pub fn value_file(&self, call: &str) -> PathBuf {
+        self.value_dir().join(value_file_name(call))
+    }
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct RunFiles {
@@ -78,7 +139,7 @@ impl Layout {
 
     /// Whether `<id>.values/` is also the own folder of a run called `<id>.values`.
     pub fn is_shared(&self, id: &str) -> bool {
-        self.run_names.contains(&format!("{id}{VALUES_SUFFIX}"))
+        self.run_names.contains(&value_dir_name(id))
     }
 
     /// The value directory of run `id`, if it is a real directory.
@@ -89,7 +150,7 @@ impl Layout {
     /// Value directories whose run is gone (spec B.6): no run `x` and no run `x.values`.
     pub fn orphan_value_dirs(&self) -> impl Iterator<Item = (&str, &Path)> {
         self.value_dirs.iter().filter_map(|(id, path)| {
-            let own_folder = format!("{id}{VALUES_SUFFIX}");
+            let own_folder = value_dir_name(id);
             (!self.run_names.contains(id) && !self.run_names.contains(&own_folder))
                 .then_some((id.as_str(), path.as_path()))
         })
@@ -143,6 +204,24 @@ mod tests {
         assert!(layout.value_dir("foo").is_some());
         let orphans: Vec<&str> = layout.orphan_value_dirs().map(|(id, _)| id).collect();
         assert_eq!(orphans, ["gone"]);
+    }
+
+    #[test]
+    fn every_path_of_a_run_is_named_from_its_id() {
+        let root = Path::new("/runs");
+        let p = RunPaths::new(root, "r.v2");
+        assert_eq!(p.transcript(), root.join("r.v2.jsonl"));
+        assert_eq!(p.summary(), root.join("r.v2.summary.json"));
+        assert_eq!(p.run_files(), [p.transcript(), p.summary()]);
+        assert_eq!(p.value_dir(), root.join("r.v2.values"));
+        // A tool call goes through its value id; a value id is its own.
+        assert_eq!(
+            p.value_file("call.1"),
+            root.join("r.v2.values/call_1-2945fb5c.txt")
+        );
+        assert_eq!(p.value_file("call_1-2945fb5c"), p.value_file("call.1"));
+        // A stem found on disk is used as it is, even when it is no value id.
+        assert_eq!(stem_file_name("notes.v2"), "notes.v2.txt");
     }
 
     #[test]

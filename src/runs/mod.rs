@@ -1,26 +1,24 @@
 //! A runs directory and its runs: listing, the run model, one run's timeline and results, and
 //! finding a result's full text or value file.
 
+pub mod access;
 pub mod analyze;
 pub mod layout;
 pub mod model;
+pub mod options;
 pub mod summary;
 pub mod timeline;
 pub mod values;
 
-pub use analyze::{analyze_run, now_ms, RunOptions, Verify};
+pub use access::{FoundResult, PeekAnswer, StubAnswer, TextSource, ValueInfo};
+pub use analyze::analyze_run;
 pub use layout::Layout;
 pub use model::*;
+pub use options::{now_ms, RunOptions, Verify};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::retained::open::{OpenValue, ValueText};
-use crate::retained::{stub_layout, value_id, FileSource};
-use crate::transcript::event::{Envelope, Event};
-use crate::wire::{TextSource, ValueInfo};
-use std::fs::{self, File};
-use std::io::{BufRead, BufReader, Seek, SeekFrom};
+use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// A runs directory opened with the run model's settings.
 #[derive(Debug, Clone)]
@@ -29,13 +27,6 @@ pub struct RunsDir {
     pub opts: RunOptions,
     /// Mission Control's own config directory (pins, GC journal).
     config: Option<PathBuf>,
-}
-
-/// A tool result with its full text, as the transcript holds it.
-#[derive(Debug, Clone)]
-pub struct FoundResult {
-    pub info: ResultInfo,
-    pub content: String,
 }
 
 impl RunsDir {
@@ -82,6 +73,7 @@ impl RunsDir {
     /// first and last 64 KiB here ([`Verify::Sampled`]); one run's [`detail`](Self::detail)
     /// compares every byte.
     pub fn list(&self) -> Result<Vec<Run>> {
+        let _span = tracing::info_span!("runs_list", dir = %self.root.display()).entered();
         let layout = self.layout()?;
         let mut runs = Vec::with_capacity(layout.runs.len());
         let opts = RunOptions {
@@ -95,6 +87,7 @@ impl RunsDir {
                 .filter_map(|id| list_row(&layout, id, &opts)),
         );
         sort_runs(&mut runs);
+        tracing::debug!(runs = runs.len(), "listed the runs directory");
         Ok(runs)
     }
 
@@ -141,113 +134,11 @@ impl RunsDir {
 
     /// One run with its timeline, results and problems.
     pub fn detail(&self, query: &str) -> Result<RunDetail> {
+        let _span = tracing::info_span!("run_detail", dir = %self.root.display(), query).entered();
         let layout = self.layout()?;
         let id = self.resolve_run(&layout, query)?;
         analyze_run(&layout, &id, &self.opts, true)
             .map_err(|e| Error::io(format!("reading run {id}"), &e))
-    }
-
-    /// The result of run `run` whose tool call id or value id is `call`, with its full text. When
-    /// a call id repeats, the last result wins (it is the one a resume replays last).
-    pub fn find_result(&self, run: &str, call: &str) -> Result<FoundResult> {
-        let layout = self.layout()?;
-        let id = self.resolve_run(&layout, run)?;
-        let detail = analyze_run(&layout, &id, &self.opts, false)
-            .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
-        let info = detail
-            .results
-            .iter()
-            .rev()
-            .find(|r| r.tool_call_id == call)
-            .or_else(|| detail.results.iter().rev().find(|r| r.value_id == call))
-            .cloned()
-            .ok_or_else(|| {
-                Error::new(
-                    ErrorCode::UnknownCall,
-                    format!("run {id} has no result for tool call `{call}`"),
-                )
-            })?;
-        let path = layout.runs[&id]
-            .transcript
-            .clone()
-            .expect("results come from a transcript");
-        let content = read_result_content(&path, info.offset).map_err(|e| {
-            Error::io(
-                format!("reading line {} of {}", info.line, path.display()),
-                &e,
-            )
-        })?;
-        Ok(FoundResult { info, content })
-    }
-
-    /// The value file of `call` in run `run`, if it is a regular file in a real value directory.
-    /// Needs only `value_id(call)`, never the transcript.
-    pub fn value_file(&self, run: &str, call: &str) -> Result<Option<PathBuf>> {
-        let layout = self.layout()?;
-        let id = self.resolve_run(&layout, run)?;
-        let Some(dir) = layout.value_dir(&id) else {
-            return Ok(None);
-        };
-        let path = dir.join(format!("{}.txt", value_id(call)));
-        Ok(match fs::symlink_metadata(&path) {
-            Ok(m) if m.file_type().is_file() => Some(path),
-            _ => None,
-        })
-    }
-}
-
-impl RunsDir {
-    /// A result opened for viewing: its figures, its stub when over the threshold, and its full
-    /// text indexed. The text is read from the value file when there is one (as a peek reads
-    /// it), else from the transcript.
-    pub fn open_value(&self, run: &str, call: &str) -> Result<(ValueInfo, OpenValue)> {
-        let found = self.find_result(run, call)?;
-        let info = found.info;
-        let file = self.value_file(run, &info.tool_call_id)?;
-        let stub = (info.bytes > self.opts.threshold)
-            .then(|| stub_layout(&info.value_id, &info.tool, &found.content));
-        let (source, text) = match &file {
-            Some(path) => {
-                let src = FileSource::open(path)
-                    .map_err(|e| Error::io(format!("opening {}", path.display()), &e))?;
-                (TextSource::File, ValueText::File(src))
-            }
-            None => (
-                TextSource::Transcript,
-                ValueText::Memory(Arc::new(found.content)),
-            ),
-        };
-        let value = OpenValue::new(text).map_err(|e| Error::io("indexing the value", &e))?;
-        let info = ValueInfo {
-            tool_call_id: info.tool_call_id,
-            tool: info.tool,
-            value_id: info.value_id,
-            state: info.state,
-            ok: info.ok,
-            bytes: info.bytes,
-            lines: info.lines,
-            source,
-            value_path: file.map(|p| p.to_string_lossy().into_owned()),
-            stub,
-            context_bytes: info.context_bytes,
-            threshold: self.opts.threshold,
-        };
-        Ok((info, value))
-    }
-}
-
-/// The `content` of the `tool_call_finished` line starting at `offset`.
-fn read_result_content(path: &Path, offset: u64) -> std::io::Result<String> {
-    let mut file = File::open(path)?;
-    file.seek(SeekFrom::Start(offset))?;
-    let mut line = Vec::new();
-    BufReader::new(file).read_until(b'\n', &mut line)?;
-    let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_owned());
-    let env: Envelope =
-        serde_json::from_slice(&line).map_err(|_| bad("the line changed since it was read"))?;
-    match serde_json::from_str::<Event>(env.event.get()) {
-        Ok(Event::ToolCallFinished { result, .. }) => Ok(result.content),
-        _ => Err(bad("the line changed since it was read")),
     }
 }
 

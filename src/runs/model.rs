@@ -117,6 +117,18 @@ pub struct Run {
 
 pub const TITLE_MAX: usize = 160;
 
+/// The title of a run: its first user message, whitespace collapsed, at most [`TITLE_MAX`]
+/// characters. A transcript and a summary give the same title this way.
+pub(crate) fn title_of(text: &str) -> String {
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if collapsed.chars().count() <= TITLE_MAX {
+        return collapsed;
+    }
+    let mut t: String = collapsed.chars().take(TITLE_MAX - 1).collect();
+    t.push('…');
+    t
+}
+
 /// One tool result of a run, with its retention state.
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]

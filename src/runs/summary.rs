@@ -2,9 +2,8 @@
 //! move mid-run, so the run model takes its figures from the transcript; a summary adds what a
 //! transcript does not say (a subagent's `parentId`) and stands in for a missing transcript.
 
-use super::analyze::RunOptions;
-use super::model::{Run, RunStatus};
-use super::values::modified_ms;
+use super::model::{title_of, Run, RunStatus};
+use super::options::{modified_ms, RunOptions};
 use serde::Deserialize;
 use std::fs;
 use std::path::Path;
@@ -33,10 +32,7 @@ pub fn apply_summary(path: &Path, run: &mut Run, no_transcript: bool, opts: &Run
     if !no_transcript {
         return;
     }
-    run.title = summary
-        .title
-        .map(|t| super::analyze::title_of(&t))
-        .unwrap_or_default();
+    run.title = summary.title.map(|t| title_of(&t)).unwrap_or_default();
     run.provider = summary.provider;
     run.model = summary.model;
     run.mode = summary.mode;

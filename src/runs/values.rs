@@ -1,14 +1,12 @@
 //! A run's value directory: which value files it holds and how a result compares to its file.
 
-use super::analyze::Verify;
+use super::layout::{stem_file_name, VALUE_EXT};
+use super::options::{modified_ms, mtime_ns, Verify};
 use crate::retained::source::{read_range, same_bytes, FileSource};
 use std::collections::BTreeMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
-
-pub const VALUE_EXT: &str = ".txt";
 
 /// A regular `*.txt` file directly inside a value directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,7 +51,7 @@ pub fn find_value_file(dir: &Path, stem: &str) -> Option<ValueFile> {
     if !fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
         return None;
     }
-    let path = dir.join(format!("{stem}{VALUE_EXT}"));
+    let path = dir.join(stem_file_name(stem));
     let meta = fs::symlink_metadata(&path).ok()?;
     meta.is_file().then(|| value_file(stem, path, &meta))
 }
@@ -66,20 +64,6 @@ fn value_file(stem: &str, path: PathBuf, meta: &fs::Metadata) -> ValueFile {
         modified_ms: modified_ms(meta),
         mtime_ns: mtime_ns(meta),
     }
-}
-
-/// A file's modification time in nanoseconds, as text (too big for a JSON number a UI reads).
-pub fn mtime_ns(meta: &fs::Metadata) -> String {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or_else(String::new, |d| d.as_nanos().to_string())
-}
-
-pub fn modified_ms(meta: &fs::Metadata) -> Option<i64> {
-    let t = meta.modified().ok()?;
-    let d = t.duration_since(UNIX_EPOCH).ok()?;
-    i64::try_from(d.as_millis()).ok()
 }
 
 /// Bytes compared at each end of a value by [`Verify::Sampled`].

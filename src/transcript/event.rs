@@ -286,3 +286,148 @@ pub struct EventType {
     #[serde(rename = "type")]
     pub kind: String,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every variant with its fields, spelled as on the wire. The match is exhaustive and names
+    /// every field without `..`: a variant or field added to [`Event`] fails to compile here
+    /// until it is listed, and then the test below fails until [`known_event_keys`] has it.
+    fn wire_keys(e: &Event) -> (&'static str, &'static [&'static str]) {
+        #[allow(unused_variables)]
+        match e {
+            Event::RunStarted {
+                cwd,
+                mode,
+                provider,
+                model,
+            } => ("run_started", &["cwd", "mode", "provider", "model"]),
+            Event::ContextSnapshot { snapshot } => ("context_snapshot", &["snapshot"]),
+            Event::UserMessage {
+                message_id,
+                text,
+                attachments,
+            } => ("user_message", &["messageId", "text", "attachments"]),
+            Event::AssistantMessage {
+                message_id,
+                content,
+                usage,
+                timing,
+            } => (
+                "assistant_message",
+                &["messageId", "content", "usage", "timing"],
+            ),
+            Event::ToolCallStarted {
+                tool_call_id,
+                name,
+                input,
+                summary,
+                capability,
+            } => (
+                "tool_call_started",
+                &["toolCallId", "name", "input", "summary", "capability"],
+            ),
+            Event::ToolCallFinished {
+                tool_call_id,
+                result,
+            } => ("tool_call_finished", &["toolCallId", "result"]),
+            Event::PermissionRequested { request } => ("permission_requested", &["request"]),
+            Event::PermissionResolved {
+                request_id,
+                decision,
+            } => ("permission_resolved", &["requestId", "decision"]),
+            Event::DiffProposed { proposal } => ("diff_proposed", &["proposal"]),
+            Event::DiffResolved {
+                proposal_id,
+                decision,
+            } => ("diff_resolved", &["proposalId", "decision"]),
+            Event::FileChanged {
+                path,
+                old_hash,
+                new_hash,
+            } => ("file_changed", &["path", "oldHash", "newHash"]),
+            Event::RunResult { result } => ("run_result", &["result"]),
+            Event::RunError { error } => ("run_error", &["error"]),
+            Event::ContextCompacted { summary } => ("context_compacted", &["summary"]),
+            Event::SteeringInjected { reason } => ("steering_injected", &["reason"]),
+            Event::UserQuestionRequested {
+                request_id,
+                question,
+            } => ("user_question_requested", &["requestId", "question"]),
+            Event::UserQuestionResolved { request_id, answer } => {
+                ("user_question_resolved", &["requestId", "answer"])
+            }
+            Event::SubagentRequested {
+                request_id,
+                subagent,
+                task,
+            } => ("subagent_requested", &["requestId", "subagent", "task"]),
+            Event::SubagentResolved { request_id, result } => {
+                ("subagent_resolved", &["requestId", "result"])
+            }
+            Event::AdvisorRequested {
+                request_id,
+                question,
+            } => ("advisor_requested", &["requestId", "question"]),
+            Event::AdvisorResolved { request_id, advice } => {
+                ("advisor_resolved", &["requestId", "advice"])
+            }
+            Event::AssistantDelta => ("assistant_delta", &[]),
+            Event::ToolProgress => ("tool_progress", &[]),
+            Event::ObservedToolCall => ("observed_tool_call", &[]),
+            Event::ObservedToolResult => ("observed_tool_result", &[]),
+        }
+    }
+
+    /// The smallest valid event of each type (only two have fields that are required).
+    const SAMPLES: &[&str] = &[
+        r#"{"type":"run_started"}"#,
+        r#"{"type":"context_snapshot"}"#,
+        r#"{"type":"user_message"}"#,
+        r#"{"type":"assistant_message"}"#,
+        r#"{"type":"tool_call_started","toolCallId":"c"}"#,
+        r#"{"type":"tool_call_finished","toolCallId":"c","result":{"ok":true,"content":""}}"#,
+        r#"{"type":"permission_requested"}"#,
+        r#"{"type":"permission_resolved"}"#,
+        r#"{"type":"diff_proposed"}"#,
+        r#"{"type":"diff_resolved"}"#,
+        r#"{"type":"file_changed"}"#,
+        r#"{"type":"run_result"}"#,
+        r#"{"type":"run_error"}"#,
+        r#"{"type":"context_compacted"}"#,
+        r#"{"type":"steering_injected"}"#,
+        r#"{"type":"user_question_requested"}"#,
+        r#"{"type":"user_question_resolved"}"#,
+        r#"{"type":"subagent_requested"}"#,
+        r#"{"type":"subagent_resolved"}"#,
+        r#"{"type":"advisor_requested"}"#,
+        r#"{"type":"advisor_resolved"}"#,
+        r#"{"type":"assistant_delta"}"#,
+        r#"{"type":"tool_progress"}"#,
+        r#"{"type":"observed_tool_call"}"#,
+        r#"{"type":"observed_tool_result"}"#,
+    ];
+
+    #[test]
+    fn every_event_variant_has_exactly_its_fields_as_known_keys() {
+        let mut seen = std::collections::BTreeSet::new();
+        for sample in SAMPLES {
+            let event: Event =
+                serde_json::from_str(sample).unwrap_or_else(|e| panic!("{sample}: {e}"));
+            let (kind, keys) = wire_keys(&event);
+            let typed: EventType = serde_json::from_str(sample).unwrap();
+            assert_eq!(typed.kind, kind, "{sample} is read as another variant");
+            let mut known = known_event_keys(kind)
+                .unwrap_or_else(|| panic!("{kind} is not known"))
+                .to_vec();
+            let mut keys = keys.to_vec();
+            known.sort_unstable();
+            keys.sort_unstable();
+            assert_eq!(known, keys, "the known keys of {kind}");
+            seen.insert(kind);
+        }
+        assert_eq!(seen.len(), SAMPLES.len(), "one sample per variant");
+        assert_eq!(known_event_keys("no_such_event"), None);
+    }
+}

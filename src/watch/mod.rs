@@ -10,9 +10,13 @@
 //! (limits, network file systems) the watcher falls back to polling and says so.
 
 mod dir_state;
+mod list;
+mod session;
 mod tail;
 mod watcher;
 
+pub use list::{DirStatus, RunKey, RunList, RunPatch, RunRow, RunUpdate};
+pub use session::{ChangeSink, LiveSession, UpdateSink};
 pub use tail::{Tail, TailUpdate};
 pub use watcher::{poll_asked, watch, watch_polling, WatchHandle, POLL, VALUES_CHECK};
 

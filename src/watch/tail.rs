@@ -2,12 +2,12 @@
 //! only what was appended. A torn last line waits for its newline; a transcript that shrinks or
 //! is replaced (another file under the same name) is read again from the start.
 
-use crate::runs::analyze::{Analyzer, FileFigures, RunOptions};
+use crate::runs::analyze::{Analyzer, FileFigures};
 use crate::runs::layout::{
     is_link, is_regular_file, SUMMARY_SUFFIX, TRANSCRIPT_SUFFIX, VALUES_SUFFIX,
 };
 use crate::runs::values::{find_value_file, list_value_files};
-use crate::runs::{now_ms, Run, TimelineEvent};
+use crate::runs::{now_ms, Run, RunOptions, TimelineEvent};
 use crate::transcript::{read_lines, Cursor};
 use std::fs;
 use std::io;
@@ -126,7 +126,7 @@ impl Tail {
         let mtime = fs::metadata(&self.transcript)
             .ok()
             .as_ref()
-            .and_then(crate::runs::values::modified_ms);
+            .and_then(crate::runs::options::modified_ms);
         let mut run = self.analyzer.snapshot_at(mtime, now_ms());
         let summary = is_regular_file(&self.summary).then_some(self.summary.as_path());
         let files = FileFigures {

@@ -123,6 +123,7 @@ fn start(
         match native {
             Ok(d) => watchers.push(Box::new(d)),
             Err(reason) => {
+                log_polling(dir, &reason, force_poll.is_some());
                 let _ = tx.send(Change::Polling {
                     dir: dir.display().to_string(),
                     reason,
@@ -132,7 +133,9 @@ fn start(
             }
         }
         // Read what is there only now that changes are seen: nothing lands unseen in between.
+        let scan = Instant::now();
         lock(&state).scan_all();
+        tracing::debug!(dir = %dir.display(), elapsed_ms = ms(scan), "first scan done");
         states.push((dir.display().to_string(), state));
     }
     let (stop, stopped) = mpsc::channel::<()>();
@@ -161,6 +164,21 @@ fn start(
         },
         rx,
     ))
+}
+
+/// Polling asked for is news; polling because native watching failed is a warning: changes
+/// now show up to [`POLL`] late, and the reason (often an inotify limit) is worth fixing.
+fn log_polling(dir: &Path, reason: &str, asked: bool) {
+    let interval_ms = POLL.as_millis() as u64;
+    if asked {
+        tracing::info!(dir = %dir.display(), interval_ms, "polling: {reason}");
+    } else {
+        tracing::warn!(dir = %dir.display(), interval_ms, "falling back to polling: {reason}");
+    }
+}
+
+fn ms(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Polls a runs directory: lists it every [`POLL`] and hands the entries whose size, time or
@@ -259,6 +277,7 @@ fn handle_batch(root: &Path, st: &mut DirState, batch: &[notify::Result<notify::
     let mut names = BTreeSet::new();
     for notice in batch {
         let Ok(event) = notice else {
+            tracing::debug!(dir = %root.display(), "watch error: rescanning");
             return st.scan_all(); // the watcher failed to tell: look at everything
         };
         if is_read(&event.kind) {
@@ -267,6 +286,7 @@ fn handle_batch(root: &Path, st: &mut DirState, batch: &[notify::Result<notify::
         // The kernel's queue overflowed (notices were lost), or the runs directory itself
         // went or changed: look at everything.
         if event.need_rescan() || event.paths.iter().any(|p| p == root) {
+            tracing::debug!(dir = %root.display(), "notices lost or the directory changed: rescan");
             return st.scan_all();
         }
         names.extend(

@@ -72,6 +72,48 @@ fn unretained_and_damaged_results_and_strays() {
     );
 }
 
+/// One rule for where a peek reads, in the core, for every front end: the value file by
+/// `value_id(call)` (a damaged or stray one too, as the model's `peek_value` reads it), else the
+/// result's text in the transcript.
+#[test]
+fn a_peek_reads_by_one_rule_for_the_cli_and_the_app_alike() {
+    use mission_control::retained::PeekRequest;
+    use mission_control::runs::{RunOptions, RunsDir};
+    let dir = tempfile::tempdir().unwrap();
+    let a = big(30_000, "a");
+    let b = big(30_000, "b");
+    let mut run = RunFile::new(dir.path(), "r");
+    run.user("go")
+        .tool("a", "bash", &a, false)
+        .tool("b", "bash", &b, true);
+    let mut damaged = b.clone().into_bytes();
+    damaged[0] = b'#';
+    run.value("b", &damaged);
+    run.value("nobody", b"stray line one\nstray x line two\n");
+    run.done().write();
+    // The app's peek console calls this very function.
+    let core = RunsDir::open(dir.path(), RunOptions::default()).unwrap();
+    let query = |text: &str| PeekRequest::Query { text: text.into() };
+    for (call, text, source) in [
+        ("nobody", "x", "file"),
+        ("b", "#", "file"),
+        ("a", "a", "transcript"),
+    ] {
+        let app = serde_json::to_value(core.peek("r", call, &query(text)).unwrap()).unwrap();
+        let cli = mctl_json(dir.path(), &["peek", "r", call, "--query", text]);
+        assert_eq!(cli, app, "peek of {call}");
+        assert_eq!(cli["source"], source, "peek of {call}");
+    }
+    let stray = mctl_json(dir.path(), &["peek", "r", "nobody", "--query", "x"]);
+    assert_eq!(stray["lines"], serde_json::json!([2]));
+    // A call with neither a file nor a result is unknown to both.
+    let err = core.peek("r", "nobody-else", &query("x")).unwrap_err();
+    assert_eq!(err.code, mission_control::ErrorCode::UnknownCall);
+    let out = mctl(dir.path(), &["peek", "r", "nobody-else", "--query", "x"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("no result for tool call `nobody-else`"));
+}
+
 #[test]
 fn odd_call_ids_map_to_safe_value_files_and_work_by_call_or_value_id() {
     let dir = tempfile::tempdir().unwrap();
@@ -304,7 +346,7 @@ fn json_into_a_closed_pipe_is_not_an_error() {
             .done()
             .write();
     }
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mctl"))
+    let mut child = mctl_command()
         .arg("--runs-dir")
         .arg(dir.path())
         .args(["runs", "--json"])

@@ -24,7 +24,7 @@ fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
 
 fn demo(seed: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mctl"))
+    let out = mctl_command()
         .args(["demo", "--seed", seed])
         .arg(dir.path().join("runs"))
         .output()

@@ -179,19 +179,18 @@ fn foo_values_is_both_the_folder_of_run_foo_values_and_the_value_dir_of_foo() {
 #[test]
 fn runs_dir_comes_from_the_flag_before_or_after_the_subcommand_or_the_environment() {
     let dir = fixture("tolerant");
-    let bin = env!("CARGO_BIN_EXE_mctl");
-    let before = std::process::Command::new(bin)
+    let before = mctl_command()
         .arg("--runs-dir")
         .arg(dir.path())
         .args(["runs", "--json"])
         .output()
         .unwrap();
-    let after = std::process::Command::new(bin)
+    let after = mctl_command()
         .args(["runs", "--json", "--runs-dir"])
         .arg(dir.path())
         .output()
         .unwrap();
-    let env = std::process::Command::new(bin)
+    let env = mctl_command()
         .args(["runs", "--json"])
         .env("MCTL_RUNS_DIR", dir.path())
         .output()

@@ -491,6 +491,8 @@ fn the_cli_plans_without_apply_and_prints_the_contract_json() {
     assert_eq!(pins, serde_json::json!(["keep"]));
 }
 
+/// Needs the `test-hooks` feature: `MCTL_GC_PAUSE_MS` slows the apply down enough to kill it.
+#[cfg(feature = "test-hooks")]
 #[test]
 fn an_apply_killed_half_way_is_finished_by_the_next_one() {
     let tmp = tempfile::tempdir().unwrap();
@@ -542,6 +544,18 @@ fn an_apply_killed_half_way_is_finished_by_the_next_one() {
         .filter(|e| e.file_name().to_string_lossy().starts_with("gc-journal"))
         .collect();
     assert_eq!(journal.len(), 1, "the journal survives the kill");
+    // Each line is written as its file goes: the killed apply left one per file it deleted
+    // (less one, should the kill fall between a delete and its line).
+    let deleted = 60 - remaining;
+    let lines = audit_lines(&config);
+    assert!(
+        lines.len() == deleted || lines.len() + 1 == deleted,
+        "{} audit lines for {deleted} files deleted",
+        lines.len()
+    );
+    assert!(lines
+        .iter()
+        .all(|l| !root.join(l["path"].as_str().unwrap()).exists()));
 
     // The next plan reports the rest even for a policy that would not select it by itself.
     let dir = RunsDir::open(&root, RunOptions::default())
@@ -581,6 +595,119 @@ fn an_apply_killed_half_way_is_finished_by_the_next_one() {
             .starts_with("gc-journal")),
         "journal removed"
     );
+}
+
+/// The lines of the GC audit log in `config`, parsed.
+fn audit_lines(config: &Path) -> Vec<serde_json::Value> {
+    let text = fs::read_to_string(config.join(gc::AUDIT_FILE)).unwrap_or_default();
+    text.lines()
+        .map(|l| serde_json::from_str(l).expect("each audit line is JSON"))
+        .collect()
+}
+
+#[test]
+fn the_audit_log_names_every_file_an_apply_deleted() {
+    let w = world();
+    let args = [
+        "gc",
+        "--older-than",
+        "1d",
+        "--orphans",
+        "--strays",
+        "--apply",
+    ];
+    let report = mctl_json_in(&w, &args);
+    let deleted = report["files"].as_array().unwrap();
+    assert!(!deleted.is_empty());
+    let lines = audit_lines(&w.config);
+    let key = |v: &serde_json::Value| {
+        (
+            v["path"].as_str().unwrap().to_owned(),
+            v["run"].as_str().unwrap().to_owned(),
+            v["bytes"].as_u64().unwrap(),
+            v["reason"].as_str().unwrap().to_owned(),
+        )
+    };
+    let mut want: Vec<_> = deleted.iter().map(key).collect();
+    let mut got: Vec<_> = lines.iter().map(key).collect();
+    want.sort();
+    got.sort();
+    assert_eq!(
+        got, want,
+        "one line per deleted file, with its run, size and reason"
+    );
+    let runs_dir = fs::canonicalize(&w.root).unwrap();
+    for l in &lines {
+        assert_eq!(l["runsDir"].as_str().unwrap(), runs_dir.to_str().unwrap());
+        let time = l["time"].as_str().unwrap();
+        let at = humantime::parse_rfc3339(time).expect("an RFC 3339 time");
+        let ms = at
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis();
+        assert_eq!(l["timeMs"].as_u64().unwrap() as u128, ms, "{time}");
+        assert!((now_ms() - l["timeMs"].as_i64().unwrap()).abs() < 60_000);
+    }
+
+    // The log is appended to: a later apply adds its lines after these, and a plan adds none.
+    let mut run = RunFile::new(&w.root, "later");
+    run.user("go")
+        .tool("t", "bash", &text(30_000, "later"), true)
+        .done();
+    set_mtime(&run.write(), OLD_MS);
+    set_mtime(&w.root.join("later.values/t.txt"), OLD_MS);
+    mctl_json_in(&w, &args[..args.len() - 1]);
+    assert_eq!(
+        audit_lines(&w.config).len(),
+        lines.len(),
+        "a plan deletes nothing"
+    );
+    let report = mctl_json_in(&w, &args);
+    assert_eq!(paths_json(&report), ["later.values/t.txt"]);
+    let all = audit_lines(&w.config);
+    assert_eq!(all[..lines.len()], lines[..]);
+    assert_eq!(all.len(), lines.len() + 1);
+    assert_eq!(all[lines.len()]["path"], "later.values/t.txt");
+}
+
+fn paths_json(report: &serde_json::Value) -> Vec<&str> {
+    report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn pins_made_by_many_mctl_at_once_are_all_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("runs");
+    let config = tmp.path().join("config");
+    fs::create_dir_all(&root).unwrap();
+    let ids: Vec<String> = (0..12).map(|i| format!("run_{i:02}")).collect();
+    for id in &ids {
+        RunFile::new(&root, id).user("go").done().write();
+    }
+    let children: Vec<_> = ids
+        .iter()
+        .map(|id| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_mctl"))
+                .args(["--runs-dir", root.to_str().unwrap(), "pin", id])
+                .env("MCTL_CONFIG_DIR", &config)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let mut pinned = Pins::load_in(Some(&config)).unwrap().list(&root);
+    pinned.sort();
+    assert_eq!(pinned, ids, "no pin is lost");
 }
 
 #[test]

@@ -1,39 +1,15 @@
-//! The TypeScript wire types in `ui/src/gen/` are generated from the Rust DTOs (ts-rs) and
-//! committed. This test fails when they are stale; `UPDATE_GEN=1 cargo test gen_types` rewrites
+//! The TypeScript wire types in `ui/src/gen/` are generated from the command contract and the
+//! Rust DTOs it names (ts-rs), and committed. This test fails when they are stale; `UPDATE_GEN=1 cargo test gen_types` rewrites
 //! them.
 
-use mission_control::gc::{GcPolicy, GcReport, Progress, StorageStats};
-use mission_control::retained::open::LinesPage;
-use mission_control::retained::{Peek, PeekRequest};
-use mission_control::runs::RunDetail;
-use mission_control::watch::Change;
-use mission_control::wire::{ResultRef, RunKey, RunList, RunPatch, RunUpdate, Settings, ValueInfo};
-use mission_control::{Error, ErrorCode};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
-use ts_rs::{Config, TS};
 
+/// Every type comes from the command contract (`src/wire/commands.rs`): what a command takes,
+/// answers or streams is exported with all it depends on, and nothing else is.
 fn generate(out: &Path) {
-    let cfg = Config::new().with_large_int("number").with_out_dir(out);
-    RunDetail::export_all(&cfg).unwrap();
-    RunList::export_all(&cfg).unwrap();
-    Peek::export_all(&cfg).unwrap();
-    PeekRequest::export_all(&cfg).unwrap();
-    LinesPage::export_all(&cfg).unwrap();
-    ValueInfo::export_all(&cfg).unwrap();
-    ResultRef::export_all(&cfg).unwrap();
-    Settings::export_all(&cfg).unwrap();
-    Error::export_all(&cfg).unwrap();
-    ErrorCode::export_all(&cfg).unwrap();
-    GcPolicy::export_all(&cfg).unwrap();
-    GcReport::export_all(&cfg).unwrap();
-    Progress::export_all(&cfg).unwrap();
-    StorageStats::export_all(&cfg).unwrap();
-    Change::export_all(&cfg).unwrap();
-    RunUpdate::export_all(&cfg).unwrap();
-    RunKey::export_all(&cfg).unwrap();
-    RunPatch::export_all(&cfg).unwrap();
+    mission_control::wire::export_typescript(out).unwrap();
 }
 
 fn read_dir(dir: &Path) -> BTreeMap<String, String> {

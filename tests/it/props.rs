@@ -43,6 +43,9 @@ fn naive_lines(text: &str) -> Vec<&str> {
     lines
 }
 
+/// A query peek shows a matching line longer than this as a window around its first match.
+const LONG_LINE: usize = 512;
+
 /// The lines of an answer; unlike `str::lines`, a `\r` at the end stays part of the line.
 fn out_lines(text: &str) -> impl Iterator<Item = &str> {
     text.strip_suffix('\n').unwrap_or(text).split('\n')
@@ -60,6 +63,89 @@ fn text_strategy() -> impl Strategy<Value = String> {
         }
         t
     })
+}
+
+/// Texts for queries: short lines, long lines without a match, and long lines with a match
+/// anywhere in them (at the start, the middle or the end), so windows are cut on every side.
+fn query_text_strategy() -> impl Strategy<Value = String> {
+    let line = prop_oneof![
+        6 => "[ab é\r]{0,30}",
+        1 => "[xy]{200,3000}",
+        2 => "[xy]{0,700}[abé ]{1,3}[xy]{0,700}",
+        1 => "[xyé ab]{400,1500}",
+    ];
+    (prop::collection::vec(line, 0..120), any::<bool>()).prop_map(|(lines, final_nl)| {
+        let mut t = lines.join("\n");
+        if final_nl && !t.is_empty() {
+            t.push('\n');
+        }
+        t
+    })
+}
+
+/// A query peek's header (docs/peek-layout.md), the query JSON-quoted.
+fn query_header(matches: usize, total: u64, echo: &str) -> String {
+    if matches == 0 {
+        format!("[peek #v: no line contains {echo} ({total} lines searched)]")
+    } else {
+        format!("[peek #v: {matches} of {total} lines contain {echo}]")
+    }
+}
+
+/// A matching line as a query peek shows it: whole when it has at most [`LONG_LINE`] bytes, else
+/// `…<window>… [cut: bytes a-b of len]`, the window being bytes `a..=b` of the line (with `…`
+/// only on a side where the line goes on), at most [`LONG_LINE`] bytes, around its first match.
+fn check_query_line(rest: &str, want: &str, needle: &str) -> Result<(), TestCaseError> {
+    if want.len() <= LONG_LINE {
+        prop_assert_eq!(rest, want);
+        return Ok(());
+    }
+    let parsed = rest.rsplit_once(" [cut: bytes ").and_then(|(shown, note)| {
+        let (range, len) = note.strip_suffix(']')?.split_once(" of ")?;
+        let (a, b) = range.split_once('-')?;
+        Some((
+            shown,
+            a.parse::<usize>().ok()?,
+            b.parse::<usize>().ok()?,
+            len.parse::<usize>().ok()?,
+        ))
+    });
+    let Some((shown, a, b, len)) = parsed else {
+        return Err(TestCaseError::fail(format!(
+            "a long line without its window note: {rest:?}"
+        )));
+    };
+    prop_assert_eq!(len, want.len());
+    prop_assert!(
+        1 <= a && a <= b && b <= len && b - a < LONG_LINE,
+        "bytes {a}-{b} of {len}"
+    );
+    let shown = if a > 1 {
+        shown.strip_prefix('…')
+    } else {
+        Some(shown)
+    };
+    let shown = shown.and_then(|s| {
+        if b < len {
+            s.strip_suffix('…')
+        } else {
+            Some(s)
+        }
+    });
+    prop_assert_eq!(
+        shown,
+        want.get(a - 1..b),
+        "the window is bytes {}-{} of the line",
+        a,
+        b
+    );
+    let first = want.find(needle).unwrap_or(usize::MAX);
+    prop_assert!(
+        a - 1 <= first && first + needle.len() <= b,
+        "the window {a}-{b} shows the first match, at byte {}",
+        first + 1
+    );
+    Ok(())
 }
 
 fn is_gutter(line: &str) -> Option<(u64, &str)> {
@@ -123,7 +209,7 @@ proptest! {
 
     #[test]
     fn a_query_peek_finds_every_matching_line_in_order(
-        text in text_strategy(), needle in "[abé ]{1,3}", max in 1usize..64,
+        text in query_text_strategy(), needle in "[abé ]{1,3}", max in 1usize..64,
     ) {
         let src = ShortReads { text: text.as_bytes(), max };
         let index = LineIndex::build(&src).unwrap();
@@ -139,19 +225,44 @@ proptest! {
         let p = peek("v", &src, &index, &PeekRequest::Query { text: needle.clone() }).unwrap();
         prop_assert!(p.text.len() <= PEEK_MAX_BYTES);
         prop_assert_eq!(p.matches, Some(naive.len() as u64));
+        prop_assert_eq!(p.total_lines, index.lines());
         let shown: Vec<u64> = naive.iter().take(p.lines.len()).map(|(n, _)| *n).collect();
         prop_assert_eq!(&p.lines, &shown);
-        for line in out_lines(&p.text).skip(1) {
-            if let Some((n, rest)) = is_gutter(line) {
-                let want = naive.iter().find(|(m, _)| *m == n).unwrap().1;
-                if !rest.ends_with(']') || want.len() <= 512 {
-                    prop_assert_eq!(rest, want);
-                } else {
-                    prop_assert!(rest.contains(&needle) || needle.len() > 1, "the window shows the match");
+
+        let mut out = out_lines(&p.text);
+        let header = out.next().unwrap();
+        let echo = serde_json::to_string(&needle).unwrap();
+        prop_assert_eq!(header, query_header(naive.len(), index.lines(), &echo));
+        // The gutter lines are the matching lines, in order, each whole or as a window around
+        // its first match; then a footer only when the answer is cut.
+        let mut gutters = Vec::new();
+        let mut footer = None;
+        for line in out {
+            prop_assert!(footer.is_none(), "nothing follows the footer: {line:?}");
+            match is_gutter(line) {
+                Some((n, rest)) => {
+                    let want = naive.iter().find(|(m, _)| *m == n).map(|(_, l)| *l);
+                    prop_assert!(want.is_some(), "line {n} does not contain the query");
+                    check_query_line(rest, want.unwrap_or_default(), &needle)?;
+                    gutters.push(n);
                 }
-            } else {
-                prop_assert!(line.starts_with("[cut: "));
+                None => footer = Some(line),
             }
+        }
+        prop_assert_eq!(&gutters, &p.lines);
+        prop_assert_eq!(p.cut, footer.is_some());
+        match footer {
+            Some(f) => {
+                let next = naive[p.lines.len()].0;
+                prop_assert!(f.starts_with("[cut: "), "{f:?}");
+                let tail = format!(
+                    "; {} of {} matching lines shown. The next match is on line {next}: continue with start={next}, or a narrower query]",
+                    p.lines.len(),
+                    naive.len()
+                );
+                prop_assert!(f.ends_with(&tail), "{f:?}");
+            }
+            None => prop_assert_eq!(p.lines.len(), naive.len(), "uncut: every match is shown"),
         }
     }
 

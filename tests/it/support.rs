@@ -4,17 +4,44 @@ use serde_json::{json, Value};
 use std::fs::{self, File, FileTimes};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 use std::time::{Duration, UNIX_EPOCH};
 
 /// An old time, so that no fixture run counts as running.
 pub const OLD_MS: i64 = 1_790_000_000_000;
 
+/// A home for every `mctl` a test starts, shared by the test process and never the user's:
+/// config, cache and data directories all inside it.
+fn test_home() -> &'static Path {
+    static HOME: OnceLock<tempfile::TempDir> = OnceLock::new();
+    HOME.get_or_init(|| tempfile::tempdir().expect("a temporary home"))
+        .path()
+}
+
+/// `mctl` with a cleared environment and its own home, config and cache directories, so that
+/// nothing of the caller's environment (`MCTL_WATCH=poll`, `MCTL_RUNS_DIR`, `MCTL_CONFIG_DIR`,
+/// an odd `HOME`) changes what a test sees. A test adds what it needs with `.env(...)`.
+pub fn mctl_command() -> Command {
+    let home = test_home();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mctl"));
+    cmd.env_clear()
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("MCTL_CONFIG_DIR", home.join("config/mission-control"));
+    if let Some(path) = std::env::var_os("PATH") {
+        cmd.env("PATH", path);
+    }
+    cmd
+}
+
 pub fn mctl(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mctl"))
+    mctl_command()
         .arg("--runs-dir")
         .arg(dir)
         .args(args)
-        .env_remove("MCTL_RUNS_DIR")
         .output()
         .expect("mctl runs")
 }

@@ -246,11 +246,15 @@ fn the_watcher_reports_new_runs_appends_and_removed_value_directories() {
     );
 }
 
-/// Runs `mctl watch --json` plus `extra` on a fresh directory while one line is appended, and
-/// returns what it printed.
+/// Runs `mctl watch --json` plus `extra` on a fresh directory while one line is appended to
+/// run `r`, and returns what it printed of `r` (and `polling` notices), up to that line's
+/// report. Readiness comes from its own output: run `ready` is there before it starts, and its
+/// report says the first scan is done, so the append that follows is a change it sees.
 fn mctl_watch_json(extra: &[&str]) -> Vec<serde_json::Value> {
+    use std::io::BufRead;
     let dir = tempfile::tempdir().unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mctl"))
+    append(&dir.path().join("ready.jsonl"), &user(0));
+    let mut child = mctl_command()
         .args([
             "--runs-dir",
             dir.path().to_str().unwrap(),
@@ -258,20 +262,48 @@ fn mctl_watch_json(extra: &[&str]) -> Vec<serde_json::Value> {
             "--json",
         ])
         .args(extra)
-        .env_remove("MCTL_WATCH")
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(400));
+    let (tx, rx) = std::sync::mpsc::channel::<serde_json::Value>();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            if tx.send(serde_json::from_str(&line).unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    let next = || {
+        rx.recv_timeout(Duration::from_secs(20))
+            .expect("mctl watch printed nothing for 20 s")
+    };
+    let mut seen = Vec::new();
+    loop {
+        let v = next();
+        let ready = v["run"] == "ready";
+        if v["kind"] == "polling" {
+            seen.push(v);
+        }
+        if ready {
+            break;
+        }
+    }
     append(&dir.path().join("r.jsonl"), &user(0));
-    std::thread::sleep(Duration::from_millis(1_000));
+    loop {
+        let v = next();
+        if v["run"] == "r" {
+            let done = v["kind"] == "appended";
+            seen.push(v);
+            if done {
+                break;
+            }
+        }
+    }
     child.kill().unwrap();
-    let out = child.wait_with_output().unwrap();
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    let _ = child.wait();
+    seen
 }
 
 #[test]
@@ -645,8 +677,14 @@ fn the_watchers_runs_follow_files_coming_and_going() {
     #[cfg(unix)]
     {
         std::os::unix::fs::symlink(root.join("r.summary.json"), root.join("l.jsonl")).unwrap();
-        std::thread::sleep(Duration::from_millis(300));
+        // A real run made after the link is reported after the link's notice was handled.
+        append(&root.join("z.jsonl"), &user(0));
+        until(
+            &rx,
+            |c| matches!(c, Change::RunAdded { run, .. } if run == "z"),
+        );
         assert!(handle.run(&name, "l").is_none());
+        assert!(handle.run(&name, "z").is_some());
     }
 }
 

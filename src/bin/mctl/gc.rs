@@ -1,6 +1,8 @@
-//! `mctl gc`, `pin`, `unpin`, `pins`.
+//! `mctl gc`: plan, and with `--apply` do, a garbage collection of value files.
 
-use super::{human, print_json, print_text, GcArgs};
+use crate::cli::GcArgs;
+use crate::human;
+use crate::output::{print_json, print_text};
 use mission_control::gc::{self, GcPolicy, GcReport};
 use mission_control::pins::Pins;
 use mission_control::runs::{now_ms, RunsDir};
@@ -118,29 +120,4 @@ fn describe(r: &GcReport) -> String {
         let _ = writeln!(out, "(a plan: nothing was deleted; add --apply to delete)");
     }
     out
-}
-
-pub fn pin(dir: RunsDir, run: &str, pinned: bool, json: bool) -> anyhow::Result<()> {
-    let layout = dir.layout()?;
-    let id = dir.resolve_run(&layout, run)?;
-    let mut pins = Pins::load_in(dir.config_dir())?;
-    let changed = pins.set(dir.root(), &id, pinned)?;
-    if json {
-        print_json(&serde_json::json!({"run": id, "pinned": pinned, "changed": changed}))
-    } else {
-        let what = if pinned { "pinned" } else { "unpinned" };
-        print_text(&format!(
-            "{id} {}{what}\n",
-            if changed { "" } else { "was already " }
-        ))
-    }
-}
-
-pub fn pins(dir: RunsDir, json: bool) -> anyhow::Result<()> {
-    let list = Pins::load_in(dir.config_dir())?.list(dir.root());
-    if json {
-        print_json(&list)
-    } else {
-        print_text(&list.iter().map(|p| format!("{p}\n")).collect::<String>())
-    }
 }

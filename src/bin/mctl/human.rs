@@ -2,6 +2,7 @@
 //! this layout may change.
 
 use mission_control::runs::{Problem, ResultInfo, Run, RunDetail, TimelineEvent};
+use mission_control::watch::Change;
 use std::fmt::Write as _;
 
 pub fn bytes(n: u64) -> String {
@@ -234,4 +235,45 @@ fn problem_line(p: &Problem) -> String {
         format!("line {}", p.line)
     };
     format!("  {at:<10} {}", clip(&p.message, 120))
+}
+
+/// One line of `mctl watch` for a change.
+pub fn change_line(change: &Change) -> String {
+    match change {
+        Change::RunAdded { run, .. } => format!("added      {run}"),
+        Change::Appended {
+            run,
+            lines,
+            pending_bytes,
+            ..
+        } => {
+            let types: Vec<String> = lines
+                .iter()
+                .map(|l| format!("{}:{}", l.line, l.kind))
+                .collect();
+            let pending = if *pending_bytes > 0 {
+                format!(" (+{pending_bytes} bytes pending)")
+            } else {
+                String::new()
+            };
+            format!("appended   {run} {}{pending}", types.join(" "))
+        }
+        Change::Reset { run, lines, .. } => format!("reset      {run} (read again: {lines} lines)"),
+        Change::Summarised { run, .. } => format!("summarised {run}"),
+        Change::Finished { run, status, .. } => format!("finished   {run} {status}"),
+        Change::RunRemoved { run, .. } => format!("removed    {run}"),
+        Change::ValuesAdded { run, .. } => format!("values+    {run}"),
+        Change::ValuesRemoved { run, .. } => format!("values-    {run}"),
+        Change::ValueFilesAdded { run, values, .. } => {
+            format!("value+     {run} {}", values.join(" "))
+        }
+        Change::ValueFilesRemoved { run, values, .. } => {
+            format!("value-     {run} {}", values.join(" "))
+        }
+        Change::Polling {
+            dir,
+            reason,
+            interval_ms,
+        } => format!("polling    {dir} every {interval_ms} ms: {reason}"),
+    }
 }

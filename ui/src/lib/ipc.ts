@@ -1,23 +1,13 @@
-// The one door to the backend: every command the app calls, typed with the DTOs generated from
-// Rust (src/gen, never edited by hand). Views import from here, never from @tauri-apps/api.
+// The one door to the backend: every command the app calls, typed by the command contract
+// generated from Rust (src/gen/commands.ts: each command's name, request, response and streamed
+// item). Views import from here, never from @tauri-apps/api.
 import { Channel, invoke } from '@tauri-apps/api/core';
+import type { CommandName, Commands } from '../gen/commands';
 import type { ErrorCode } from '../gen/ErrorCode';
 import type { GcPolicy } from '../gen/GcPolicy';
-import type { GcReport } from '../gen/GcReport';
-import type { Progress } from '../gen/Progress';
-import type { StorageStats } from '../gen/StorageStats';
-import type { LinesPage } from '../gen/LinesPage';
-import type { Peek } from '../gen/Peek';
 import type { PeekRequest } from '../gen/PeekRequest';
 import type { ResultRef } from '../gen/ResultRef';
-import type { RunDetail } from '../gen/RunDetail';
-import type { RunList } from '../gen/RunList';
-import type { Settings } from '../gen/Settings';
-import type { Change } from '../gen/Change';
-import type { RunUpdate } from '../gen/RunUpdate';
 import type { RunKey } from '../gen/RunKey';
-import type { RunPatch } from '../gen/RunPatch';
-import type { ValueInfo } from '../gen/ValueInfo';
 
 /** An error from the backend: `code` is what a view branches on, `message` what it shows. */
 export class CommandError extends Error {
@@ -29,13 +19,40 @@ export class CommandError extends Error {
   }
 }
 
+/** What to show the user for an error thrown by a command (or anything else). */
+export function errorMessage(e: unknown): string {
+  return e instanceof CommandError || e instanceof Error ? e.message : String(e);
+}
+
+/** Whether `e` is the backend saying `code`. */
+export function isError(e: unknown, code: ErrorCode): boolean {
+  return e instanceof CommandError && e.code === code;
+}
+
 function isCoreError(e: unknown): e is { code: ErrorCode; message: string } {
   return typeof e === 'object' && e !== null && 'code' in e && 'message' in e;
 }
 
-async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
+type Request<K extends CommandName> = Commands[K]['request'];
+type Response<K extends CommandName> = Commands[K]['response'];
+type Item<K extends CommandName> = Commands[K]['stream'];
+
+/** Invokes command `cmd` with its request (`null` for none) and, for a command that streams,
+ *  `onItem` for every item it sends, in order. */
+async function call<K extends CommandName>(
+  cmd: K,
+  req: Request<K>,
+  onItem?: (item: Item<K>) => void,
+): Promise<Response<K>> {
+  const args: Record<string, unknown> = {};
+  if (req !== null) args.req = req;
+  if (onItem) {
+    const channel = new Channel<Item<K>>();
+    channel.onmessage = onItem;
+    args.channel = channel;
+  }
   try {
-    return await invoke<T>(cmd, args);
+    return await invoke<Response<K>>(cmd, args);
   } catch (e) {
     if (isCoreError(e)) throw new CommandError(e.code, e.message);
     throw new CommandError('ipc', String(e));
@@ -43,48 +60,39 @@ async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> 
 }
 
 export const ipc = {
-  settings: () => call<Settings>('settings'),
-  setRunsDirs: (dirs: string[]) => call<Settings>('set_runs_dirs', { dirs }),
-  pickRunsDir: () => call<string | null>('pick_runs_dir'),
+  settings: () => call('settings', null),
+  setRunsDirs: (dirs: string[]) => call('set_runs_dirs', { dirs }),
+  pickRunsDir: () => call('pick_runs_dir', null),
   /** Every run: from the watcher's models (waiting for its first scan), or with `reread`
    *  every transcript read again. */
-  listRuns: (reread = false) => call<RunList>('list_runs', { reread }),
-  runDetail: (dir: string, run: string) => call<RunDetail>('run_detail', { dir, run }),
-  openValue: (r: ResultRef) => call<ValueInfo>('open_value', { r }),
-  valueLines: (r: ResultRef, first: number, count: number) => call<LinesPage>('value_lines', { r, first, count }),
-  valueText: (r: ResultRef, first: number, last: number) => call<string>('value_text', { r, first, last }),
-  peek: (r: ResultRef, request: PeekRequest) => call<Peek>('peek_value', { r, request }),
-  revealValue: (r: ResultRef) => call<null>('reveal_value', { r }),
-  storage: (dir: string) => call<StorageStats>('storage', { dir }),
-  gcPlan: (dir: string, policy: GcPolicy) => call<GcReport>('gc_plan', { dir, policy }),
-  /** Applies the plan last made for `dir`; `onProgress` hears of every file, in order. */
-  gcApply: (dir: string, onProgress: (p: Progress) => void) => {
-    const progress = new Channel<Progress>();
-    progress.onmessage = onProgress;
-    return call<GcReport>('gc_apply', { dir, progress });
-  },
-  gcCancel: () => call<null>('gc_cancel'),
-  setPinned: (dir: string, run: string, pinned: boolean) => call<boolean>('set_pinned', { dir, run, pinned }),
-  pinned: (dir: string) => call<string[]>('pinned', { dir }),
+  listRuns: (reread = false) => call('list_runs', { reread }),
+  runDetail: (dir: string, run: string) => call('run_detail', { dir, run }),
+  openValue: (r: ResultRef) => call('open_value', r),
+  valueLines: (r: ResultRef, first: number, count: number) => call('value_lines', { r, first, count }),
+  valueText: (r: ResultRef, first: number, last: number) => call('value_text', { r, first, last }),
+  peek: (r: ResultRef, request: PeekRequest) => call('peek_value', { r, request }),
+  revealValue: (r: ResultRef) => call('reveal_value', r),
+  storage: (dir: string) => call('storage', { dir }),
+  gcPlan: (dir: string, policy: GcPolicy) => call('gc_plan', { dir, policy }),
+  /** Applies the plan last made for `dir`; `onProgress` hears of every file, in order. A GC
+   *  already running elsewhere fails with code `busy`. */
+  gcApply: (dir: string, onProgress: (p: Item<'gc_apply'>) => void) => call('gc_apply', { dir }, onProgress),
+  gcCancel: () => call('gc_cancel', null),
+  setPinned: (dir: string, run: string, pinned: boolean) => call('set_pinned', { dir, run, pinned }),
+  pinned: (dir: string) => call('pinned', { dir }),
   /** Every change in the runs directories shown, in order, from now on. */
-  watchChanges: (onChange: (c: Change) => void) => {
-    const changes = new Channel<Change>();
-    changes.onmessage = onChange;
-    return call<null>('watch_changes', { changes });
-  },
+  watchChanges: (onChange: (c: Item<'watch_changes'>) => void) => call('watch_changes', null, onChange),
   /** Follows a run: new timeline entries after line `shown`, each once, with the run's figures.
    *  Returns the follow's token, for `unfollowRun`. */
-  followRun: (dir: string, run: string, shown: number, onUpdate: (u: RunUpdate) => void) => {
-    const updates = new Channel<RunUpdate>();
-    updates.onmessage = onUpdate;
+  followRun: (dir: string, run: string, shown: number, onUpdate: (u: Item<'follow_run'>) => void) => {
     const token = nextFollow();
-    const done = call<null>('follow_run', { dir, run, shown, token, updates });
+    const done = call('follow_run', { dir, run, shown, token }, onUpdate);
     return { token, done };
   },
   /** Ends the follow `token` (a newer one goes on, whatever order the backend sees them in). */
-  unfollowRun: (token: number) => call<null>('unfollow_run', { token }),
+  unfollowRun: (token: number) => call('unfollow_run', { token }),
   /** The runs named, as they stand now; `run: null` for a run that is gone. */
-  runRows: (runs: RunKey[]) => call<RunPatch[]>('run_rows', { runs }),
+  runRows: (runs: RunKey[]) => call('run_rows', { runs }),
 };
 
 // Follow tokens grow in the order the user opens runs; the backend starts over when a window

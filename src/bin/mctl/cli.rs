@@ -1,0 +1,135 @@
+//! The command line's grammar: global settings and one subcommand per operation of the core.
+
+use clap::{Args, Parser, Subcommand};
+use mission_control::retained;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(
+    name = "mctl",
+    version,
+    about = "Mission Control: see, compare, peek into and clean up an agent harness's runs directory"
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Args)]
+pub struct Global {
+    /// The runs directory [default: $MCTL_RUNS_DIR, else the harness's own location]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub runs_dir: Option<PathBuf>,
+    /// Print JSON for scripts instead of text for people
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Retention threshold in bytes: a result longer than this is retained
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = retained::DEFAULT_THRESHOLD)]
+    pub threshold: u64,
+    /// How long a run with no terminal event counts as running after its transcript last changed
+    #[arg(long, global = true, value_name = "DURATION", default_value = "30m", value_parser = humantime::parse_duration)]
+    pub running_window: Duration,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// List every run: status, model, tokens, cost and retention figures
+    Runs,
+    /// One run: its figures, timeline, tool results and problems
+    Show { run: String },
+    /// The exact bytes of a tool result's full text
+    Full { run: String, call: String },
+    /// The exact stub the model saw in place of a retained result
+    Stub { run: String, call: String },
+    /// What `peek_value` returns for a line range or a query
+    Peek {
+        run: String,
+        call: String,
+        /// Lines A-B (1-based, inclusive); `A` or `A-` reads up to 400 lines from A
+        #[arg(long, value_name = "A-B", value_parser = parse_lines, conflicts_with = "query", required_unless_present = "query")]
+        lines: Option<(u64, Option<u64>)>,
+        /// Lines containing this text, literally and case-sensitively
+        #[arg(long, value_name = "TEXT")]
+        query: Option<String>,
+    },
+    /// The value id (file name stem) of tool call ids
+    ValueId {
+        #[arg(required = true)]
+        calls: Vec<String>,
+    },
+    /// Plan (and with --apply, do) garbage collection of value files
+    Gc(GcArgs),
+    /// Never collect this run's values
+    Pin { run: String },
+    /// Let GC collect this run's values again
+    Unpin { run: String },
+    /// List the pinned runs of the runs directory
+    Pins,
+    /// Print every change in the runs directory as it happens, until interrupted
+    Watch {
+        /// Poll every 0.5 s instead of native notices (a network share written by another
+        /// machine; also `MCTL_WATCH=poll`)
+        #[arg(long)]
+        poll: bool,
+    },
+    /// Write a realistic demo runs directory
+    Demo {
+        dir: PathBuf,
+        /// Same seed and --now, same bytes
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The demo's clock, in epoch milliseconds [default: a fixed date]
+        #[arg(long, value_name = "MS")]
+        now: Option<i64>,
+    },
+}
+
+#[derive(Args)]
+#[command(group = clap::ArgGroup::new("policy").required(true).multiple(true))]
+pub struct GcArgs {
+    /// Collect runs whose last activity is older than this (e.g. 30d, 12h)
+    #[arg(long, value_name = "AGE", value_parser = humantime::parse_duration, group = "policy")]
+    pub older_than: Option<Duration>,
+    /// Keep the values of the newest N runs, collect the others'
+    #[arg(long, value_name = "N", group = "policy")]
+    pub keep_last: Option<u64>,
+    /// Bring the total of value bytes under this (e.g. 5GiB, 500MB), oldest runs first
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, group = "policy")]
+    pub max_bytes: Option<u64>,
+    /// Collect value directories whose run is gone
+    #[arg(long, group = "policy")]
+    pub orphans: bool,
+    /// Collect value files that match no result of their run
+    #[arg(long, group = "policy")]
+    pub strays: bool,
+    /// Never touch a run changed within this window
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = humantime::parse_duration)]
+    pub idle_guard: Duration,
+    /// Delete what the plan lists (without it, nothing is deleted)
+    #[arg(long)]
+    pub apply: bool,
+}
+
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    s.trim()
+        .parse::<bytesize::ByteSize>()
+        .map(|b| b.as_u64())
+        .map_err(|e| format!("`{s}` is not a size (like 5GiB or 500MB): {e}"))
+}
+
+pub fn parse_lines(s: &str) -> Result<(u64, Option<u64>), String> {
+    let bad = || format!("`{s}` is not a line range: use A-B, A- or A (1-based)");
+    let (a, b) = match s.split_once('-') {
+        Some((a, b)) => (a, Some(b)),
+        None => (s, None),
+    };
+    let start = a.trim().parse::<u64>().map_err(|_| bad())?;
+    let end = match b.map(str::trim) {
+        None | Some("") => None,
+        Some(b) => Some(b.parse::<u64>().map_err(|_| bad())?),
+    };
+    Ok((start, end))
+}

@@ -1,0 +1,44 @@
+//! What every command shares: the runs directory the global settings name, and printing.
+
+use crate::cli::Global;
+use anyhow::Context as _;
+use mission_control::runs::{now_ms, RunOptions, RunsDir};
+use serde::Serialize;
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+/// `--runs-dir`, else `$MCTL_RUNS_DIR`, else the harness's own directory.
+pub fn runs_dir(g: &Global) -> anyhow::Result<RunsDir> {
+    let root = match &g.runs_dir {
+        Some(d) => d.clone(),
+        None => match std::env::var_os("MCTL_RUNS_DIR").filter(|v| !v.is_empty()) {
+            Some(d) => PathBuf::from(d),
+            None => mission_control::default_runs_dir()
+                .context("no --runs-dir, no MCTL_RUNS_DIR, and no data directory on this system")?,
+        },
+    };
+    let opts = RunOptions {
+        threshold: g.threshold,
+        running_window_ms: i64::try_from(g.running_window.as_millis()).unwrap_or(i64::MAX),
+        now_ms: now_ms(),
+        ..RunOptions::default()
+    };
+    Ok(RunsDir::open(root, opts)?)
+}
+
+pub fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
+    // Serialized first, then written: a closed pipe then surfaces as a plain io::Error.
+    let mut text = serde_json::to_vec_pretty(value)?;
+    text.push(b'\n');
+    let mut out = io::stdout().lock();
+    out.write_all(&text)?;
+    out.flush()?;
+    Ok(())
+}
+
+pub fn print_text(text: &str) -> anyhow::Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,34 @@
+//! `mctl pin RUN`, `mctl unpin RUN`, `mctl pins`: runs whose values GC never collects.
+
+use crate::output::{print_json, print_text};
+use mission_control::pins::{PinChange, Pins};
+use mission_control::runs::RunsDir;
+
+pub fn pin(dir: RunsDir, run: &str, pinned: bool, json: bool) -> anyhow::Result<()> {
+    let layout = dir.layout()?;
+    let id = dir.resolve_run(&layout, run)?;
+    let mut pins = Pins::load_in(dir.config_dir())?;
+    let changed = pins.set(dir.root(), &id, pinned)?;
+    if json {
+        print_json(&PinChange {
+            run: id,
+            pinned,
+            changed,
+        })
+    } else {
+        let what = if pinned { "pinned" } else { "unpinned" };
+        print_text(&format!(
+            "{id} {}{what}\n",
+            if changed { "" } else { "was already " }
+        ))
+    }
+}
+
+pub fn list(dir: RunsDir, json: bool) -> anyhow::Result<()> {
+    let list = Pins::load_in(dir.config_dir())?.list(dir.root());
+    if json {
+        print_json(&list)
+    } else {
+        print_text(&list.iter().map(|p| format!("{p}\n")).collect::<String>())
+    }
+}

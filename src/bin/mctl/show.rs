@@ -1,0 +1,14 @@
+//! `mctl show RUN`: one run's figures, timeline, results and problems.
+
+use crate::human;
+use crate::output::{print_json, print_text};
+use mission_control::runs::RunsDir;
+
+pub fn run(dir: RunsDir, run: &str, json: bool) -> anyhow::Result<()> {
+    let detail = dir.detail(run)?;
+    if json {
+        print_json(&detail)
+    } else {
+        print_text(&human::run_detail(&detail))
+    }
+}

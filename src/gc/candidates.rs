@@ -1,0 +1,157 @@
+//! What a plan chooses from: every run that has a value directory, with the value files GC may
+//! take from it, what losing each costs the run's next resume, and which files match no result;
+//! and the orphan value directories. Gathering reads and never writes.
+
+use super::stamp::run_stamp;
+use super::{GcPolicy, GcSkip};
+use crate::pins::Pins;
+use crate::retained::DEFAULT_THRESHOLD;
+use crate::runs::analyze::analyze_run_with;
+use crate::runs::layout::{value_dir_name, Layout};
+use crate::runs::values::{list_value_files, ValueFile};
+use crate::runs::{RunDetail, RunOptions, RunStatus, Verify};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io;
+use std::path::Path;
+
+/// What every step of a plan reads and none changes.
+pub(super) struct PlanInput<'a> {
+    pub root: &'a Path,
+    pub policy: &'a GcPolicy,
+    pub pins: &'a Pins,
+    pub now_ms: i64,
+}
+
+/// What planning knows of one run that has a value directory.
+pub(super) struct RunValues {
+    pub id: String,
+    pub last_activity: i64,
+    /// Running, or changed within the idle guard: never touched.
+    pub active: bool,
+    pub pinned: bool,
+    /// The value files GC may take from this run's directory. In a directory that is also a run
+    /// `<id>.values`'s own folder, only the files that back one of this run's results.
+    pub files: BTreeMap<String, ValueFile>,
+    /// Value id -> bytes the next resume carries again without the file (spec B.5).
+    pub backs: HashMap<String, u64>,
+    /// Stems of files that match no result of the run (never in a shared directory).
+    pub strays: HashSet<String>,
+    pub stamp: String,
+}
+
+impl RunValues {
+    /// Whether any policy may take this run's files: a run in use or pinned is never touched.
+    pub fn eligible(&self) -> bool {
+        !self.active && !self.pinned
+    }
+}
+
+/// A value directory whose run is gone, with its files, or why they could not be listed.
+pub(super) struct OrphanDir {
+    pub id: String,
+    pub files: io::Result<BTreeMap<String, ValueFile>>,
+}
+
+/// A value directory left alone because it could not be read: one unreadable run or orphan is
+/// reported, not a reason to collect nothing.
+pub(super) fn unreadable(id: &str, e: &io::Error) -> GcSkip {
+    GcSkip {
+        path: format!("{}/", value_dir_name(id)),
+        reason: format!("cannot be read: {e}"),
+    }
+}
+
+/// Every run that has a value directory, in id order; the runs that cannot be read go to
+/// `skipped`.
+pub(super) fn gather_runs(
+    layout: &Layout,
+    input: &PlanInput<'_>,
+    opts: RunOptions,
+    skipped: &mut Vec<GcSkip>,
+) -> Vec<RunValues> {
+    // Sizes are enough here: GC needs to know which files back which results, not whether
+    // their bytes still match.
+    let opts = RunOptions {
+        verify: Verify::Size,
+        now_ms: input.now_ms,
+        ..opts
+    };
+    let mut runs = Vec::new();
+    for (id, vdir) in &layout.value_dirs {
+        if !layout.runs.contains_key(id) {
+            continue; // an orphan, or another run's own folder: see `gather_orphans`
+        }
+        let listed = list_value_files(vdir).and_then(|files| {
+            let detail = analyze_run_with(layout, id, &opts, false, files.clone())?;
+            Ok((files, detail))
+        });
+        match listed {
+            Ok((files, detail)) => runs.push(run_values(layout, input, id, files, &detail)),
+            Err(e) => skipped.push(unreadable(id, &e)),
+        }
+    }
+    runs
+}
+
+/// One run's candidates, told from its detail: which files are strays, which back a result,
+/// and whether the run may be touched at all.
+fn run_values(
+    layout: &Layout,
+    input: &PlanInput<'_>,
+    id: &str,
+    mut files: BTreeMap<String, ValueFile>,
+    detail: &RunDetail,
+) -> RunValues {
+    let matched: HashSet<&str> = detail.results.iter().map(|r| r.value_id.as_str()).collect();
+    // A directory that is also another run's own folder holds that run's files too: only the
+    // files that back this run's results are its, and none of the rest is a stray of it.
+    let strays: HashSet<String> = if layout.is_shared(id) {
+        files.retain(|stem, _| matched.contains(stem.as_str()));
+        HashSet::new()
+    } else {
+        files
+            .keys()
+            .filter(|k| !matched.contains(k.as_str()))
+            .cloned()
+            .collect()
+    };
+    let updated = detail.run.updated_ms.unwrap_or(0);
+    RunValues {
+        id: id.to_owned(),
+        last_activity: updated,
+        active: detail.run.status == RunStatus::Running
+            || input.now_ms.saturating_sub(updated) < input.policy.idle_guard_ms,
+        pinned: input.pins.is_pinned(input.root, id),
+        files,
+        backs: resume_cost(detail),
+        strays,
+        stamp: run_stamp(input.root, id),
+    }
+}
+
+/// What deleting each value file costs the run's next resume, by value id: the full text of
+/// the results the harness stubs, which a resume must then carry whole. Those are the results
+/// over its threshold after the last compaction (a resume replays nothing before it); a
+/// repeated call id shares one file, so its results add up.
+fn resume_cost(detail: &RunDetail) -> HashMap<String, u64> {
+    let replayed_from = detail.run.compacted_at_line.unwrap_or(0);
+    let mut backs: HashMap<String, u64> = HashMap::new();
+    for r in &detail.results {
+        if r.bytes > DEFAULT_THRESHOLD && r.line > replayed_from {
+            *backs.entry(r.value_id.clone()).or_default() += r.bytes;
+        }
+    }
+    backs
+}
+
+/// The value directories whose run is gone, listed whatever the policy: their bytes count
+/// toward the budget even when orphans are not collected.
+pub(super) fn gather_orphans(layout: &Layout) -> Vec<OrphanDir> {
+    layout
+        .orphan_value_dirs()
+        .map(|(id, d)| OrphanDir {
+            id: id.to_owned(),
+            files: list_value_files(d),
+        })
+        .collect()
+}

@@ -1,0 +1,246 @@
+//! The one entry point each for opening a result, its stub and a peek: the CLI and the desktop
+//! app call these and nothing else, so they cannot disagree.
+//!
+//! The rule for where a peek reads (docs/runs-dir.md, "Which text a peek reads"): like the
+//! harness's `peek_value`, the value file `<run>.values/<value_id(call)>.txt` when it is a
+//! regular file there (a retained, damaged or stray value alike: the model's peek reads it by id
+//! and never looks at the transcript); else the full text of the run's result for `call` from
+//! the transcript (a result that was never retained, or whose file is gone); else the call is
+//! unknown. Opening a result for viewing reads its text the same way.
+
+use super::{analyze_run, ResultInfo, RetentionState, RunsDir};
+use crate::error::{Error, ErrorCode, Result};
+use crate::retained::open::{OpenValue, ValueText};
+use crate::retained::{peek_source, stub_layout, value_id, FileSource, Peek, PeekRequest, Stub};
+use crate::transcript::event::{Envelope, Event};
+use serde::Serialize;
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use ts_rs::TS;
+
+/// A tool result with its full text, as the transcript holds it.
+#[derive(Debug, Clone)]
+pub struct FoundResult {
+    pub info: ResultInfo,
+    pub content: String,
+}
+
+/// Where a value's full text is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum TextSource {
+    /// The value file (what `peek_value` reads).
+    File,
+    /// The transcript's copy of the result.
+    Transcript,
+}
+
+/// A tool result opened for the compare view.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ValueInfo {
+    pub tool_call_id: String,
+    pub tool: String,
+    pub value_id: String,
+    pub state: RetentionState,
+    pub ok: bool,
+    pub bytes: u64,
+    pub lines: u64,
+    pub source: TextSource,
+    /// The value file, when there is one.
+    pub value_path: Option<String>,
+    /// The stub the model saw (or would see, for a result over the threshold).
+    pub stub: Option<Stub>,
+    /// What the next resume sends for this result.
+    pub context_bytes: u64,
+    pub threshold: u64,
+}
+
+/// The stub of a result, with what it is the stub of (`mctl stub --json`).
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct StubAnswer {
+    pub tool_call_id: String,
+    pub value_id: String,
+    pub tool: String,
+    /// Size of the stub's text in bytes.
+    #[ts(type = "number")]
+    pub bytes: usize,
+    #[serde(flatten)]
+    pub stub: Stub,
+}
+
+/// A peek's answer, with where it was read from (`mctl peek --json` and the app's console).
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PeekAnswer {
+    pub value_id: String,
+    pub source: TextSource,
+    /// Size of the answer's text in bytes.
+    #[ts(type = "number")]
+    pub bytes: usize,
+    #[serde(flatten)]
+    pub peek: Peek,
+}
+
+impl RunsDir {
+    /// The result of run `run` whose tool call id or value id is `call`, with its full text. When
+    /// a call id repeats, the last result wins (it is the one a resume replays last).
+    pub fn find_result(&self, run: &str, call: &str) -> Result<FoundResult> {
+        let layout = self.layout()?;
+        let id = self.resolve_run(&layout, run)?;
+        let detail = analyze_run(&layout, &id, &self.opts, false)
+            .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
+        let info = detail
+            .results
+            .iter()
+            .rev()
+            .find(|r| r.tool_call_id == call)
+            .or_else(|| detail.results.iter().rev().find(|r| r.value_id == call))
+            .cloned()
+            .ok_or_else(|| unknown_call(&id, call))?;
+        let path = layout.runs[&id].transcript.clone().ok_or_else(|| {
+            // Results come from a transcript; one removed since is no longer there to read.
+            Error::new(
+                ErrorCode::UnknownCall,
+                format!("run {id} has no transcript"),
+            )
+        })?;
+        let content = read_result_content(&path, info.offset).map_err(|e| {
+            Error::io(
+                format!("reading line {} of {}", info.line, path.display()),
+                &e,
+            )
+        })?;
+        Ok(FoundResult { info, content })
+    }
+
+    /// The value file of `call` in run `run`, if it is a regular file in a real value directory.
+    /// Needs only `value_id(call)`, never the transcript.
+    pub fn value_file(&self, run: &str, call: &str) -> Result<Option<PathBuf>> {
+        let layout = self.layout()?;
+        let id = self.resolve_run(&layout, run)?;
+        let Some(dir) = layout.value_dir(&id) else {
+            return Ok(None);
+        };
+        let path = dir.join(crate::retained::value_file_name(call));
+        Ok(match fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_file() => Some(path),
+            _ => None,
+        })
+    }
+
+    /// The stub of the result for `call`: the exact text the model saw in its place. An error
+    /// (`not-retained`) for a result at or under the threshold, which the model saw whole.
+    pub fn stub(&self, run: &str, call: &str) -> Result<StubAnswer> {
+        let found = self.find_result(run, call)?;
+        let info = found.info;
+        let stub = self.stub_of(&info, &found.content).ok_or_else(|| {
+            Error::new(
+                ErrorCode::NotRetained,
+                format!(
+                    "result {} is {} bytes, not over the {}-byte threshold: the model saw it whole",
+                    info.tool_call_id, info.bytes, self.opts.threshold
+                ),
+            )
+        })?;
+        Ok(StubAnswer {
+            tool_call_id: info.tool_call_id,
+            value_id: info.value_id,
+            tool: info.tool,
+            bytes: stub.text.len(),
+            stub,
+        })
+    }
+
+    /// What `peek_value` returns for `request` on `call` of run `run`, read by the rule at the
+    /// top of this module. A request the model would get an error for is a `peek` error whose
+    /// message is that error.
+    pub fn peek(&self, run: &str, call: &str, request: &PeekRequest) -> Result<PeekAnswer> {
+        let (vid, source, text) = self.peek_text(run, call)?;
+        let peek = peek_source(&vid, &text, request)
+            .map_err(|e| Error::new(ErrorCode::Peek, e.to_string()))?;
+        Ok(PeekAnswer {
+            value_id: vid,
+            source,
+            bytes: peek.text.len(),
+            peek,
+        })
+    }
+
+    /// A result opened for viewing: its figures, its stub when over the threshold, and its full
+    /// text indexed, read by the same rule as a peek.
+    pub fn open_value(&self, run: &str, call: &str) -> Result<(ValueInfo, OpenValue)> {
+        let found = self.find_result(run, call)?;
+        let stub = self.stub_of(&found.info, &found.content);
+        let info = found.info;
+        let file = self.value_file(run, &info.tool_call_id)?;
+        let (source, text) = match &file {
+            Some(path) => (TextSource::File, ValueText::File(open_file(path)?)),
+            None => (
+                TextSource::Transcript,
+                ValueText::Memory(Arc::new(found.content)),
+            ),
+        };
+        let value = OpenValue::new(text).map_err(|e| Error::io("indexing the value", &e))?;
+        let info = ValueInfo {
+            tool_call_id: info.tool_call_id,
+            tool: info.tool,
+            value_id: info.value_id,
+            state: info.state,
+            ok: info.ok,
+            bytes: info.bytes,
+            lines: info.lines,
+            source,
+            value_path: file.map(|p| p.to_string_lossy().into_owned()),
+            stub,
+            context_bytes: info.context_bytes,
+            threshold: self.opts.threshold,
+        };
+        Ok((info, value))
+    }
+
+    /// The stub of a result over the threshold; `None` at or under it.
+    fn stub_of(&self, info: &ResultInfo, content: &str) -> Option<Stub> {
+        (info.bytes > self.opts.threshold).then(|| stub_layout(&info.value_id, &info.tool, content))
+    }
+
+    /// The text a peek of `call` reads: its value file, else its result's text.
+    fn peek_text(&self, run: &str, call: &str) -> Result<(String, TextSource, ValueText)> {
+        if let Some(path) = self.value_file(run, call)? {
+            let text = ValueText::File(open_file(&path)?);
+            return Ok((value_id(call), TextSource::File, text));
+        }
+        let found = self.find_result(run, call)?;
+        let text = ValueText::Memory(Arc::new(found.content));
+        Ok((found.info.value_id, TextSource::Transcript, text))
+    }
+}
+
+fn open_file(path: &Path) -> Result<FileSource> {
+    FileSource::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), &e))
+}
+
+fn unknown_call(run: &str, call: &str) -> Error {
+    Error::new(
+        ErrorCode::UnknownCall,
+        format!("run {run} has no result for tool call `{call}`"),
+    )
+}
+
+/// The `content` of the `tool_call_finished` line starting at `offset`.
+fn read_result_content(path: &Path, offset: u64) -> std::io::Result<String> {
+    let mut file = File::open(path)?;
+    file.seek(SeekFrom::Start(offset))?;
+    let mut line = Vec::new();
+    BufReader::new(file).read_until(b'\n', &mut line)?;
+    let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_owned());
+    let env: Envelope =
+        serde_json::from_slice(&line).map_err(|_| bad("the line changed since it was read"))?;
+    match serde_json::from_str::<Event>(env.event.get()) {
+        Ok(Event::ToolCallFinished { result, .. }) => Ok(result.content),
+        _ => Err(bad("the line changed since it was read")),
+    }
+}

@@ -1,0 +1,435 @@
+//! A live session: what a front end (the desktop window, later a browser) keeps while it shows
+//! runs directories. One watcher over the directories shown, its changes sent to the front end's
+//! sink in order; the list of runs from the watcher's models (waiting for its first scan rather
+//! than reading every transcript twice); and the open run followed, each new event sent once.
+//!
+//! It knows nothing of any front end: changes and run updates go to sinks (closures), so the
+//! desktop shell passes one that sends on its IPC channel, and tests pass one that collects.
+
+use super::{poll_asked, watch, watch_polling, Change, Tail, WatchHandle};
+use super::{DirStatus, RunKey, RunList, RunPatch, RunRow, RunUpdate};
+use crate::error::{Error, ErrorCode, Result};
+use crate::runs::layout::is_valid_run_id;
+use crate::runs::{now_ms, Run, RunOptions, RunsDir, TimelineEvent};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
+
+/// Receives every change of the directories shown, in order.
+pub type ChangeSink = Box<dyn Fn(Change) + Send + Sync>;
+/// Receives the updates of a followed run, in order.
+pub type UpdateSink = Box<dyn Fn(RunUpdate) + Send + Sync>;
+
+/// How long a list waits for the watcher's first scan before reading the runs itself.
+const FIRST_SCAN_WAIT: Duration = Duration::from_secs(120);
+
+/// The current watcher, or that one is still on its first scan.
+#[derive(Default)]
+struct Slot {
+    handle: Option<Arc<WatchHandle>>,
+    scanning: bool,
+}
+
+/// The front end's sink, and the `polling` notices of the current watcher (told again to a
+/// front end that subscribes after they were sent: the user must know their directory is
+/// polled). One lock for both, so a notice is neither lost nor told twice.
+#[derive(Default)]
+struct Subscriber {
+    sink: Option<ChangeSink>,
+    notices: Vec<Change>,
+}
+
+/// The open run being followed.
+struct Follower {
+    dir: String,
+    run: String,
+    tail: Tail,
+    /// Last line the view has.
+    shown: u64,
+    token: u64,
+    threshold: u64,
+    sink: UpdateSink,
+}
+
+/// The follower slot holds the follower behind a lock of its own: the slot's lock is only ever
+/// held for a moment (to find or swap the follower), while the follower's lock is held while its
+/// transcript is read. So ending a follow never waits behind the watcher's reading to find it.
+type FollowerCell = Arc<Mutex<Follower>>;
+
+/// The follower and its token (kept outside its lock, so finding it never waits for a read).
+type FollowerSlot = Option<(u64, FollowerCell)>;
+
+#[derive(Default)]
+struct Shared {
+    watcher: (Mutex<Slot>, Condvar),
+    /// Bumped by every start: a slow first scan of an older start must not win.
+    generation: AtomicU64,
+    changes: Mutex<Subscriber>,
+    follower: Mutex<FollowerSlot>,
+    /// The newest follow token seen, and the newest ended. The front end numbers its follows
+    /// in the order the user opens runs; requests may be handled in another order, so a slow
+    /// follow of a run the user already left must not replace the follow of the run they look
+    /// at, nor outlive its own unfollow.
+    latest: AtomicU64,
+    ended: AtomicU64,
+    threshold: AtomicU64,
+}
+
+/// A live session over some runs directories. Cheap to share: clone the `Arc` it lives in.
+#[derive(Default)]
+pub struct LiveSession {
+    shared: Arc<Shared>,
+}
+
+/// Clears `scanning` however the start thread ends (a panic included): a list must not wait
+/// for a scan that will never finish.
+struct ScanDone<'a> {
+    shared: &'a Shared,
+    mine: u64,
+}
+
+impl Drop for ScanDone<'_> {
+    fn drop(&mut self) {
+        let mut slot = lock(&self.shared.watcher.0);
+        if self.shared.generation.load(Ordering::SeqCst) == self.mine {
+            slot.scanning = false;
+            self.shared.watcher.1.notify_all();
+        }
+    }
+}
+
+impl LiveSession {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// (Re)starts watching `dirs`, in the background (the first scan reads every transcript);
+    /// changes go to the sink given to [`LiveSession::subscribe`].
+    pub fn start(&self, dirs: &[String], threshold: u64) {
+        let paths: Vec<PathBuf> = dirs
+            .iter()
+            .map(PathBuf::from)
+            .filter(|p| p.is_dir())
+            .collect();
+        let shared = self.shared.clone();
+        shared.threshold.store(threshold, Ordering::SeqCst);
+        let opts = RunOptions {
+            threshold,
+            ..RunOptions::default()
+        };
+        let mine = shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        // The previous watcher stops now; its thread ends when its channel closes.
+        *lock(&shared.watcher.0) = Slot {
+            handle: None,
+            scanning: true,
+        };
+        lock(&shared.changes).notices.clear();
+        std::thread::spawn(move || shared.run_watcher(&paths, opts, mine));
+    }
+
+    /// Sends every change to `sink` from now on, after the `polling` notices already sent. A
+    /// new front end numbers its follows from 1 again.
+    pub fn subscribe(&self, sink: ChangeSink) {
+        let mut sub = lock(&self.shared.changes);
+        for notice in &sub.notices {
+            sink(notice.clone());
+        }
+        sub.sink = Some(sink);
+        self.shared.latest.store(0, Ordering::SeqCst);
+        self.shared.ended.store(0, Ordering::SeqCst);
+    }
+
+    /// Run `run` of `dir` as the watcher knows it, without reading its transcript again:
+    /// `None` when the watcher is still on its first scan (or does not watch `dir`), `Some(None)`
+    /// when there is no such run.
+    pub fn run(&self, dir: &str, run: &str) -> Option<Option<Run>> {
+        let handle = self.shared.handle(false)?;
+        handle.watches(dir).then(|| handle.run(dir, run))
+    }
+
+    /// The runs of each of `dirs` as the watcher knows them, waiting for its first scan (so
+    /// that at start the transcripts are read once, not by the watcher and the list each): a
+    /// `None` for a directory it does not watch (missing, unreadable), or for all while no
+    /// watcher runs.
+    pub fn watched_runs(&self, dirs: &[String]) -> Vec<Option<Vec<Run>>> {
+        let handle = self.shared.handle(true);
+        dirs.iter()
+            .map(|d| handle.as_ref().and_then(|h| h.runs(d)))
+            .collect()
+    }
+
+    /// The list of every run of `dirs`: from the watcher's models, or read from disk (through
+    /// `open`) for a directory it does not know and for all when `reread` asks for it. A
+    /// directory that cannot be read is in the list with its error, and no runs.
+    pub fn list(
+        &self,
+        dirs: &[String],
+        reread: bool,
+        open: impl Fn(&str) -> Result<RunsDir>,
+    ) -> RunList {
+        let watched = if reread {
+            vec![None; dirs.len()]
+        } else {
+            self.watched_runs(dirs)
+        };
+        let mut list = RunList {
+            dirs: Vec::with_capacity(dirs.len()),
+            runs: Vec::new(),
+        };
+        for ((i, path), watched) in dirs.iter().enumerate().zip(watched) {
+            let listed = match watched {
+                Some(runs) => Ok(runs),
+                None => open(path).and_then(|d| d.list()),
+            };
+            let (runs, error) = match listed {
+                Ok(runs) => (runs, None),
+                Err(e) => (Vec::new(), Some(e.message)),
+            };
+            list.dirs.push(DirStatus {
+                path: path.clone(),
+                error,
+                runs: runs.len() as u64,
+            });
+            list.runs
+                .extend(runs.into_iter().map(|run| RunRow { dir: i as u32, run }));
+        }
+        list
+    }
+
+    /// The runs named, as they stand now: from the watcher's models (no transcript read again)
+    /// or, while it is still on its first scan, read from disk through `open`. A key of a
+    /// directory `open` refuses (no longer shown) is left out, not an error.
+    pub fn rows(
+        &self,
+        keys: Vec<RunKey>,
+        open: impl Fn(&str) -> Result<RunsDir>,
+    ) -> Result<Vec<RunPatch>> {
+        let mut patches = Vec::with_capacity(keys.len());
+        for key in keys {
+            let run = match self.run(&key.dir, &key.run) {
+                Some(known) => known,
+                None => match open(&key.dir) {
+                    Ok(dir) => dir.list_one(&key.run)?,
+                    Err(_) => continue,
+                },
+            };
+            patches.push(RunPatch {
+                dir: key.dir,
+                id: key.run,
+                run,
+            });
+        }
+        Ok(patches)
+    }
+
+    /// Follows `run` of `dir` from after line `shown` (what the view already has): its new
+    /// timeline entries and figures go to `sink`, each event once, until
+    /// [`unfollow`](Self::unfollow) of `token` or a newer follow. Reads the transcript up to
+    /// where the view is, so call it off any thread that must not wait.
+    pub fn follow(
+        &self,
+        dir: String,
+        run: String,
+        shown: u64,
+        token: u64,
+        sink: UpdateSink,
+    ) -> Result<()> {
+        // A name like `../x` is no run: nothing outside the directory is read.
+        if !is_valid_run_id(&run) {
+            let message = format!("{run:?} is not a run id");
+            return Err(Error::new(ErrorCode::UnknownRun, message));
+        }
+        let shared = &self.shared;
+        if shared.latest.fetch_max(token, Ordering::SeqCst) > token || shared.stale(token) {
+            return Ok(()); // a newer follow came first, or this one already ended
+        }
+        let threshold = shared.threshold.load(Ordering::SeqCst);
+        let tail = Tail::new(Path::new(&dir), &run, follow_opts(threshold));
+        let mut f = Follower {
+            dir,
+            run,
+            tail,
+            shown,
+            token,
+            threshold,
+            sink,
+        };
+        // Read up to where the view is before the follower is seen: the watcher's changes keep
+        // flowing meanwhile, and find no follower for this run yet.
+        f.advance(false, shared);
+        let cell = Arc::new(Mutex::new(f));
+        // Held until the catch-up below is done, so a change the watcher handles meanwhile
+        // waits for it and then finds nothing left to send (each event once, in order).
+        let mut f = lock(&cell);
+        {
+            let mut slot = lock(&shared.follower);
+            if shared.stale(token) {
+                return Ok(());
+            }
+            *slot = Some((token, cell.clone()));
+        }
+        // Lines that landed since the read above, whose changes found no follower.
+        f.advance(false, shared);
+        Ok(())
+    }
+
+    /// Ends follow `token` (not a newer one), also when it is still starting. When it returns,
+    /// the follow sends nothing more; it may wait for a read of the followed run in progress,
+    /// so call it off any thread that must not wait.
+    pub fn unfollow(&self, token: u64) {
+        let shared = &self.shared;
+        shared.ended.fetch_max(token, Ordering::SeqCst);
+        let ended = {
+            let mut slot = lock(&shared.follower);
+            match slot.take() {
+                Some((t, cell)) if t == token => Some(cell),
+                other => {
+                    *slot = other;
+                    None
+                }
+            }
+        };
+        // Wait for a read in progress: it checks `ended` before it sends.
+        if let Some(cell) = ended {
+            drop(lock(&cell));
+        }
+    }
+}
+
+impl Shared {
+    /// Whether follow `token` is no longer the one to keep.
+    fn stale(&self, token: u64) -> bool {
+        self.latest.load(Ordering::SeqCst) != token || self.ended.load(Ordering::SeqCst) >= token
+    }
+
+    /// The current watcher, once its first scan is done (waiting for it with `wait`).
+    fn handle(&self, wait: bool) -> Option<Arc<WatchHandle>> {
+        let (slot, scanned) = &self.watcher;
+        let mut slot = lock(slot);
+        if wait {
+            slot = scanned
+                .wait_timeout_while(slot, FIRST_SCAN_WAIT, |s| s.scanning)
+                .map_or_else(|e| e.into_inner().0, |(s, _)| s);
+        }
+        slot.handle.clone()
+    }
+
+    /// The watcher thread of start `mine`: first scan, then every change forwarded and the
+    /// followed run advanced, until a newer start takes over.
+    fn run_watcher(&self, paths: &[PathBuf], opts: RunOptions, mine: u64) {
+        let done = ScanDone { shared: self, mine };
+        let started = match poll_asked(false) {
+            Some(reason) => watch_polling(paths, opts, &reason),
+            None => watch(paths, opts),
+        };
+        let (handle, rx) = match started {
+            Ok(started) => started,
+            Err(e) => {
+                tracing::warn!("watching {paths:?} failed: {e}; lists read the runs themselves");
+                return;
+            }
+        };
+        // What the first scan reported is in the watcher's models, which the list is read
+        // from: only the polling notices are news to the front end.
+        for change in rx.try_iter() {
+            if let Change::Polling { .. } = change {
+                self.forward(change);
+            }
+        }
+        {
+            let mut slot = lock(&self.watcher.0);
+            if self.generation.load(Ordering::SeqCst) != mine {
+                return; // a newer start took over while this one scanned
+            }
+            slot.handle = Some(Arc::new(handle));
+        }
+        drop(done);
+        for change in rx {
+            if self.generation.load(Ordering::SeqCst) != mine {
+                return;
+            }
+            self.forward(change.clone());
+            self.advance_follower(&change);
+        }
+    }
+
+    /// Sends `change` to the front end, and keeps it when it is a polling notice.
+    fn forward(&self, change: Change) {
+        let mut sub = lock(&self.changes);
+        if let Change::Polling { .. } = change {
+            sub.notices.push(change.clone());
+        }
+        if let Some(sink) = sub.sink.as_ref() {
+            sink(change);
+        }
+    }
+
+    /// Reads the followed run's new lines when `change` is about it.
+    fn advance_follower(&self, change: &Change) {
+        let (dir, run) = match change {
+            Change::Appended { dir, run, .. }
+            | Change::Reset { dir, run, .. }
+            | Change::ValuesRemoved { dir, run }
+            | Change::ValueFilesRemoved { dir, run, .. } => (dir, run),
+            _ => return,
+        };
+        let reread = matches!(
+            change,
+            Change::ValuesRemoved { .. } | Change::ValueFilesRemoved { .. }
+        );
+        // Found under the slot's lock, read under the follower's own.
+        let cell = lock(&self.follower).clone();
+        if let Some((_, cell)) = cell {
+            let mut f = lock(&cell);
+            if &f.dir == dir && &f.run == run {
+                f.advance(reread, self);
+            }
+        }
+    }
+}
+
+fn follow_opts(threshold: u64) -> RunOptions {
+    RunOptions {
+        threshold,
+        now_ms: now_ms(),
+        ..RunOptions::default()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // What a panicking holder leaves is plain data: go on with it.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Follower {
+    /// Reads what was appended and sends what the view does not have yet, unless the follow
+    /// ended meanwhile.
+    fn advance(&mut self, reread: bool, shared: &Shared) {
+        if reread {
+            // Value files were removed: retention states changed; read the run again.
+            self.tail = Tail::new(Path::new(&self.dir), &self.run, follow_opts(self.threshold));
+        }
+        let Ok(update) = self.tail.poll() else { return };
+        let events: Vec<TimelineEvent> = update
+            .events
+            .into_iter()
+            .filter(|e| e.line > self.shown)
+            .collect();
+        if let Some(last) = events.last() {
+            self.shown = last.line;
+        }
+        // A replaced transcript, or values gone (retention states changed): the view reloads.
+        let reset = update.reset || reread;
+        if reset {
+            self.shown = self.tail.lines();
+        }
+        if (!events.is_empty() || reset) && !shared.stale(self.token) {
+            (self.sink)(RunUpdate {
+                reset,
+                events,
+                run: self.tail.run(),
+            });
+        }
+    }
+}

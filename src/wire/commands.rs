@@ -1,0 +1,173 @@
+//! The command contract: every command of the desktop app, by name, with its request, response
+//! and streamed item types. The shell's handler for command `x` takes `command::x::Request` and
+//! answers `command::x::Response` (streaming `command::x::Stream` items on a channel when it has
+//! one); the UI's `ipc.ts` calls commands through the generated `Commands` map. So a renamed
+//! command, parameter or field fails a type check on one side or the other, not at run time.
+//!
+//! On the wire a command is invoked with `{ req }` (its request, absent for `()`) and, when it
+//! streams, `{ channel }`.
+
+use super::{ResultRef, Settings};
+use crate::gc::{GcReport, Progress, StorageStats};
+use crate::retained::open::LinesPage;
+use crate::runs::{PeekAnswer, RunDetail, ValueInfo};
+use crate::watch::{Change, RunList, RunPatch, RunUpdate};
+use crate::{Error, ErrorCode};
+use std::collections::BTreeMap;
+use std::path::Path;
+use ts_rs::{Config, TypeVisitor, TS};
+
+#[allow(clippy::wildcard_imports)]
+use super::requests::*;
+
+/// One command of the contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommandSpec {
+    pub name: &'static str,
+    /// Whether it streams items on a channel.
+    pub streams: bool,
+}
+
+macro_rules! contract {
+    ($( $(#[doc = $doc:literal])* $name:ident : $req:ty => $resp:ty $(, stream $item:ty)? ; )*) => {
+        /// Each command's types, in a module named after the command.
+        #[allow(non_snake_case)]
+        pub mod command {
+            $(
+                $(#[doc = $doc])*
+                pub mod $name {
+                    #[allow(unused_imports)]
+                    use super::super::*;
+                    pub type Request = $req;
+                    pub type Response = $resp;
+                    pub type Stream = contract!(@item $($item)?);
+                }
+            )*
+        }
+
+        /// Every command, in the order of the contract.
+        pub const COMMANDS: &[CommandSpec] = &[
+            $( CommandSpec { name: stringify!($name), streams: contract!(@streams $($item)?) } ),*
+        ];
+
+        /// Each command's TypeScript request, response and item types.
+        fn signatures(cfg: &Config) -> Vec<(&'static str, [String; 3])> {
+            vec![$(
+                (
+                    stringify!($name),
+                    [
+                        <$req as TS>::name(cfg),
+                        <$resp as TS>::name(cfg),
+                        <contract!(@item $($item)?) as TS>::name(cfg),
+                    ],
+                )
+            ),*]
+        }
+
+        /// Visits every type the contract names (its dependencies are reached from those).
+        fn visit_all(v: &mut impl TypeVisitor) {
+            $(
+                v.visit::<$req>();
+                v.visit::<$resp>();
+                v.visit::<contract!(@item $($item)?)>();
+            )*
+            v.visit::<Error>();
+            v.visit::<ErrorCode>();
+        }
+    };
+    (@item) => { () };
+    (@item $item:ty) => { $item };
+    (@streams) => { false };
+    (@streams $item:ty) => { true };
+}
+
+contract! {
+    /// The settings the app started with.
+    settings: () => Settings;
+    set_runs_dirs: SetRunsDirsRequest => Settings;
+    /// The system folder picker; `null` when the user cancels.
+    pick_runs_dir: () => Option<String>;
+    list_runs: ListRunsRequest => RunList;
+    run_detail: RunRequest => RunDetail;
+    open_value: ResultRef => ValueInfo;
+    value_lines: ValueLinesRequest => LinesPage;
+    value_text: ValueTextRequest => String;
+    peek_value: PeekValueRequest => PeekAnswer;
+    reveal_value: ResultRef => ();
+    storage: DirRequest => StorageStats;
+    gc_plan: GcPlanRequest => GcReport;
+    gc_apply: DirRequest => GcReport, stream Progress;
+    gc_cancel: () => ();
+    set_pinned: SetPinnedRequest => bool;
+    pinned: DirRequest => Vec<String>;
+    watch_changes: () => (), stream Change;
+    follow_run: FollowRunRequest => (), stream RunUpdate;
+    unfollow_run: UnfollowRunRequest => ();
+    run_rows: RunRowsRequest => Vec<RunPatch>;
+}
+
+/// Writes the TypeScript of every type the contract names into `out`, each in its own file,
+/// and `commands.ts` with the `Commands` map (name → request, response, stream).
+pub fn export_typescript(out: &Path) -> std::io::Result<()> {
+    let cfg = Config::new().with_large_int("number").with_out_dir(out);
+    struct Export<'a> {
+        cfg: &'a Config,
+        /// File name (without `.ts`) of every exported type, for the imports of commands.ts.
+        names: BTreeMap<String, String>,
+        error: Option<ts_rs::ExportError>,
+    }
+    impl TypeVisitor for Export<'_> {
+        fn visit<T: TS + 'static + ?Sized>(&mut self) {
+            if let Some(path) = T::output_path() {
+                let stem = path.with_extension("").to_string_lossy().into_owned();
+                self.names.insert(T::ident(self.cfg), stem);
+                if let Err(e) = T::export_all(self.cfg) {
+                    self.error.get_or_insert(e);
+                }
+            } else {
+                // `Vec<T>`, `Option<T>`: export what they hold.
+                T::visit_dependencies(self);
+                T::visit_generics(self);
+            }
+        }
+    }
+    let mut export = Export {
+        cfg: &cfg,
+        names: BTreeMap::new(),
+        error: None,
+    };
+    visit_all(&mut export);
+    if let Some(e) = export.error {
+        return Err(std::io::Error::other(e.to_string()));
+    }
+    std::fs::write(out.join("commands.ts"), commands_ts(&cfg, &export.names))
+}
+
+fn commands_ts(cfg: &Config, names: &BTreeMap<String, String>) -> String {
+    let mut text = String::from(
+        "// Generated from src/wire/commands.rs: the app's commands by name. Do not edit.\n",
+    );
+    let signatures = signatures(cfg);
+    // Import what the signatures name (an identifier of an exported type, as a whole word).
+    let used = |ident: &str| {
+        signatures.iter().any(|(_, types)| {
+            types.iter().any(|t| {
+                t.split(|c: char| !c.is_alphanumeric() && c != '_')
+                    .any(|w| w == ident)
+            })
+        })
+    };
+    for (ident, stem) in names {
+        if used(ident) {
+            text.push_str(&format!("import type {{ {ident} }} from './{stem}';\n"));
+        }
+    }
+    text.push_str("\nexport interface Commands {\n");
+    for (name, [req, resp, item]) in &signatures {
+        text.push_str(&format!(
+            "  {name}: {{ request: {req}; response: {resp}; stream: {item} }};\n"
+        ));
+    }
+    text.push_str("}\n\nexport type CommandName = keyof Commands;\n");
+    text
+}

@@ -1,0 +1,45 @@
+//! The front ends' wire contract: every command of the desktop app by name, with its request,
+//! response and streamed item types ([`commands`]), and the few types that belong to no model
+//! (settings, a reference to a result). Plain data, no Tauri: the shell passes these through,
+//! and their TypeScript twins, the command map included, are generated into `ui/src/gen/`
+//! (checked by `tests/it/gen_types.rs`).
+
+mod commands;
+mod requests;
+
+pub use commands::{command, export_typescript, CommandSpec, COMMANDS};
+pub use requests::*;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// Where the runs directories came from, in order of precedence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum DirsSource {
+    /// `--runs-dir` on the command line.
+    Cli,
+    /// `$MCTL_RUNS_DIR`.
+    Env,
+    /// Chosen in the app and remembered.
+    Saved,
+    /// The harness's own directory.
+    Default,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Settings {
+    pub runs_dirs: Vec<String>,
+    pub source: DirsSource,
+    pub threshold: u64,
+}
+
+/// Names one tool result: a runs directory (by path), a run id, a tool call id or value id.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ResultRef {
+    pub dir: String,
+    pub run: String,
+    pub call: String,
+}

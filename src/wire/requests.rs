@@ -1,0 +1,115 @@
+//! The request of each app command that takes more than a [`ResultRef`](super::ResultRef): one
+//! struct per command, so that renaming a field here renames it in the generated TypeScript and
+//! every caller that still uses the old name fails the type check.
+
+use crate::gc::GcPolicy;
+use crate::retained::PeekRequest;
+use crate::watch::RunKey;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::ResultRef;
+
+/// Shows these runs directories from now on (and remembers them).
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SetRunsDirsRequest {
+    pub dirs: Vec<String>,
+}
+
+/// The list of runs: from the watcher's models, or with `reread` every transcript read again.
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ListRunsRequest {
+    pub reread: bool,
+}
+
+/// Names one run of a runs directory shown.
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RunRequest {
+    pub dir: String,
+    pub run: String,
+}
+
+/// Names one runs directory shown.
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DirRequest {
+    pub dir: String,
+}
+
+/// A page of a result's full text: `count` lines from line `first` (1-based).
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ValueLinesRequest {
+    pub r: ResultRef,
+    #[ts(type = "number")]
+    pub first: u64,
+    #[ts(type = "number")]
+    pub count: u64,
+}
+
+/// Lines `first..=last` of a result's full text, for the clipboard.
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ValueTextRequest {
+    pub r: ResultRef,
+    #[ts(type = "number")]
+    pub first: u64,
+    #[ts(type = "number")]
+    pub last: u64,
+}
+
+/// A peek of a result (or a stray value file), as `peek_value` answers the model.
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PeekValueRequest {
+    pub r: ResultRef,
+    pub request: PeekRequest,
+}
+
+/// Plans a garbage collection of `dir` with `policy`.
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct GcPlanRequest {
+    pub dir: String,
+    pub policy: GcPolicy,
+}
+
+/// Pins (or unpins) a run.
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SetPinnedRequest {
+    pub dir: String,
+    pub run: String,
+    pub pinned: bool,
+}
+
+/// Follows a run from after line `shown`; `token` numbers the follows of a window in the order
+/// the user opened them.
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct FollowRunRequest {
+    pub dir: String,
+    pub run: String,
+    #[ts(type = "number")]
+    pub shown: u64,
+    #[ts(type = "number")]
+    pub token: u64,
+}
+
+/// Ends follow `token`.
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct UnfollowRunRequest {
+    #[ts(type = "number")]
+    pub token: u64,
+}
+
+/// The runs named, as they stand now.
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RunRowsRequest {
+    pub runs: Vec<RunKey>,
+}

@@ -1,0 +1,329 @@
+//! The live session a front end keeps (`watch::LiveSession`), without any front end: follows,
+//! unfollows, lists and row patches, with sinks that collect what a window would receive.
+
+use crate::support::*;
+use mission_control::runs::{RunOptions, RunsDir};
+use mission_control::watch::{Change, LiveSession, RunKey, RunUpdate};
+use serde_json::json;
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+/// What a sink received, with a way to wait for it: the tests' readiness signal.
+struct Inbox<T> {
+    items: Mutex<Vec<T>>,
+    arrived: Condvar,
+}
+
+impl<T: Clone + Send + 'static> Inbox<T> {
+    fn new() -> Arc<Self> {
+        Arc::new(Self {
+            items: Mutex::new(Vec::new()),
+            arrived: Condvar::new(),
+        })
+    }
+
+    fn sink(self: &Arc<Self>) -> Box<dyn Fn(T) + Send + Sync> {
+        let inbox = self.clone();
+        Box::new(move |item| {
+            inbox.items.lock().unwrap().push(item);
+            inbox.arrived.notify_all();
+        })
+    }
+
+    fn items(&self) -> Vec<T> {
+        self.items.lock().unwrap().clone()
+    }
+
+    /// Waits (at most 20 s) until `done` holds for what arrived; fails the test otherwise.
+    fn wait(&self, what: &str, done: impl Fn(&[T]) -> bool) -> Vec<T> {
+        let items = self.items.lock().unwrap();
+        let (items, timeout) = self
+            .arrived
+            .wait_timeout_while(items, Duration::from_secs(20), |i| !done(i))
+            .unwrap();
+        assert!(!timeout.timed_out(), "waited 20 s for {what}");
+        items.clone()
+    }
+}
+
+fn user_line(run: &str, seq: u64) -> String {
+    format!(
+        "{}\n",
+        json!({"schemaVersion": 1, "runId": run, "seq": seq, "ts": 1_790_000_000_000u64 + seq,
+               "event": {"type": "user_message", "messageId": "u", "text": format!("message {seq}"), "attachments": []}})
+    )
+}
+
+fn append(path: &Path, text: &str) {
+    let mut f = OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
+/// Writes run `id` with `lines` user messages.
+fn write_run(root: &Path, id: &str, lines: u64) {
+    let text: String = (0..lines).map(|s| user_line(id, s)).collect();
+    append(&root.join(format!("{id}.jsonl")), &text);
+}
+
+fn lines_of(updates: &[RunUpdate]) -> Vec<u64> {
+    updates
+        .iter()
+        .flat_map(|u| u.events.iter().map(|e| e.line))
+        .collect()
+}
+
+fn open(root: &Path) -> impl Fn(&str) -> mission_control::Result<RunsDir> + '_ {
+    move |d: &str| {
+        assert_eq!(Path::new(d), root, "only the directory shown is opened");
+        RunsDir::open(d, RunOptions::default())
+    }
+}
+
+/// A started session over `root` whose first scan is done, with a change inbox.
+fn session(root: &Path) -> (LiveSession, Arc<Inbox<Change>>) {
+    let live = LiveSession::new();
+    let dirs = [root.display().to_string()];
+    live.start(&dirs, 20_480);
+    let changes = Inbox::new();
+    live.subscribe(changes.sink());
+    live.watched_runs(&dirs); // waits for the first scan
+    (live, changes)
+}
+
+/// Waits until the watcher has handled every change before this call: a line appended to a
+/// marker run is reported after them, and the session handles changes one at a time (it
+/// forwards a change, then advances the follower, then takes the next).
+fn settle(root: &Path, changes: &Inbox<Change>) {
+    let path = root.join("marker.jsonl");
+    let n = std::fs::read_to_string(&path).map_or(0, |t| t.lines().count()) as u64;
+    append(&path, &user_line("marker", n));
+    changes.wait("the marker's append", |c| {
+        c.iter().any(|c| {
+            matches!(c, Change::Appended { run, lines, .. }
+                if run == "marker" && lines.iter().any(|l| l.line == n + 1))
+        })
+    });
+}
+
+#[test]
+fn a_follow_that_starts_while_lines_land_gets_each_line_once_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    write_run(&root, "r", 50);
+    let (live, _changes) = session(&root);
+    let path = root.join("r.jsonl");
+    let writer = std::thread::spawn(move || {
+        for seq in 50..400 {
+            append(&path, &user_line("r", seq));
+            if seq % 10 == 0 {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+    });
+    let updates = Inbox::new();
+    live.follow(root.display().to_string(), "r".into(), 0, 1, updates.sink())
+        .unwrap();
+    writer.join().unwrap();
+    let got = updates.wait("line 400", |u| lines_of(u).last() == Some(&400));
+    assert_eq!(lines_of(&got), (1..=400).collect::<Vec<_>>());
+    assert_eq!(got.last().unwrap().run.events, 400);
+}
+
+#[test]
+fn a_follow_sends_only_what_the_view_does_not_have() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    write_run(&root, "r", 10);
+    let (live, changes) = session(&root);
+    let updates = Inbox::new();
+    live.follow(
+        root.display().to_string(),
+        "r".into(),
+        10,
+        1,
+        updates.sink(),
+    )
+    .unwrap();
+    append(&root.join("r.jsonl"), &user_line("r", 10));
+    let got = updates.wait("line 11", |u| !lines_of(u).is_empty());
+    settle(&root, &changes);
+    assert_eq!(lines_of(&got), vec![11]);
+    assert_eq!(lines_of(&updates.items()), vec![11]);
+}
+
+#[test]
+fn two_follows_in_a_row_leave_only_the_second_and_an_older_token_never_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    write_run(&root, "a", 3);
+    write_run(&root, "b", 3);
+    let (live, changes) = session(&root);
+    let name = root.display().to_string();
+    let (a, b, late) = (Inbox::new(), Inbox::new(), Inbox::new());
+    live.follow(name.clone(), "a".into(), 3, 1, a.sink())
+        .unwrap();
+    live.follow(name.clone(), "b".into(), 3, 2, b.sink())
+        .unwrap();
+    // Follow 1 handled after follow 2 (requests can be reordered): it must not take over.
+    live.follow(name, "a".into(), 3, 1, late.sink()).unwrap();
+    append(&root.join("a.jsonl"), &user_line("a", 3));
+    append(&root.join("b.jsonl"), &user_line("b", 3));
+    b.wait("b's line 4", |u| lines_of(u) == [4]);
+    settle(&root, &changes);
+    assert!(
+        a.items().is_empty(),
+        "the first follow ended with the second"
+    );
+    assert!(
+        late.items().is_empty(),
+        "an older follow never replaces a newer one"
+    );
+}
+
+#[test]
+fn nothing_is_sent_after_unfollow_returns_even_while_the_run_is_read_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    // A run long enough that reading it again takes a while, with a retained value whose
+    // removal makes the follower read the run again.
+    let content = "a line of a long tool output\n".repeat(2_000);
+    let mut run = RunFile::new(&root, "r");
+    for i in 0..3_000 {
+        run.user(&format!("message {i}"));
+    }
+    run.tool("call_1", "bash", &content, true);
+    run.write();
+    let value = root.join("r.values/call_1.txt");
+    let (live, changes) = session(&root);
+    let name = root.display().to_string();
+    let count = |c: &[Change], added: bool| {
+        c.iter()
+            .filter(|c| match c {
+                Change::ValueFilesAdded { run, .. } => added && run == "r",
+                Change::ValueFilesRemoved { run, .. } => !added && run == "r",
+                _ => false,
+            })
+            .count()
+    };
+    for round in 0..4u64 {
+        if round > 0 {
+            let before = count(&changes.items(), true);
+            std::fs::write(&value, &content).unwrap();
+            changes.wait("the value file back", |c| count(c, true) > before);
+        }
+        let removed = count(&changes.items(), false);
+        let updates = Inbox::new();
+        let token = round + 1;
+        live.follow(name.clone(), "r".into(), 3_002, token, updates.sink())
+            .unwrap();
+        std::fs::remove_file(&value).unwrap();
+        // The removal is seen within a second and makes the follower read the run again:
+        // unfollow at different moments of that.
+        std::thread::sleep(Duration::from_millis(300 * round));
+        live.unfollow(token);
+        let after = updates.items().len();
+        changes.wait("the removal", |c| count(c, false) > removed);
+        settle(&root, &changes);
+        assert_eq!(
+            updates.items().len(),
+            after,
+            "round {round}: sent after unfollow"
+        );
+    }
+}
+
+#[test]
+fn a_list_asked_for_before_the_first_scan_ends_waits_for_it_and_reads_nothing_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    for i in 0..1_500 {
+        write_run(&root, &format!("run_{i:04}"), 20);
+    }
+    let live = LiveSession::new();
+    let dirs = [root.display().to_string()];
+    live.start(&dirs, 20_480);
+    // Asked at once: the scan has barely begun.
+    let opened = AtomicUsize::new(0);
+    let list = live.list(&dirs, false, |d| {
+        opened.fetch_add(1, Ordering::SeqCst);
+        RunsDir::open(d, RunOptions::default())
+    });
+    assert_eq!(
+        opened.load(Ordering::SeqCst),
+        0,
+        "the list came from the watcher"
+    );
+    assert_eq!(list.dirs[0].runs, 1_500);
+    assert_eq!(list.dirs[0].error, None);
+    let from_disk = RunsDir::open(&root, RunOptions::default())
+        .unwrap()
+        .list()
+        .unwrap();
+    let ids = |runs: Vec<String>| runs;
+    assert_eq!(
+        ids(list.runs.iter().map(|r| r.run.id.clone()).collect()),
+        ids(from_disk.iter().map(|r| r.id.clone()).collect())
+    );
+    assert_eq!(list.runs[0].run.events, from_disk[0].events);
+}
+
+#[test]
+fn rows_come_from_the_watcher_and_a_removed_run_is_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    write_run(&root, "a", 2);
+    write_run(&root, "b", 2);
+    let (live, changes) = session(&root);
+    let name = root.display().to_string();
+    append(&root.join("a.jsonl"), &user_line("a", 2));
+    std::fs::remove_file(root.join("b.jsonl")).unwrap();
+    changes.wait("b removed", |c| {
+        c.iter()
+            .any(|c| matches!(c, Change::RunRemoved { run, .. } if run == "b"))
+    });
+    let key = |run: &str| RunKey {
+        dir: name.clone(),
+        run: run.into(),
+    };
+    let rows = live.rows(vec![key("a"), key("b")], open(&root)).unwrap();
+    assert_eq!(rows[0].run.as_ref().map(|r| r.events), Some(3));
+    assert!(rows[1].run.is_none());
+    // A directory the front end no longer shows is left out.
+    let other = RunKey {
+        dir: "/elsewhere".into(),
+        run: "a".into(),
+    };
+    let rows = live
+        .rows(vec![other], |_| {
+            Err(mission_control::Error::new(
+                mission_control::ErrorCode::Invalid,
+                "not shown",
+            ))
+        })
+        .unwrap();
+    assert!(rows.is_empty());
+}
+
+#[test]
+fn a_follow_of_a_name_outside_the_directory_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (live, _) = session(dir.path());
+    let err = live
+        .follow(
+            dir.path().display().to_string(),
+            "../x".into(),
+            0,
+            1,
+            Box::new(|_| {}),
+        )
+        .unwrap_err();
+    assert_eq!(err.code, mission_control::ErrorCode::UnknownRun);
+}
