@@ -4,7 +4,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-pub fn config_dir() -> Option<PathBuf> {
+pub(crate) fn config_dir() -> Option<PathBuf> {
     match std::env::var_os("MCTL_CONFIG_DIR").filter(|v| !v.is_empty()) {
         Some(dir) => Some(PathBuf::from(dir)),
         None => dirs::config_dir().map(|d| d.join("mission-control")),
@@ -12,7 +12,7 @@ pub fn config_dir() -> Option<PathBuf> {
 }
 
 /// A stable key for a runs directory: its canonical path when it exists.
-pub fn dir_key(runs_dir: &Path) -> String {
+pub(crate) fn dir_key(runs_dir: &Path) -> String {
     runs_dir
         .canonicalize()
         .unwrap_or_else(|_| runs_dir.to_path_buf())
@@ -23,7 +23,7 @@ pub fn dir_key(runs_dir: &Path) -> String {
 /// Writes `bytes` to `path` whole or not at all: a temporary file of its own beside it, fsync,
 /// rename. Two writers at once (the app and `mctl`) each write their own temporary file, so
 /// neither can rename the other's half-written bytes into place.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     use std::io::Write;
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)?;

@@ -1,8 +1,33 @@
 //! Mission Control's core: everything that knows the runs-directory format (`docs/runs-dir.md`).
 //! No UI and no Tauri here: the `mctl` CLI and the desktop shell both call these functions.
+//!
+//! The API is what the modules below re-export; their files are internal (`pub(crate)`), so the
+//! front ends cannot come to depend on how a rule is implemented. The main entry points:
+//!
+//! - [`runs::RunsDir`]: a runs directory opened with the run model's settings. [`list`] gives
+//!   every run, [`detail`] one run with its timeline and results, and [`open_value`], [`stub`]
+//!   and [`peek`] are the one door each for a result's full text, its stub and a peek, so the
+//!   CLI and the app cannot disagree.
+//! - [`watch::LiveSession`]: what a front end keeps while it shows runs directories (the
+//!   watcher, the list of runs, the run followed), sending to sinks it is given.
+//! - [`gc::plan`], [`gc::apply`] and [`gc::storage`]: what a garbage collection would delete,
+//!   deleting exactly that, and where the bytes are.
+//! - [`wire::COMMANDS`] and [`wire::export_typescript`]: the desktop app's command contract and
+//!   the TypeScript generated from it.
+//! - [`retained`]: the spec's pure functions on retained values (`value_id`, the stub, peek).
+//!
+//! [`list`]: runs::RunsDir::list
+//! [`detail`]: runs::RunsDir::detail
+//! [`open_value`]: runs::RunsDir::open_value
+//! [`stub`]: runs::RunsDir::stub
+//! [`peek`]: runs::RunsDir::peek
 
-pub mod config;
-pub mod error;
+// A `pub` item that the API does not reach is a mistake: it says "public" and is not.
+#![warn(unreachable_pub)]
+
+pub(crate) mod config;
+pub mod demo;
+mod error;
 pub mod gc;
 pub mod pins;
 pub mod retained;
@@ -12,7 +37,6 @@ pub mod watch;
 pub mod wire;
 
 pub use error::{Error, ErrorCode, Result};
-pub mod demo;
 
 /// The harness's own runs directory on this system (spec A.1): `<app data dir>/runs` for the
 /// bundle identifier `com.pierre.klide`.

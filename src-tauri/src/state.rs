@@ -2,7 +2,7 @@
 //! compare view (each with its line index, so scrolling a 200 MB value reads only its pages).
 
 use mission_control::gc::{GcPolicy, GcReport};
-use mission_control::retained::open::OpenValue;
+use mission_control::retained::OpenValue;
 use mission_control::runs::ValueInfo;
 use mission_control::runs::{RunOptions, RunsDir};
 use mission_control::watch::LiveSession;

@@ -32,7 +32,7 @@ fn hash(rng: &mut Rng, len: usize) -> String {
 
 /// A `package-lock.json` of `packages` entries, pretty-printed: thousands of short lines.
 /// `needle` is one package name guaranteed to be in it.
-pub fn package_lock(rng: &mut Rng, packages: usize, needle: &str) -> String {
+pub(super) fn package_lock(rng: &mut Rng, packages: usize, needle: &str) -> String {
     let mut out = String::from("{\n  \"name\": \"web-console\",\n  \"version\": \"2.4.0\",\n  \"lockfileVersion\": 3,\n  \"requires\": true,\n  \"packages\": {\n");
     let _ = writeln!(
         out,
@@ -73,7 +73,7 @@ pub fn package_lock(rng: &mut Rng, packages: usize, needle: &str) -> String {
 }
 
 /// One line of minified JSON (an API schema): a single enormous line.
-pub fn minified_schema(rng: &mut Rng, paths: usize) -> String {
+pub(super) fn minified_schema(rng: &mut Rng, paths: usize) -> String {
     let mut out = String::from(
         r#"{"openapi":"3.1.0","info":{"title":"Billing API","version":"7.2.0"},"paths":{"#,
     );
@@ -98,7 +98,7 @@ pub fn minified_schema(rng: &mut Rng, paths: usize) -> String {
 }
 
 /// A build log with hundreds of compile lines, some warnings, and the error near the end.
-pub fn build_log(rng: &mut Rng, crates: usize) -> String {
+pub(super) fn build_log(rng: &mut Rng, crates: usize) -> String {
     let mut out = String::from("$ cargo build --release --locked\n    Updating index\n");
     for i in 0..crates {
         let _ = writeln!(out, "   Compiling {}-{i} v{}", name(rng), version(rng));
@@ -134,7 +134,7 @@ pub fn build_log(rng: &mut Rng, crates: usize) -> String {
 }
 
 /// A short test run: inline.
-pub fn test_output(passed: u32, failed: &[&str]) -> String {
+pub(super) fn test_output(passed: u32, failed: &[&str]) -> String {
     let mut out = String::from("running tests\n");
     for f in failed {
         let _ = writeln!(out, "test {f} ... FAILED");
@@ -149,7 +149,7 @@ pub fn test_output(passed: u32, failed: &[&str]) -> String {
 }
 
 /// A source file of `lines` lines, read whole.
-pub fn source_file(rng: &mut Rng, lines: usize) -> String {
+pub(super) fn source_file(rng: &mut Rng, lines: usize) -> String {
     let mut out = String::from("use std::collections::HashMap;\n\n");
     for i in 0..lines {
         match i % 12 {

@@ -9,6 +9,7 @@ mod content;
 mod writer;
 
 use crate::retained::{peek_text, value_id, PeekRequest};
+use crate::runs::layout::{stem_file_name, RunPaths};
 use fastrand::Rng;
 use serde::Serialize;
 use serde_json::json;
@@ -643,14 +644,11 @@ impl Demo<'_> {
         w.done();
         let run = w.id.clone();
         self.save(w, None, None, None)?;
-        let vdir = self.dir.join(format!("{run}.values"));
-        fs::remove_file(vdir.join(format!("{}.txt", value_id(&ids[0]))))?;
+        let paths = RunPaths::new(self.dir, &run);
+        fs::remove_file(paths.value_file(&ids[0]))?;
+        fs::write(paths.value_file(&ids[1]), "overwritten by something else\n")?;
         fs::write(
-            vdir.join(format!("{}.txt", value_id(&ids[1]))),
-            "overwritten by something else\n",
-        )?;
-        fs::write(
-            vdir.join("toolu_00stray.txt"),
+            paths.value_dir().join(stem_file_name("toolu_00stray")),
             content::test_output(3, &["tax::rounding"]).repeat(400),
         )?;
         Ok(())
@@ -686,7 +684,7 @@ impl Demo<'_> {
         let id = format!("run_{start}_0ddba11");
         let s = json!({"id": id, "title": "Migrate CI to the new runners", "status": "done", "model": "claude-sonnet-4-5", "provider": "anthropic", "createdMs": start, "updatedMs": start + 20 * MIN});
         let text = serde_json::to_string_pretty(&s)?;
-        let path = self.dir.join(format!("{id}.summary.json"));
+        let path = RunPaths::new(self.dir, &id).summary();
         fs::write(&path, &text)?;
         writer::set_mtime(&path, start + 20 * MIN)?;
         self.bytes += text.len() as u64;
@@ -696,11 +694,11 @@ impl Demo<'_> {
 
     /// A value directory whose run was deleted.
     fn orphan(&mut self, rng: &mut Rng) -> io::Result<()> {
-        let vdir = self.dir.join("run_1790000000000_deadbeef.values");
-        fs::create_dir_all(&vdir)?;
+        let paths = RunPaths::new(self.dir, "run_1790000000000_deadbeef");
+        fs::create_dir_all(paths.value_dir())?;
         let text = content::build_log(rng, 300);
-        fs::write(vdir.join("toolu_01aaaa.txt"), &text)?;
-        writer::set_mtime(&vdir.join("toolu_01aaaa.txt"), self.now - 45 * DAY)?;
+        fs::write(paths.value_file("toolu_01aaaa"), &text)?;
+        writer::set_mtime(&paths.value_file("toolu_01aaaa"), self.now - 45 * DAY)?;
         self.bytes += text.len() as u64;
         Ok(())
     }

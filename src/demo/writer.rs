@@ -3,13 +3,14 @@
 //! run would have.
 
 use crate::retained::{value_id, DEFAULT_THRESHOLD};
+use crate::runs::layout::RunPaths;
 use serde_json::{json, Value};
 use std::fs::{self, File, FileTimes};
 use std::io::{self, Write};
 use std::path::Path;
 use std::time::{Duration, UNIX_EPOCH};
 
-pub struct RunWriter {
+pub(super) struct RunWriter {
     pub id: String,
     lines: Vec<String>,
     values: Vec<(String, String)>,
@@ -24,7 +25,7 @@ pub struct RunWriter {
 }
 
 impl RunWriter {
-    pub fn new(id: &str, start_ms: i64) -> Self {
+    pub(super) fn new(id: &str, start_ms: i64) -> Self {
         Self {
             id: id.to_owned(),
             lines: Vec::new(),
@@ -39,11 +40,11 @@ impl RunWriter {
     }
 
     /// Moves the clock forward.
-    pub fn wait(&mut self, ms: i64) {
+    pub(super) fn wait(&mut self, ms: i64) {
         self.ts += ms;
     }
 
-    pub fn event(&mut self, mut event: Value) {
+    pub(super) fn event(&mut self, mut event: Value) {
         event["runId"] = json!(self.id);
         event["ts"] = json!(self.ts);
         let line = json!({"schemaVersion": 1, "runId": self.id, "seq": self.seq, "ts": self.ts, "event": event});
@@ -52,16 +53,16 @@ impl RunWriter {
     }
 
     /// A raw line, as is (a corrupt or torn one).
-    pub fn raw_line(&mut self, line: &str) {
+    pub(super) fn raw_line(&mut self, line: &str) {
         self.lines.push(line.to_owned());
         self.seq += 1;
     }
 
-    pub fn started(&mut self, cwd: &str, mode: &str, provider: &str, model: &str) {
+    pub(super) fn started(&mut self, cwd: &str, mode: &str, provider: &str, model: &str) {
         self.event(json!({"type": "run_started", "cwd": cwd, "mode": mode, "provider": provider, "model": model}));
     }
 
-    pub fn user(&mut self, text: &str) {
+    pub(super) fn user(&mut self, text: &str) {
         let id = format!("msg_u{}", self.seq);
         self.event(
             json!({"type": "user_message", "messageId": id, "text": text, "attachments": []}),
@@ -70,7 +71,7 @@ impl RunWriter {
     }
 
     /// An assistant message with optional thinking and tool calls; returns the call ids.
-    pub fn assistant(
+    pub(super) fn assistant(
         &mut self,
         thinking: &str,
         text: &str,
@@ -119,7 +120,7 @@ impl RunWriter {
     /// only.
     // One argument per field of the two events it writes: a struct would only rename them.
     #[allow(clippy::too_many_arguments)]
-    pub fn tool(
+    pub(super) fn tool(
         &mut self,
         id: &str,
         name: &str,
@@ -142,18 +143,18 @@ impl RunWriter {
         self.wait(150);
     }
 
-    pub fn done(&mut self) {
+    pub(super) fn done(&mut self) {
         self.event(json!({"type": "run_result", "result": {"status": "done"}}));
     }
 
-    pub fn error(&mut self, code: &str, message: &str, retryable: bool) {
+    pub(super) fn error(&mut self, code: &str, message: &str, retryable: bool) {
         self.event(json!({"type": "run_error", "error": {"code": code, "message": message, "detail": null, "retryable": retryable}}));
     }
 
     /// Writes the transcript (the last line torn when `torn_tail` is set), value files and
     /// summary. Files get the time of the last event as their modification time, unless
     /// `touched_ms` says otherwise.
-    pub fn write(
+    pub(super) fn write(
         self,
         dir: &Path,
         summary: Option<Value>,
@@ -161,18 +162,18 @@ impl RunWriter {
         touched_ms: Option<i64>,
     ) -> io::Result<u64> {
         let mtime_ms = touched_ms.unwrap_or(self.ts);
+        let paths = RunPaths::new(dir, &self.id);
         let mut written = 0u64;
         if !self.values.is_empty() {
-            let vdir = dir.join(format!("{}.values", self.id));
-            fs::create_dir_all(&vdir)?;
+            fs::create_dir_all(paths.value_dir())?;
             for (vid, content) in &self.values {
-                let path = vdir.join(format!("{vid}.txt"));
+                let path = paths.value_file(vid);
                 fs::write(&path, content)?;
                 set_mtime(&path, mtime_ms)?;
                 written += content.len() as u64;
             }
         }
-        let path = dir.join(format!("{}.jsonl", self.id));
+        let path = paths.transcript();
         let mut f = File::create(&path)?;
         for line in &self.lines {
             f.write_all(line.as_bytes())?;
@@ -186,7 +187,7 @@ impl RunWriter {
         drop(f);
         set_mtime(&path, mtime_ms)?;
         if let Some(summary) = summary {
-            let path = dir.join(format!("{}.summary.json", self.id));
+            let path = paths.summary();
             let text = serde_json::to_string_pretty(&summary)?;
             fs::write(&path, &text)?;
             set_mtime(&path, mtime_ms)?;
@@ -197,7 +198,7 @@ impl RunWriter {
 }
 
 /// Sets a file's modification (and access) time.
-pub fn set_mtime(path: &Path, ms: i64) -> io::Result<()> {
+pub(super) fn set_mtime(path: &Path, ms: i64) -> io::Result<()> {
     let t = UNIX_EPOCH + Duration::from_millis(ms.max(0) as u64);
     File::options()
         .write(true)

@@ -41,7 +41,7 @@ pub(super) struct RunValues {
 
 impl RunValues {
     /// Whether any policy may take this run's files: a run in use or pinned is never touched.
-    pub fn eligible(&self) -> bool {
+    pub(super) fn eligible(&self) -> bool {
         !self.active && !self.pinned
     }
 }

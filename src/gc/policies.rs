@@ -18,7 +18,7 @@ pub(super) struct Selection<'a> {
 }
 
 impl<'a> Selection<'a> {
-    pub fn new(root: &'a Path) -> Self {
+    pub(super) fn new(root: &'a Path) -> Self {
         Self {
             root,
             files: BTreeMap::new(),
@@ -63,7 +63,7 @@ impl<'a> Selection<'a> {
     }
 
     /// The files, in path order.
-    pub fn into_files(self) -> Vec<GcFile> {
+    pub(super) fn into_files(self) -> Vec<GcFile> {
         self.files.into_values().collect()
     }
 }

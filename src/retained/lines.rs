@@ -12,7 +12,7 @@ use std::io;
 use std::ops::ControlFlow;
 
 /// One line in [`LineIndex::checkpoints`] every `STRIDE` lines.
-pub const STRIDE: u64 = 1024;
+pub(crate) const STRIDE: u64 = 1024;
 /// Newlines are counted this many bytes at a time while building an index.
 const BLOCK: usize = 16 * 1024;
 
@@ -158,7 +158,7 @@ fn last_byte(src: &(impl ByteSource + ?Sized)) -> io::Result<Option<u8>> {
 }
 
 /// Number of lines of an in-memory text, by the same model.
-pub fn count_lines(text: &[u8]) -> u64 {
+pub(crate) fn count_lines(text: &[u8]) -> u64 {
     if text.is_empty() {
         return 0;
     }
@@ -172,14 +172,14 @@ pub fn count_lines(text: &[u8]) -> u64 {
 
 /// `bytes` as text for display: invalid UTF-8 shows as U+FFFD. Budgets are charged on the
 /// rendered text, since a replacement character takes 3 bytes where an invalid byte took 1.
-pub fn render(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+pub(crate) fn render(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     String::from_utf8_lossy(bytes)
 }
 
 /// The start of `bytes` rendered as text, at most `max` bytes of it, never splitting a
 /// character; with how many source bytes it shows. Give it a few bytes more than it may show,
 /// so that a character cut by the read is not mistaken for an invalid one.
-pub fn render_prefix(bytes: &[u8], max: usize) -> (String, usize) {
+pub(crate) fn render_prefix(bytes: &[u8], max: usize) -> (String, usize) {
     let mut out = String::new();
     let mut used = 0;
     for chunk in bytes.utf8_chunks() {
@@ -202,7 +202,7 @@ pub fn render_prefix(bytes: &[u8], max: usize) -> (String, usize) {
 }
 
 /// The end of `bytes` rendered as text, at most `max` bytes of it; see [`render_prefix`].
-pub fn render_suffix(bytes: &[u8], max: usize) -> (String, usize) {
+pub(crate) fn render_suffix(bytes: &[u8], max: usize) -> (String, usize) {
     let mut pieces: Vec<(char, usize)> = Vec::new();
     for chunk in bytes.utf8_chunks() {
         pieces.extend(chunk.valid().chars().map(|c| (c, c.len_utf8())));
@@ -224,7 +224,7 @@ pub fn render_suffix(bytes: &[u8], max: usize) -> (String, usize) {
 }
 
 /// The longest prefix of `bytes` of at most `max` bytes that does not split a UTF-8 character.
-pub fn utf8_prefix(bytes: &[u8], max: usize) -> &[u8] {
+pub(crate) fn utf8_prefix(bytes: &[u8], max: usize) -> &[u8] {
     if bytes.len() <= max {
         return bytes;
     }
@@ -234,18 +234,6 @@ pub fn utf8_prefix(bytes: &[u8], max: usize) -> &[u8] {
         cut -= 1;
     }
     &bytes[..cut]
-}
-
-/// The longest suffix of `bytes` of at most `max` bytes that does not split a UTF-8 character.
-pub fn utf8_suffix(bytes: &[u8], max: usize) -> &[u8] {
-    if bytes.len() <= max {
-        return bytes;
-    }
-    let mut cut = bytes.len() - max;
-    while cut < bytes.len() && cut - (bytes.len() - max) < 3 && (bytes[cut] & 0xC0) == 0x80 {
-        cut += 1;
-    }
-    &bytes[cut..]
 }
 
 #[cfg(test)]
@@ -325,11 +313,9 @@ mod tests {
     }
 
     #[test]
-    fn utf8_cuts_never_split_a_character() {
+    fn utf8_cut_never_splits_a_character() {
         let s = "aé調";
         assert_eq!(utf8_prefix(s.as_bytes(), 2), b"a");
         assert_eq!(utf8_prefix(s.as_bytes(), 3), "aé".as_bytes());
-        assert_eq!(utf8_suffix(s.as_bytes(), 2), b"");
-        assert_eq!(utf8_suffix(s.as_bytes(), 3), "調".as_bytes());
     }
 }

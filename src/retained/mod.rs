@@ -1,21 +1,26 @@
 //! Retained values (spec Part B): value ids, the line model, the stub and peek. Each is one
 //! pure function used by every caller: the CLI, the desktop app and GC.
 
-pub mod lines;
-pub mod open;
-pub mod peek;
-pub mod query;
-pub mod source;
-pub mod stub;
-pub mod value_id;
+pub(crate) mod lines;
+pub(crate) mod open;
+pub(crate) mod peek;
+pub(crate) mod query;
+pub(crate) mod source;
+pub(crate) mod stub;
+pub(crate) mod value_id;
 
-pub use lines::{count_lines, LineIndex, LineSpan};
+pub use lines::{LineIndex, LineSpan};
+pub use open::{LinesPage, OpenValue, PageLine, ValueText, PAGE_LINE_MAX, PAGE_MAX_LINES};
 pub use peek::{
     peek, peek_source, peek_text, Peek, PeekError, PeekRequest, PEEK_MAX_BYTES, PEEK_MAX_LINES,
 };
+pub use query::{scan_query_chunked, QueryHit, QueryScan};
 pub use source::{ByteSource, FileSource};
 pub use stub::{stub_for, stub_from_source, stub_layout, Stub, STUB_MAX};
-pub use value_id::{value_file_name, value_id, ValueIdPair};
+pub use value_id::{fnv1a32, value_id, ValueIdPair};
+
+pub(crate) use lines::count_lines;
+pub(crate) use value_id::value_file_name;
 
 /// Default retention threshold: a result longer than this many bytes is retained (spec B.1).
 pub const DEFAULT_THRESHOLD: u64 = 20_480;

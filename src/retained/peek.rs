@@ -16,7 +16,7 @@ pub const PEEK_MAX_LINES: u64 = 400;
 /// Most bytes one peek returns, header and footer included.
 pub const PEEK_MAX_BYTES: usize = 16_384;
 /// A query match on a line longer than this shows a window of this size around the match.
-pub const LONG_LINE: u64 = 512;
+pub(crate) const LONG_LINE: u64 = 512;
 /// Room kept for the footer while lines are added.
 const FOOTER_RESERVE: usize = 256;
 /// Most bytes of the query echoed in the header.

@@ -27,7 +27,7 @@ pub struct QueryScan {
 
 /// Lines of `src` containing `needle`, which must not contain `\n` (so a match never spans
 /// lines) and must not be empty.
-pub fn scan_query(
+pub(crate) fn scan_query(
     src: &(impl ByteSource + ?Sized),
     needle: &[u8],
     keep: usize,
@@ -35,7 +35,7 @@ pub fn scan_query(
     scan_query_chunked(src, needle, keep, SCAN_CHUNK)
 }
 
-/// [`scan_query`] reading `chunk` bytes at a time (at least four needles' worth): small chunks
+/// The query scan, reading `chunk` bytes at a time (at least four needles' worth): small chunks
 /// put read boundaries everywhere, which is how the tests cover every straddling match.
 pub fn scan_query_chunked(
     src: &(impl ByteSource + ?Sized),

@@ -9,7 +9,7 @@ use std::ops::ControlFlow;
 
 /// Size of the buffer used by sequential scans. Big enough that memchr runs at memory speed,
 /// small enough that a peek on any file stays far below its memory budget.
-pub const SCAN_CHUNK: usize = 1 << 20;
+pub(crate) const SCAN_CHUNK: usize = 1 << 20;
 
 /// Random-access, read-only bytes.
 pub trait ByteSource {
@@ -99,7 +99,11 @@ fn read_at_os(file: &File, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
 }
 
 /// Reads exactly `start..end` (clipped to the source), for bounded ranges only.
-pub fn read_range(src: &(impl ByteSource + ?Sized), start: u64, end: u64) -> io::Result<Vec<u8>> {
+pub(crate) fn read_range(
+    src: &(impl ByteSource + ?Sized),
+    start: u64,
+    end: u64,
+) -> io::Result<Vec<u8>> {
     let end = end.min(src.len());
     if start >= end {
         return Ok(Vec::new());
@@ -119,7 +123,7 @@ pub fn read_range(src: &(impl ByteSource + ?Sized), start: u64, end: u64) -> io:
 
 /// Calls `f(offset, chunk)` for consecutive chunks from `start` to the end of the source, until
 /// `f` breaks. Memory use is one [`SCAN_CHUNK`] buffer whatever the source's size.
-pub fn scan_chunks<B>(
+pub(crate) fn scan_chunks<B>(
     src: &(impl ByteSource + ?Sized),
     start: u64,
     mut f: impl FnMut(u64, &[u8]) -> ControlFlow<B>,
@@ -142,7 +146,7 @@ pub fn scan_chunks<B>(
 
 /// Streams `src` and tells whether it holds exactly `expected`. Reads at most one chunk at a
 /// time, so comparing a 1 GiB value file costs no more memory than comparing a small one.
-pub fn same_bytes(src: &(impl ByteSource + ?Sized), expected: &[u8]) -> io::Result<bool> {
+pub(crate) fn same_bytes(src: &(impl ByteSource + ?Sized), expected: &[u8]) -> io::Result<bool> {
     if src.len() != expected.len() as u64 {
         return Ok(false);
     }

@@ -13,7 +13,7 @@ use ts_rs::TS;
 /// Hard upper bound of a stub, in bytes.
 pub const STUB_MAX: usize = 3072;
 /// Budget of each preview (head, tail): gutters, text, cut marks and newlines included.
-pub const PREVIEW_BUDGET: usize = 1024;
+pub(crate) const PREVIEW_BUDGET: usize = 1024;
 /// The tool name is untrusted text; at most this many bytes of it are shown.
 const TOOL_NAME_MAX: usize = 64;
 /// Each preview line takes at least 4 bytes (`1: ` and a newline), so no preview can hold more.

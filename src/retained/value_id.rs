@@ -11,7 +11,7 @@ fn is_clean_char(c: char) -> bool {
 }
 
 /// True when `id` is used unchanged as a value id.
-pub fn is_clean(id: &str) -> bool {
+pub(crate) fn is_clean(id: &str) -> bool {
     !id.is_empty() && id.len() <= CLEAN_MAX && id.chars().all(is_clean_char)
 }
 
@@ -46,7 +46,7 @@ pub fn value_id(tool_call_id: &str) -> String {
 }
 
 /// The file name of a value inside its `<run>.values/` directory.
-pub fn value_file_name(tool_call_id: &str) -> String {
+pub(crate) fn value_file_name(tool_call_id: &str) -> String {
     format!("{}.txt", value_id(tool_call_id))
 }
 

@@ -8,6 +8,7 @@
 //! the transcript (a result that was never retained, or whose file is gone); else the call is
 //! unknown. Opening a result for viewing reads its text the same way.
 
+use super::layout::RunPaths;
 use super::{analyze_run, ResultInfo, RetentionState, RunsDir};
 use crate::error::{Error, ErrorCode, Result};
 use crate::retained::open::{OpenValue, ValueText};
@@ -37,14 +38,37 @@ pub enum TextSource {
     Transcript,
 }
 
-/// A tool result opened for the compare view.
+/// What a value opened for viewing is: a result's retention state, or a stray value file (one
+/// that no result of its run names: the model never saw it, but `peek_value` reads it by id).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum ValueState {
+    Inline,
+    Retained,
+    Unretained,
+    Damaged,
+    Stray,
+}
+
+impl From<RetentionState> for ValueState {
+    fn from(state: RetentionState) -> Self {
+        match state {
+            RetentionState::Inline => ValueState::Inline,
+            RetentionState::Retained => ValueState::Retained,
+            RetentionState::Unretained => ValueState::Unretained,
+            RetentionState::Damaged => ValueState::Damaged,
+        }
+    }
+}
+
+/// A tool result (or a stray value file) opened for the compare view.
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ValueInfo {
     pub tool_call_id: String,
     pub tool: String,
     pub value_id: String,
-    pub state: RetentionState,
+    pub state: ValueState,
     pub ok: bool,
     pub bytes: u64,
     pub lines: u64,
@@ -122,10 +146,10 @@ impl RunsDir {
     pub fn value_file(&self, run: &str, call: &str) -> Result<Option<PathBuf>> {
         let layout = self.layout()?;
         let id = self.resolve_run(&layout, run)?;
-        let Some(dir) = layout.value_dir(&id) else {
+        if layout.value_dir(&id).is_none() {
             return Ok(None);
-        };
-        let path = dir.join(crate::retained::value_file_name(call));
+        }
+        let path = RunPaths::new(self.root(), &id).value_file(call);
         Ok(match fs::symlink_metadata(&path) {
             Ok(m) if m.file_type().is_file() => Some(path),
             _ => None,
@@ -171,9 +195,19 @@ impl RunsDir {
     }
 
     /// A result opened for viewing: its figures, its stub when over the threshold, and its full
-    /// text indexed, read by the same rule as a peek.
+    /// text indexed, read by the same rule as a peek. A stray value file (no result names it)
+    /// opens too, as a peek would read it.
     pub fn open_value(&self, run: &str, call: &str) -> Result<(ValueInfo, OpenValue)> {
-        let found = self.find_result(run, call)?;
+        let found = match self.find_result(run, call) {
+            Ok(found) => found,
+            Err(e) if e.code == ErrorCode::UnknownCall => {
+                let Some(path) = self.value_file(run, call)? else {
+                    return Err(e);
+                };
+                return self.open_stray(call, &path);
+            }
+            Err(e) => return Err(e),
+        };
         let stub = self.stub_of(&found.info, &found.content);
         let info = found.info;
         let file = self.value_file(run, &info.tool_call_id)?;
@@ -189,7 +223,7 @@ impl RunsDir {
             tool_call_id: info.tool_call_id,
             tool: info.tool,
             value_id: info.value_id,
-            state: info.state,
+            state: info.state.into(),
             ok: info.ok,
             bytes: info.bytes,
             lines: info.lines,
@@ -197,6 +231,29 @@ impl RunsDir {
             value_path: file.map(|p| p.to_string_lossy().into_owned()),
             stub,
             context_bytes: info.context_bytes,
+            threshold: self.opts.threshold,
+        };
+        Ok((info, value))
+    }
+
+    /// A value file that no result names: no stub (the model was never shown it) and nothing a
+    /// resume sends for it.
+    fn open_stray(&self, call: &str, path: &Path) -> Result<(ValueInfo, OpenValue)> {
+        let text = ValueText::File(open_file(path)?);
+        let value = OpenValue::new(text).map_err(|e| Error::io("indexing the value", &e))?;
+        let vid = value_id(call);
+        let info = ValueInfo {
+            tool_call_id: vid.clone(),
+            tool: String::new(),
+            value_id: vid,
+            state: ValueState::Stray,
+            ok: true,
+            bytes: value.index.bytes(),
+            lines: value.index.lines(),
+            source: TextSource::File,
+            value_path: Some(path.to_string_lossy().into_owned()),
+            stub: None,
+            context_bytes: 0,
             threshold: self.opts.threshold,
         };
         Ok((info, value))

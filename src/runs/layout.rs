@@ -12,67 +12,67 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-pub const TRANSCRIPT_SUFFIX: &str = ".jsonl";
-pub const SUMMARY_SUFFIX: &str = ".summary.json";
-pub const VALUES_SUFFIX: &str = ".values";
-pub const TEMP_SUFFIX: &str = ".klide-tmp";
+pub(crate) const TRANSCRIPT_SUFFIX: &str = ".jsonl";
+pub(crate) const SUMMARY_SUFFIX: &str = ".summary.json";
+pub(crate) const VALUES_SUFFIX: &str = ".values";
+pub(crate) const TEMP_SUFFIX: &str = ".klide-tmp";
 /// A value file is `<stem>.txt` directly inside a value directory.
-pub const VALUE_EXT: &str = ".txt";
+pub(crate) const VALUE_EXT: &str = ".txt";
 
 /// `<id>.jsonl`: the name of run `id`'s transcript.
-pub fn transcript_name(id: &str) -> String {
+pub(crate) fn transcript_name(id: &str) -> String {
     format!("{id}{TRANSCRIPT_SUFFIX}")
 }
 
 /// `<id>.summary.json`: the name of run `id`'s summary.
-pub fn summary_name(id: &str) -> String {
+pub(crate) fn summary_name(id: &str) -> String {
     format!("{id}{SUMMARY_SUFFIX}")
 }
 
 /// `<id>.values`: the name of run `id`'s value directory.
-pub fn value_dir_name(id: &str) -> String {
+pub(crate) fn value_dir_name(id: &str) -> String {
     format!("{id}{VALUES_SUFFIX}")
 }
 
 /// `<stem>.txt`: the name of a file in a value directory, for a stem as found there. A stem
 /// read from disk need not be a value id (a stray file), so it is used as it is; for a tool
 /// call, [`RunPaths::value_file`] goes through `value_id`.
-pub fn stem_file_name(stem: &str) -> String {
+pub(crate) fn stem_file_name(stem: &str) -> String {
     format!("{stem}{VALUE_EXT}")
 }
 
 /// Every path of one run in its runs directory. The names are spelled only here, so the run
 /// model, the watcher and GC cannot disagree on where a run's files are.
 #[derive(Debug, Clone, Copy)]
-pub struct RunPaths<'a> {
+pub(crate) struct RunPaths<'a> {
     root: &'a Path,
     id: &'a str,
 }
 
 impl<'a> RunPaths<'a> {
-    pub fn new(root: &'a Path, id: &'a str) -> Self {
+    pub(crate) fn new(root: &'a Path, id: &'a str) -> Self {
         Self { root, id }
     }
 
-    pub fn transcript(&self) -> PathBuf {
+    pub(crate) fn transcript(&self) -> PathBuf {
         self.root.join(transcript_name(self.id))
     }
 
-    pub fn summary(&self) -> PathBuf {
+    pub(crate) fn summary(&self) -> PathBuf {
         self.root.join(summary_name(self.id))
     }
 
     /// The transcript and the summary: the entries whose presence makes `id` a run.
-    pub fn run_files(&self) -> [PathBuf; 2] {
+    pub(crate) fn run_files(&self) -> [PathBuf; 2] {
         [self.transcript(), self.summary()]
     }
 
-    pub fn value_dir(&self) -> PathBuf {
+    pub(crate) fn value_dir(&self) -> PathBuf {
         self.root.join(value_dir_name(self.id))
     }
 
     /// The value file of a tool call (or of a value id: `value_id` maps one to itself).
-    pub fn value_file(&self, call: &str) -> PathBuf {
+    pub(crate) fn value_file(&self, call: &str) -> PathBuf {
         self.value_dir().join(value_file_name(call))
     }
 }
@@ -163,17 +163,17 @@ fn strip<'a>(name: &'a str, suffix: &str) -> Option<&'a str> {
 }
 
 /// A regular file, not a link to one: what a listing counts as a transcript or summary.
-pub fn is_regular_file(path: &Path) -> bool {
+pub(crate) fn is_regular_file(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
 }
 
 /// A symbolic link (a linked value directory is never read through).
-pub fn is_link(path: &Path) -> bool {
+pub(crate) fn is_link(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
 /// Whether `id` can name a run: one path component, not `.` or `..`.
-pub fn is_valid_run_id(id: &str) -> bool {
+pub(crate) fn is_valid_run_id(id: &str) -> bool {
     !id.is_empty() && id != "." && id != ".." && !id.contains(['/', '\\', '\0'])
 }
 

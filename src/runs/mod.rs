@@ -1,18 +1,18 @@
 //! A runs directory and its runs: listing, the run model, one run's timeline and results, and
 //! finding a result's full text or value file.
 
-pub mod access;
-pub mod analyze;
-pub mod layout;
-pub mod model;
-pub mod options;
-pub mod summary;
-pub mod timeline;
-pub mod values;
+pub(crate) mod access;
+pub(crate) mod analyze;
+pub(crate) mod layout;
+pub(crate) mod model;
+pub(crate) mod options;
+pub(crate) mod summary;
+pub(crate) mod timeline;
+pub(crate) mod values;
 
-pub use access::{FoundResult, PeekAnswer, StubAnswer, TextSource, ValueInfo};
+pub use access::{FoundResult, PeekAnswer, StubAnswer, TextSource, ValueInfo, ValueState};
 pub use analyze::analyze_run;
-pub use layout::Layout;
+pub use layout::{Layout, RunFiles};
 pub use model::*;
 pub use options::{now_ms, RunOptions, Verify};
 
@@ -143,7 +143,7 @@ impl RunsDir {
 }
 
 /// The order of a listing: most recently active first, then by id.
-pub fn sort_runs(runs: &mut [Run]) {
+pub(crate) fn sort_runs(runs: &mut [Run]) {
     runs.sort_by(|a, b| {
         b.updated_ms
             .cmp(&a.updated_ms)
@@ -152,7 +152,7 @@ pub fn sort_runs(runs: &mut [Run]) {
 }
 
 /// A run that could not be read, as a listing shows it (rather than failing the whole list).
-pub fn unreadable_run(id: &str, error: &dyn std::fmt::Display) -> Run {
+pub(crate) fn unreadable_run(id: &str, error: &dyn std::fmt::Display) -> Run {
     Run {
         id: id.to_owned(),
         title: format!("(unreadable: {error})"),

@@ -51,7 +51,7 @@ pub fn now_ms() -> i64 {
 }
 
 /// A file's modification time in epoch milliseconds: what a run's last activity is told by.
-pub fn modified_ms(meta: &fs::Metadata) -> Option<i64> {
+pub(crate) fn modified_ms(meta: &fs::Metadata) -> Option<i64> {
     let t = meta.modified().ok()?;
     let d = t.duration_since(UNIX_EPOCH).ok()?;
     i64::try_from(d.as_millis()).ok()
@@ -59,7 +59,7 @@ pub fn modified_ms(meta: &fs::Metadata) -> Option<i64> {
 
 /// A file's modification time in nanoseconds, as text (too big for a JSON number a UI reads):
 /// what GC compares before deleting, where a millisecond is too coarse to see a rewrite.
-pub fn mtime_ns(meta: &fs::Metadata) -> String {
+pub(crate) fn mtime_ns(meta: &fs::Metadata) -> String {
     meta.modified()
         .ok()
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())

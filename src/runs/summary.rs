@@ -23,7 +23,7 @@ struct Summary {
 
 /// Adds what the summary at `path` tells to `run`. An unreadable summary is ignored: the
 /// transcript is the source of truth.
-pub fn apply_summary(path: &Path, run: &mut Run, no_transcript: bool, opts: &RunOptions) {
+pub(crate) fn apply_summary(path: &Path, run: &mut Run, no_transcript: bool, opts: &RunOptions) {
     let Ok(bytes) = fs::read(path) else { return };
     let Ok(summary) = serde_json::from_slice::<Summary>(&bytes) else {
         return;

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 /// A text at most `max` bytes long, and its full size when it had to be shortened.
-pub fn shorten(text: &str, max: usize) -> (String, Option<u64>) {
+pub(crate) fn shorten(text: &str, max: usize) -> (String, Option<u64>) {
     if text.len() <= max {
         return (text.to_owned(), None);
     }
@@ -20,7 +20,7 @@ pub fn shorten(text: &str, max: usize) -> (String, Option<u64>) {
 }
 
 /// A JSON value as text: a JSON string shows as its content, anything else as compact JSON.
-pub fn json_text(value: &Value) -> String {
+pub(crate) fn json_text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         other => other.to_string(),
@@ -28,7 +28,7 @@ pub fn json_text(value: &Value) -> String {
 }
 
 /// The event's fields for the timeline (everything but `line`, `seq`, `ts`, filled by the caller).
-pub fn describe(kind: &str, event: &Event) -> TimelineEvent {
+pub(crate) fn describe(kind: &str, event: &Event) -> TimelineEvent {
     let mut t = TimelineEvent {
         kind: kind.to_owned(),
         ..Default::default()

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// A regular `*.txt` file directly inside a value directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ValueFile {
+pub(crate) struct ValueFile {
     /// File name without `.txt`: a value id when the harness wrote it.
     pub stem: String,
     pub path: PathBuf,
@@ -22,7 +22,7 @@ pub struct ValueFile {
 
 /// The value files of a directory, by stem. Symbolic links, subdirectories and files of other
 /// kinds are not value files: they are neither counted nor ever read or collected.
-pub fn list_value_files(dir: &Path) -> io::Result<BTreeMap<String, ValueFile>> {
+pub(crate) fn list_value_files(dir: &Path) -> io::Result<BTreeMap<String, ValueFile>> {
     let mut out = BTreeMap::new();
     for entry in fs::read_dir(dir)? {
         let entry = entry?;
@@ -46,7 +46,7 @@ pub fn list_value_files(dir: &Path) -> io::Result<BTreeMap<String, ValueFile>> {
 
 /// Value file `<stem>.txt` of `dir`, if it is one (a regular file, not a link): what a live run
 /// looks up when a result's line lands after its directory was listed.
-pub fn find_value_file(dir: &Path, stem: &str) -> Option<ValueFile> {
+pub(crate) fn find_value_file(dir: &Path, stem: &str) -> Option<ValueFile> {
     // A value directory that is a link is never read through.
     if !fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
         return None;
@@ -71,7 +71,11 @@ const SAMPLE: usize = 64 * 1024;
 
 /// Whether a value file holds `content`: sizes first, then every byte streamed, or (sampled)
 /// only its first and last [`SAMPLE`] bytes.
-pub fn matches_content(file: &ValueFile, content: &[u8], verify: Verify) -> io::Result<bool> {
+pub(crate) fn matches_content(
+    file: &ValueFile,
+    content: &[u8],
+    verify: Verify,
+) -> io::Result<bool> {
     if file.bytes != content.len() as u64 {
         return Ok(false);
     }

@@ -3,6 +3,10 @@
 //! Parsing is tolerant by design: every field that a reader can live without is optional, an
 //! unknown event type is kept as [`Event::Unknown`], and unknown keys are reported rather than
 //! refused. Only a line that is not a JSON object with an `event` object is unreadable.
+//!
+//! A few fields are parsed though nothing reads them (`#[allow(dead_code)]`). They stay: the
+//! types mirror the schema key for key (for events a test ties them to [`known_event_keys`]),
+//! and a value of the wrong type there makes the line or event invalid.
 
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
@@ -11,12 +15,13 @@ use std::collections::HashMap;
 use ts_rs::TS;
 
 /// The schema version this reader was written for.
-pub const SCHEMA_VERSION: u64 = 1;
+pub(crate) const SCHEMA_VERSION: u64 = 1;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Envelope<'a> {
+pub(crate) struct Envelope<'a> {
     pub schema_version: Option<u64>,
+    #[allow(dead_code)]
     pub run_id: Option<String>,
     pub seq: Option<u64>,
     pub ts: Option<i64>,
@@ -24,7 +29,7 @@ pub struct Envelope<'a> {
     pub event: &'a RawValue,
 }
 
-pub const ENVELOPE_KEYS: &[&str] = &["schemaVersion", "runId", "seq", "ts", "event"];
+pub(crate) const ENVELOPE_KEYS: &[&str] = &["schemaVersion", "runId", "seq", "ts", "event"];
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -52,7 +57,7 @@ pub struct Timing {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum ContentBlock {
+pub(crate) enum ContentBlock {
     Text {
         #[serde(default)]
         text: String,
@@ -72,7 +77,7 @@ pub enum ContentBlock {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct Attachment {
+pub(crate) struct Attachment {
     #[serde(default)]
     pub path: Option<String>,
     #[serde(default)]
@@ -84,12 +89,13 @@ pub struct Attachment {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct ToolResult {
+pub(crate) struct ToolResult {
     #[serde(default = "yes")]
     pub ok: bool,
     #[serde(default)]
     pub content: String,
     #[serde(default)]
+    #[allow(dead_code)]
     pub metadata: Option<Json>,
 }
 
@@ -98,7 +104,7 @@ fn yes() -> bool {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct RunErrorBody {
+pub(crate) struct RunErrorBody {
     #[serde(default)]
     pub code: Option<String>,
     #[serde(default)]
@@ -110,22 +116,25 @@ pub struct RunErrorBody {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     #[serde(default, rename = "workspaceRoot")]
     pub workspace_root: Option<String>,
     #[serde(default)]
+    #[allow(dead_code)]
     pub attachments: Option<Vec<IgnoredAny>>,
     #[serde(default, rename = "lensItems")]
+    #[allow(dead_code)]
     pub lens_items: Option<Vec<IgnoredAny>>,
     #[serde(default, rename = "estimatedTokens")]
     pub estimated_tokens: Option<u64>,
     #[serde(default)]
+    #[allow(dead_code)]
     pub omitted: Option<Json>,
 }
 
 /// Any JSON, for fields a viewer shows but no reader interprets. (A borrowed `RawValue` would
 /// be cheaper, but serde cannot hand one through an internally tagged enum.)
-pub type Json = serde_json::Value;
+pub(crate) type Json = serde_json::Value;
 
 #[derive(Debug, Deserialize)]
 #[serde(
@@ -133,7 +142,7 @@ pub type Json = serde_json::Value;
     rename_all = "snake_case",
     rename_all_fields = "camelCase"
 )]
-pub enum Event {
+pub(crate) enum Event {
     RunStarted {
         cwd: Option<String>,
         mode: Option<String>,
@@ -162,6 +171,7 @@ pub enum Event {
         name: Option<String>,
         input: Option<Json>,
         summary: Option<String>,
+        #[allow(dead_code)]
         capability: Option<Json>,
     },
     ToolCallFinished {
@@ -232,7 +242,7 @@ pub enum Event {
 }
 
 /// Keys each known event type may carry besides `type`, `runId` and `ts`.
-pub fn known_event_keys(event_type: &str) -> Option<&'static [&'static str]> {
+pub(crate) fn known_event_keys(event_type: &str) -> Option<&'static [&'static str]> {
     Some(match event_type {
         "run_started" => &["cwd", "mode", "provider", "model"],
         "context_snapshot" => &["snapshot"],
@@ -265,7 +275,7 @@ const COMMON_EVENT_KEYS: &[&str] = &["type", "runId", "ts"];
 
 /// The keys of a JSON object that are not in `known` (nor common to all events when
 /// `event_keys`), sorted. Values are skipped, not parsed.
-pub fn unknown_keys(raw: &str, known: &[&str], event_keys: bool) -> Vec<String> {
+pub(crate) fn unknown_keys(raw: &str, known: &[&str], event_keys: bool) -> Vec<String> {
     let Ok(map) = serde_json::from_str::<HashMap<String, IgnoredAny>>(raw) else {
         return Vec::new();
     };
@@ -282,7 +292,7 @@ pub fn unknown_keys(raw: &str, known: &[&str], event_keys: bool) -> Vec<String> 
 
 /// Just the `type` of an event, to name an unknown or invalid one.
 #[derive(Deserialize)]
-pub struct EventType {
+pub(crate) struct EventType {
     #[serde(rename = "type")]
     pub kind: String,
 }

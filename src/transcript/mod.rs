@@ -1,7 +1,11 @@
-//! Transcripts (spec A.3): envelopes, events and a tolerant line reader.
+//! Transcripts (spec A.3): envelopes, events and a tolerant line reader. Only `runs` reads
+//! transcripts; of their types, just an assistant message's usage and timing reach the API (in a
+//! timeline event).
 
-pub mod event;
-pub mod reader;
+pub(crate) mod event;
+pub(crate) mod reader;
 
-pub use event::{Event, SCHEMA_VERSION};
-pub use reader::{read_lines, Cursor, RawLine, ReadOutcome};
+pub use event::{Timing, Usage};
+
+pub(crate) use event::SCHEMA_VERSION;
+pub(crate) use reader::{read_lines, Cursor, RawLine};

@@ -12,7 +12,7 @@ use std::path::Path;
 
 /// One complete line of a transcript.
 #[derive(Debug)]
-pub struct RawLine<'a> {
+pub(crate) struct RawLine<'a> {
     /// 1-based position in the file: the only order that counts (`seq` can repeat).
     pub number: u64,
     /// Byte offset of the line's first byte.
@@ -23,7 +23,7 @@ pub struct RawLine<'a> {
 
 /// Where a reader stands in its transcript: everything before `offset` has been read.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Cursor {
+pub(crate) struct Cursor {
     /// Offset just past the last complete line read.
     pub offset: u64,
     /// Number of complete lines before `offset`.
@@ -32,7 +32,7 @@ pub struct Cursor {
 
 /// What one pass over the available bytes found.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ReadOutcome {
+pub(crate) struct ReadOutcome {
     pub cursor: Cursor,
     /// Bytes after the last newline: a torn line still being written (or left by a crash).
     pub pending_bytes: u64,
@@ -44,7 +44,7 @@ const READ_BUFFER: usize = 1 << 20;
 
 /// Reads every complete line from `from` to the current end of `path`, calling `each` for
 /// each, and returns where the next read should start.
-pub fn read_lines(
+pub(crate) fn read_lines(
     path: &Path,
     from: Cursor,
     mut each: impl FnMut(RawLine<'_>),

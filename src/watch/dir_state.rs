@@ -3,8 +3,8 @@
 
 use super::{Change, LineRef, Tail};
 use crate::runs::layout::{
-    is_link, is_regular_file, Layout, RunFiles, SUMMARY_SUFFIX, TEMP_SUFFIX, TRANSCRIPT_SUFFIX,
-    VALUES_SUFFIX,
+    is_link, is_regular_file, summary_name, transcript_name, value_dir_name, Layout, RunFiles,
+    RunPaths, SUMMARY_SUFFIX, TEMP_SUFFIX, TRANSCRIPT_SUFFIX, VALUES_SUFFIX,
 };
 use crate::runs::values::list_value_files;
 use crate::runs::{analyze_run, sort_runs, unreadable_run, Run, RunOptions};
@@ -71,17 +71,17 @@ impl DirState {
         if !self.summaries.contains(id) {
             return None;
         }
-        let summary = self.root.join(format!("{id}{SUMMARY_SUFFIX}"));
+        let paths = RunPaths::new(&self.root, id);
         let mut layout = Layout {
             root: self.root.clone(),
             ..Default::default()
         };
         let files = RunFiles {
             transcript: None,
-            summary: Some(summary),
+            summary: Some(paths.summary()),
         };
         layout.runs.insert(id.to_owned(), files);
-        let values = self.root.join(format!("{id}{VALUES_SUFFIX}"));
+        let values = paths.value_dir();
         if self.values.contains_key(id) {
             layout.value_dirs.insert(id.to_owned(), values);
         } else if is_link(&values) {
@@ -112,7 +112,7 @@ impl DirState {
         let now = SystemTime::now();
         let ids: Vec<String> = self.values.keys().cloned().collect();
         for id in ids {
-            let path = self.root.join(format!("{id}{VALUES_SUFFIX}"));
+            let path = RunPaths::new(&self.root, &id).value_dir();
             let Ok(meta) = std::fs::symlink_metadata(&path) else {
                 continue; // gone: the runs directory's watcher reports it
             };
@@ -163,7 +163,7 @@ impl DirState {
     /// that arrived meanwhile are still reported as appended, exactly once.
     fn reread(&mut self, id: &str) {
         let opts = self.opts_now();
-        if !is_regular_file(&self.root.join(format!("{id}{TRANSCRIPT_SUFFIX}"))) {
+        if !is_regular_file(&RunPaths::new(&self.root, id).transcript()) {
             return self.transcript(id, opts); // gone: said as such
         }
         let Some(t) = self.tails.get_mut(id) else {
@@ -197,17 +197,9 @@ impl DirState {
             .unwrap_or_default();
         let mut all = names.clone();
         // Known runs that vanished are looked at too.
-        all.extend(
-            self.tails
-                .keys()
-                .map(|id| format!("{id}{TRANSCRIPT_SUFFIX}")),
-        );
-        all.extend(self.values.keys().map(|id| format!("{id}{VALUES_SUFFIX}")));
-        all.extend(
-            self.summaries
-                .iter()
-                .map(|id| format!("{id}{SUMMARY_SUFFIX}")),
-        );
+        all.extend(self.tails.keys().map(|id| transcript_name(id)));
+        all.extend(self.values.keys().map(|id| value_dir_name(id)));
+        all.extend(self.summaries.iter().map(|id| summary_name(id)));
         self.touched(&all);
     }
 
@@ -289,8 +281,7 @@ impl DirState {
     }
 
     fn transcript(&mut self, id: &str, opts: RunOptions) {
-        let path = self.root.join(format!("{id}{TRANSCRIPT_SUFFIX}"));
-        if !is_regular_file(&path) {
+        if !is_regular_file(&RunPaths::new(&self.root, id).transcript()) {
             if self.tails.remove(id).is_some() {
                 // With its summary still there the run is one of a summary only now.
                 let change = if self.summaries.contains(id) {

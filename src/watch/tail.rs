@@ -3,9 +3,7 @@
 //! is replaced (another file under the same name) is read again from the start.
 
 use crate::runs::analyze::{Analyzer, FileFigures};
-use crate::runs::layout::{
-    is_link, is_regular_file, SUMMARY_SUFFIX, TRANSCRIPT_SUFFIX, VALUES_SUFFIX,
-};
+use crate::runs::layout::{is_link, is_regular_file, RunPaths};
 use crate::runs::values::{find_value_file, list_value_files};
 use crate::runs::{now_ms, Run, RunOptions, TimelineEvent};
 use crate::transcript::{read_lines, Cursor};
@@ -65,11 +63,12 @@ pub struct Tail {
 
 impl Tail {
     pub fn new(root: &Path, id: &str, opts: RunOptions) -> Self {
-        let values_dir = root.join(format!("{id}{VALUES_SUFFIX}"));
+        let paths = RunPaths::new(root, id);
+        let values_dir = paths.value_dir();
         Self {
             id: id.to_owned(),
-            transcript: root.join(format!("{id}{TRANSCRIPT_SUFFIX}")),
-            summary: root.join(format!("{id}{SUMMARY_SUFFIX}")),
+            transcript: paths.transcript(),
+            summary: paths.summary(),
             analyzer: begin(id, &values_dir, opts),
             values_dir,
             opts,

@@ -1,8 +1,8 @@
 //! The front ends' wire contract: every command of the desktop app by name, with its request,
-//! response and streamed item types ([`commands`]), and the few types that belong to no model
-//! (settings, a reference to a result). Plain data, no Tauri: the shell passes these through,
-//! and their TypeScript twins, the command map included, are generated into `ui/src/gen/`
-//! (checked by `tests/it/gen_types.rs`).
+//! response and streamed item types ([`COMMANDS`], [`command`]), and the few types that belong
+//! to no model (settings, a reference to a result). Plain data, no Tauri: the shell passes these
+//! through, and their TypeScript twins, the command map included, are generated into
+//! `ui/src/gen/` (checked by `tests/it/gen_types.rs`).
 
 mod commands;
 mod requests;

@@ -106,6 +106,11 @@ fn a_peek_reads_by_one_rule_for_the_cli_and_the_app_alike() {
     }
     let stray = mctl_json(dir.path(), &["peek", "r", "nobody", "--query", "x"]);
     assert_eq!(stray["lines"], serde_json::json!([2]));
+    // The app opens a stray value file for viewing by the same rule.
+    let (info, value) = core.open_value("r", "nobody").unwrap();
+    assert_eq!(info.state, mission_control::runs::ValueState::Stray);
+    assert_eq!((info.bytes, info.lines, info.stub.is_none()), (32, 2, true));
+    assert_eq!(value.page(2, 1).unwrap().lines[0].text, "stray x line two");
     // A call with neither a file nor a result is unknown to both.
     let err = core.peek("r", "nobody-else", &query("x")).unwrap_err();
     assert_eq!(err.code, mission_control::ErrorCode::UnknownCall);

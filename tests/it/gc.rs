@@ -29,14 +29,13 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, u64> {
                 let t = fs::read_link(&p).unwrap();
                 out.insert(
                     p,
-                    mission_control::retained::value_id::fnv1a32(t.to_string_lossy().as_bytes())
-                        as u64,
+                    mission_control::retained::fnv1a32(t.to_string_lossy().as_bytes()) as u64,
                 );
             } else {
                 let bytes = fs::read(&p).unwrap();
                 out.insert(
                     p,
-                    u64::from(mission_control::retained::value_id::fnv1a32(&bytes))
+                    u64::from(mission_control::retained::fnv1a32(&bytes))
                         | (bytes.len() as u64) << 32,
                 );
             }
@@ -775,7 +774,7 @@ fn a_journal_left_by_a_killed_apply_is_not_carried_over_once_its_run_is_resumed(
     let journal = serde_json::json!({"runsDir": w.root.canonicalize().unwrap().to_string_lossy(), "createdMs": now_ms(), "files": p.files});
     let name = format!(
         "gc-journal-{:08x}.json",
-        mission_control::retained::value_id::fnv1a32(
+        mission_control::retained::fnv1a32(
             w.root.canonicalize().unwrap().to_string_lossy().as_bytes()
         )
     );

@@ -2,10 +2,9 @@
 //! return short reads put chunk boundaries everywhere, so the streaming code is tested at every
 //! split a 1 GiB file could have.
 
-use mission_control::retained::query::scan_query_chunked;
 use mission_control::retained::{
-    peek, peek_source, stub_for, stub_from_source, value_id, ByteSource, LineIndex, PeekRequest,
-    PEEK_MAX_BYTES, PEEK_MAX_LINES, STUB_MAX,
+    peek, peek_source, scan_query_chunked, stub_for, stub_from_source, value_id, ByteSource,
+    LineIndex, PeekRequest, PEEK_MAX_BYTES, PEEK_MAX_LINES, STUB_MAX,
 };
 use proptest::prelude::*;
 use std::io;

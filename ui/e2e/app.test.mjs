@@ -2,6 +2,7 @@
 // WebDriver (tauri-driver over WebKitWebDriver) under Xvfb, on a `mctl demo` directory plus two
 // big runs. Saves screenshots into docs/ and prints timings (not asserted).
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -53,6 +54,9 @@ before(async () => {
 
 after(async () => {
   await session?.stop();
+  // The app kept its log where the README says, under its own home.
+  const logs = path.join(session.home, 'data', 'app.missioncontrol.desktop', 'logs');
+  assert.ok(fs.readdirSync(logs).some((f) => /^mission-control\.\d{4}-\d{2}-\d{2}\.log$/.test(f)), `a log file in ${logs}`);
   fs.rmSync(runsDir, { recursive: true, force: true });
   console.log('\nTimings (not asserted):');
   for (const [k, v] of Object.entries(timings)) console.log(`  ${k}: ${v} ms`);
@@ -191,6 +195,11 @@ describe('Mission Control desktop app', () => {
     }, 'the GC result');
     assert.match(result, /Deleted 1 files/);
     assert.ok(!fs.existsSync(orphanDir), 'the orphan directory is gone');
+    // The audit log of the app's config directory names the file it deleted.
+    const audit = fs.readFileSync(path.join(session.home, 'mission-control', 'gc-audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(audit.length, 1);
+    assert.equal(path.basename(path.dirname(audit[0].path)), 'run_1790000000000_deadbeef.values');
+    assert.equal(audit[0].reason, 'orphan');
   });
 
   it('grows an open run\'s timeline while its transcript is appended to, and lists new runs', async () => {
@@ -206,6 +215,33 @@ describe('Mission Control desktop app', () => {
     timings['appended event to timeline (after the last append)'] = Date.now() - started;
     liveRun(runsDir, 'run_appeared_live', 1);
     await waitFor(async () => (await browser.$('[data-run="run_appeared_live"]')).isExisting(), 'a new run in the list');
+  });
+
+  it('opens a stray value file and peeks it exactly as mctl peek does', async (t) => {
+    t.after(() => filterList(''));
+    await filterList('invoice module');
+    const id = await waitFor(
+      () => browser.execute(() => [...document.querySelectorAll('[data-run]')].find((e) => e.textContent.includes('Refactor the invoice module'))?.dataset.run),
+      'the invoice refactoring run',
+    );
+    await openRun(id);
+    const stray = await waitFor(async () => {
+      const el = await browser.$('[data-stray="toolu_00stray.txt"]');
+      return (await el.isExisting()) ? el : null;
+    }, 'the stray value file in the run header');
+    await stray.click();
+    await waitFor(async () => (await text('[data-testid="value-state"]')) === 'stray', 'the stray opened');
+    await (await browser.$('[data-testid="peek-mode-query"]')).click();
+    await (await browser.$('[data-testid="peek-input"]')).setValue('FAILED');
+    await (await browser.$('[data-testid="peek-run"]')).click();
+    const shown = await waitFor(async () => {
+      const t = await text('[data-testid="peek-output"]');
+      return t.includes('contain') ? t : null;
+    }, 'the stray peek');
+    const cli = JSON.parse(execFileSync(mctl, ['--runs-dir', runsDir, 'peek', id, 'toolu_00stray', '--query', 'FAILED', '--json'], { encoding: 'utf8' }));
+    assert.equal(cli.source, 'file');
+    assert.equal(shown.trim(), cli.text.trim());
+    await (await browser.$('[data-testid="back"]')).click();
   });
 
   it('shows value files removed by another process as unretained, in the run and in the list', async (t) => {

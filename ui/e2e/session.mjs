@@ -1,5 +1,7 @@
 // Starting the real app under tauri-driver for an end-to-end test file, and waiting helpers.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { remote } from 'webdriverio';
 
@@ -19,15 +21,42 @@ export async function waitFor(fn, what, timeout = 30_000) {
   }
 }
 
+/** Resolves once something listens on `port` of loopback: the driver is ready for a session. */
+async function listening(port) {
+  const open = () =>
+    new Promise((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+  await waitFor(open, `tauri-driver on port ${port}`);
+}
+
+/** The app's environment: the caller's, without any of Mission Control's own variables
+ *  (`MCTL_WATCH=poll`, `MCTL_RUNS_DIR`, `MCTL_CONFIG_DIR` of the shell the tests run in), with a
+ *  home and XDG directories of its own under `scratch`, plus `env`. */
+function appEnv(scratch, env) {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MCTL_')));
+  const dirs = { HOME: 'home', XDG_CONFIG_HOME: 'config', XDG_DATA_HOME: 'data', XDG_CACHE_HOME: 'cache', XDG_STATE_HOME: 'state' };
+  for (const [name, sub] of Object.entries(dirs)) {
+    clean[name] = path.join(scratch, sub);
+    fs.mkdirSync(clean[name], { recursive: true });
+  }
+  return { ...clean, MCTL_CONFIG_DIR: path.join(scratch, 'mission-control'), ...env };
+}
+
 /** Starts tauri-driver on `port` (and `port + 1`) with `env` added, and the app on `runsDir`;
- *  pins and the GC journal go to a scratch config directory beside it. */
+ *  its home, pins and GC journal go to a scratch directory beside it. */
 export async function startApp(runsDir, port, env = {}) {
-  const config = path.join(runsDir, '..', `${path.basename(runsDir)}-config`);
+  const scratch = path.join(runsDir, '..', `${path.basename(runsDir)}-home`);
   const driver = spawn('tauri-driver', ['--port', String(port), '--native-port', String(port + 1)], {
     stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, MCTL_CONFIG_DIR: config, ...env },
+    env: appEnv(scratch, env),
   });
-  await sleep(800);
+  await listening(port);
   const browser = await remote({
     hostname: '127.0.0.1',
     port,
@@ -42,5 +71,5 @@ export async function startApp(runsDir, port, env = {}) {
     await browser.deleteSession().catch(() => {});
     driver.kill();
   };
-  return { browser, stop };
+  return { browser, stop, home: scratch };
 }

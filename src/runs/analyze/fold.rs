@@ -1,0 +1,220 @@
+//! One transcript line folded: the envelope and event checks that report problems, and what
+//! each event adds to the run.
+
+use super::{Analyzer, Terminal};
+use crate::runs::model::{title_of, Problem, ProblemKind, TimelineEvent};
+use crate::runs::timeline::describe;
+use crate::transcript::event::{
+    known_event_keys, unknown_keys, Envelope, Event, EventType, ENVELOPE_KEYS,
+};
+use crate::transcript::{RawLine, SCHEMA_VERSION};
+
+impl Analyzer {
+    fn problem(&mut self, line: u64, kind: ProblemKind, message: String) {
+        if kind.is_unreadable() {
+            self.run.problems += 1;
+            if self.keep_timeline {
+                self.events.push(TimelineEvent {
+                    line,
+                    kind: "unreadable".to_owned(),
+                    problem: Some(message.clone()),
+                    ..Default::default()
+                });
+            }
+        } else if line > 0 {
+            self.run.warnings += 1;
+        }
+        self.problems.push(Problem {
+            line,
+            kind,
+            message,
+        });
+    }
+
+    /// Folds one complete transcript line.
+    pub(crate) fn line(&mut self, line: RawLine<'_>) {
+        let n = line.number;
+        let Ok(text) = std::str::from_utf8(line.bytes) else {
+            return self.problem(n, ProblemKind::Corrupt, "not UTF-8 text".to_owned());
+        };
+        if text.trim().is_empty() {
+            return; // A blank line holds nothing to show.
+        }
+        let env: Envelope = match serde_json::from_str(text) {
+            Ok(env) => env,
+            Err(e) => {
+                return self.problem(
+                    n,
+                    ProblemKind::Corrupt,
+                    format!("not a transcript envelope: {e}"),
+                )
+            }
+        };
+        let kind = match serde_json::from_str::<EventType>(env.event.get()) {
+            Ok(t) => t.kind,
+            Err(e) => {
+                return self.problem(
+                    n,
+                    ProblemKind::Corrupt,
+                    format!("event without a type: {e}"),
+                )
+            }
+        };
+        if let Some(v) = env.schema_version.filter(|&v| v > SCHEMA_VERSION) {
+            self.run.newer_schema = true;
+            if self.newer_versions.insert(v) {
+                let msg = format!("schemaVersion {v} from this line on: written by a newer harness; read as version {SCHEMA_VERSION}");
+                self.problem(n, ProblemKind::NewerSchema, msg);
+            }
+        }
+        let envelope_extra = unknown_keys(text, ENVELOPE_KEYS, false);
+        let Some(known) = known_event_keys(&kind) else {
+            self.problem(
+                n,
+                ProblemKind::UnknownEvent,
+                format!("unknown event type `{kind}`"),
+            );
+            self.note_event(
+                n,
+                &env,
+                TimelineEvent {
+                    kind,
+                    ..Default::default()
+                },
+            );
+            return;
+        };
+        let event_extra = unknown_keys(env.event.get(), known, true);
+        if !envelope_extra.is_empty() || !event_extra.is_empty() {
+            let mut parts = Vec::new();
+            if !envelope_extra.is_empty() {
+                parts.push(format!("envelope: {}", envelope_extra.join(", ")));
+            }
+            if !event_extra.is_empty() {
+                parts.push(format!("{kind}: {}", event_extra.join(", ")));
+            }
+            self.problem(
+                n,
+                ProblemKind::UnknownKeys,
+                format!("unknown keys, ignored ({})", parts.join("; ")),
+            );
+        }
+        let event: Event = match serde_json::from_str(env.event.get()) {
+            Ok(e) => e,
+            Err(e) => {
+                return self.problem(
+                    n,
+                    ProblemKind::Invalid,
+                    format!("invalid {kind} event: {e}"),
+                )
+            }
+        };
+        let mut item = describe(&kind, &event);
+        self.fold(n, line.offset, env.ts, &event, &mut item);
+        self.note_event(n, &env, item);
+    }
+
+    fn note_event(&mut self, n: u64, env: &Envelope<'_>, mut item: TimelineEvent) {
+        self.run.events += 1;
+        if let Some(ts) = env.ts {
+            self.run.started_ms.get_or_insert(ts);
+            self.last_ts = Some(self.last_ts.map_or(ts, |l| l.max(ts)));
+        }
+        if self.keep_timeline {
+            item.line = n;
+            item.seq = env.seq;
+            item.ts = env.ts;
+            self.events.push(item);
+        }
+    }
+
+    fn fold(
+        &mut self,
+        n: u64,
+        offset: u64,
+        ts: Option<i64>,
+        event: &Event,
+        item: &mut TimelineEvent,
+    ) {
+        let run = &mut self.run;
+        match event {
+            Event::RunStarted {
+                cwd,
+                mode,
+                provider,
+                model,
+            } => {
+                // Only the first dispatch writes it; keep the first if a file holds several.
+                run.provider = run.provider.take().or_else(|| provider.clone());
+                run.model = run.model.take().or_else(|| model.clone());
+                run.mode = run.mode.take().or_else(|| mode.clone());
+                run.cwd = run.cwd.take().or_else(|| cwd.clone());
+            }
+            Event::UserMessage { text, .. } => {
+                run.dispatches += 1;
+                self.last_user_line = Some(n);
+                if run.title.is_empty() {
+                    run.title = title_of(text);
+                }
+            }
+            Event::AssistantMessage { usage, timing, .. } => {
+                if let Some(u) = usage {
+                    // Saturating: a hostile figure must not wrap (or panic) the totals.
+                    run.input_tokens = run
+                        .input_tokens
+                        .saturating_add(u.prompt_tokens.unwrap_or(0));
+                    run.output_tokens = run
+                        .output_tokens
+                        .saturating_add(u.completion_tokens.unwrap_or(0));
+                    run.cost_usd += u.cost_usd.unwrap_or(0.0);
+                }
+                if let Some(ms) = timing.as_ref().and_then(|t| t.model_ms) {
+                    run.model_ms += ms;
+                }
+                for call in &item.tool_calls {
+                    self.block_names
+                        .insert(call.tool_call_id.clone(), call.name.clone());
+                }
+            }
+            Event::ToolCallStarted {
+                tool_call_id, name, ..
+            } => {
+                if self.tool_ids.insert(tool_call_id.clone()) {
+                    run.tool_calls += 1;
+                }
+                if let Some(name) = name {
+                    self.names.insert(tool_call_id.clone(), name.clone());
+                }
+                if let Some(ts) = ts {
+                    self.started_ts.insert(tool_call_id.clone(), ts);
+                }
+            }
+            Event::ToolCallFinished {
+                tool_call_id,
+                result,
+            } => {
+                if self.tool_ids.insert(tool_call_id.clone()) {
+                    run.tool_calls += 1;
+                }
+                let info = self.result(n, offset, ts, tool_call_id, result.ok, &result.content);
+                item.tool = Some(info.tool.clone());
+                self.results.push(info.clone());
+                item.result = Some(info);
+            }
+            Event::RunResult { .. } => self.last_terminal = Some((n, Terminal::Done)),
+            Event::ContextCompacted { .. } => run.compacted_at_line = Some(n),
+            Event::RunError { error } => {
+                let code = error.as_ref().and_then(|e| e.code.clone());
+                let terminal = if code.as_deref() == Some("aborted") {
+                    Terminal::Cancelled
+                } else {
+                    Terminal::Error
+                };
+                self.last_terminal = Some((n, terminal));
+                run.error_code = code;
+                run.error_message = error.as_ref().and_then(|e| e.message.clone());
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! One result classified (spec B.1): inline, retained, unretained or damaged, by its size and
+//! its value file, and what it costs in the model's context.
+
+use super::Analyzer;
+use crate::retained::{count_lines, stub_for, value_id};
+use crate::runs::layout::stem_file_name;
+use crate::runs::model::{Problem, ProblemKind, ResultInfo, RetentionState};
+use crate::runs::values::{find_value_file, matches_content};
+
+impl Analyzer {
+    fn tool_name(&self, id: &str) -> String {
+        self.names
+            .get(id)
+            .or_else(|| self.block_names.get(id))
+            .cloned()
+            .unwrap_or_else(|| "tool".to_owned())
+    }
+
+    /// Classifies one result (spec B.1) and adds it to the run's figures.
+    pub(super) fn result(
+        &mut self,
+        n: u64,
+        offset: u64,
+        ts: Option<i64>,
+        id: &str,
+        ok: bool,
+        content: &str,
+    ) -> ResultInfo {
+        let tool = self.tool_name(id);
+        if !self.tool_names.contains(&tool) {
+            self.tool_names.insert(tool.clone());
+        }
+        let vid = value_id(id);
+        let bytes = content.len() as u64;
+        self.matched_values.insert(vid.clone());
+        if bytes > self.opts.threshold && !self.values.contains_key(&vid) {
+            let found = self
+                .values_dir
+                .as_deref()
+                .and_then(|d| find_value_file(d, &vid));
+            if let Some(file) = found {
+                self.add_value(file);
+            }
+        }
+        let file = self.values.get(&vid);
+        let state = if bytes <= self.opts.threshold {
+            RetentionState::Inline
+        } else {
+            match file.map(|f| matches_content(f, content.as_bytes(), self.opts.verify)) {
+                None => RetentionState::Unretained,
+                Some(Ok(true)) => RetentionState::Retained,
+                Some(Ok(false)) => RetentionState::Damaged,
+                Some(Err(e)) => {
+                    let msg = format!("value file {} cannot be read: {e}", stem_file_name(&vid));
+                    self.problems.push(Problem {
+                        line: n,
+                        kind: ProblemKind::Run,
+                        message: msg,
+                    });
+                    RetentionState::Damaged
+                }
+            }
+        };
+        let run = &mut self.run;
+        run.results += 1;
+        match state {
+            RetentionState::Inline => run.inline += 1,
+            RetentionState::Retained => {
+                run.retained += 1;
+                run.retained_bytes = run.retained_bytes.saturating_add(bytes);
+            }
+            RetentionState::Unretained => {
+                run.unretained += 1;
+                run.unretained_bytes = run.unretained_bytes.saturating_add(bytes);
+            }
+            RetentionState::Damaged => run.damaged += 1,
+        }
+        // Spec B.5: a resume sends the stub whenever the value file exists (it does not compare
+        // bytes), so a damaged result costs a stub too.
+        let context_bytes = match state {
+            RetentionState::Retained | RetentionState::Damaged => {
+                stub_for(&vid, &tool, content).len() as u64
+            }
+            _ => bytes,
+        };
+        ResultInfo {
+            tool_call_id: id.to_owned(),
+            tool,
+            ok,
+            bytes,
+            lines: count_lines(content.as_bytes()),
+            state,
+            value_id: vid,
+            line: n,
+            value_file_bytes: file.map(|f| f.bytes),
+            context_bytes,
+            started_ms: self.started_ts.get(id).copied(),
+            finished_ms: ts,
+            offset,
+        }
+    }
+}
