@@ -11,6 +11,24 @@ pub(crate) fn config_dir() -> Option<PathBuf> {
     }
 }
 
+/// Where Mission Control keeps what it can always rebuild (the index): `$MCTL_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/mission-control`, else `~/.cache/mission-control`.
+pub(crate) fn cache_dir() -> Option<PathBuf> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(dir) = var("MCTL_CACHE_DIR") {
+        return Some(dir);
+    }
+    // The XDG rule: a relative path is invalid and ignored.
+    if let Some(xdg) = var("XDG_CACHE_HOME").filter(|p| p.is_absolute()) {
+        return Some(xdg.join("mission-control"));
+    }
+    dirs::home_dir().map(|h| h.join(".cache").join("mission-control"))
+}
+
 /// A stable key for a runs directory: its canonical path when it exists.
 pub(crate) fn dir_key(runs_dir: &Path) -> String {
     runs_dir

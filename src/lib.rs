@@ -14,6 +14,8 @@
 //!   deleting exactly that, and where the bytes are.
 //! - [`wire::COMMANDS`] and [`wire::export_typescript`]: the desktop app's command contract and
 //!   the TypeScript generated from it.
+//! - [`index::RunIndex`]: what a listing derives, kept between runs in the cache directory so
+//!   that a listing costs what changed (used by [`list`] unless turned off).
 //! - [`retained`]: the spec's pure functions on retained values (`value_id`, the stub, peek).
 //!
 //! [`list`]: runs::RunsDir::list
@@ -29,6 +31,7 @@ pub(crate) mod config;
 pub mod demo;
 mod error;
 pub mod gc;
+pub mod index;
 pub mod pins;
 pub mod retained;
 pub mod runs;

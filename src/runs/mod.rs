@@ -27,6 +27,10 @@ pub struct RunsDir {
     pub opts: RunOptions,
     /// Mission Control's own config directory (pins, GC journal).
     config: Option<PathBuf>,
+    /// Whether listings go through the index (`--no-index`, `MCTL_NO_INDEX=1`).
+    indexed: bool,
+    /// Where the index is kept (`$MCTL_CACHE_DIR`, else the user's cache directory).
+    cache: Option<PathBuf>,
 }
 
 impl RunsDir {
@@ -37,6 +41,8 @@ impl RunsDir {
                 root,
                 opts,
                 config: crate::config::config_dir(),
+                indexed: !crate::index::disabled_by_env(),
+                cache: crate::config::cache_dir(),
             }),
             Ok(_) => Err(Error::new(
                 ErrorCode::RunsDir,
@@ -58,6 +64,31 @@ impl RunsDir {
         self.config.as_deref()
     }
 
+    /// The same runs directory, listed through the index or not (`--no-index`).
+    pub fn with_index(mut self, indexed: bool) -> Self {
+        self.indexed = indexed;
+        self
+    }
+
+    /// Whether listings go through the index.
+    pub fn indexed(&self) -> bool {
+        self.indexed
+    }
+
+    /// The same runs directory with its index in `cache` (tests, a cache of one's own).
+    pub fn with_cache_dir(mut self, cache: impl Into<PathBuf>) -> Self {
+        self.cache = Some(cache.into());
+        self
+    }
+
+    /// The index of this runs directory, opened (or made); `None` when it is turned off or
+    /// cannot be used now (said on the log).
+    pub fn index(&self) -> Option<crate::index::RunIndex> {
+        self.indexed
+            .then(|| crate::index::RunIndex::open(self.cache.as_deref(), &self.root))
+            .flatten()
+    }
+
     /// The same runs directory with its own config directory (tests, several users).
     pub fn with_config_dir(mut self, config: impl Into<PathBuf>) -> Self {
         self.config = Some(config.into());
@@ -75,17 +106,15 @@ impl RunsDir {
     pub fn list(&self) -> Result<Vec<Run>> {
         let _span = tracing::info_span!("runs_list", dir = %self.root.display()).entered();
         let layout = self.layout()?;
-        let mut runs = Vec::with_capacity(layout.runs.len());
         let opts = RunOptions {
             verify: Verify::Sampled,
             ..self.opts
         };
-        runs.extend(
-            layout
-                .runs
-                .keys()
-                .filter_map(|id| list_row(&layout, id, &opts)),
-        );
+        let read = |id: &str| list_row(&layout, id, &opts);
+        let mut runs = match self.index() {
+            Some(mut index) => index.list(&layout, &opts, read),
+            None => layout.runs.keys().filter_map(|id| read(id)).collect(),
+        };
         sort_runs(&mut runs);
         tracing::debug!(runs = runs.len(), "listed the runs directory");
         Ok(runs)

@@ -2,10 +2,10 @@
 //! read them from `mctl ... --json`. Add fields freely; never rename or drop one.
 
 use crate::transcript::event::{Timing, Usage};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum RunStatus {
     Running,
@@ -54,7 +54,7 @@ impl RetentionState {
 }
 
 /// One run: a transcript, a summary, or both.
-#[derive(Debug, Clone, Default, Serialize, TS)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Run {
     pub id: String,

@@ -159,16 +159,23 @@ impl LiveSession {
             .collect()
     }
 
-    /// The list of every run of `dirs`: from the watcher's models, or read from disk (through
-    /// `open`) for a directory it does not know and for all when `reread` asks for it. A
-    /// directory that cannot be read is in the list with its error, and no runs.
+    /// The list of every run of `dirs`. A directory with an index is listed through it (what
+    /// changed is read, the rest comes from the index), without waiting for the watcher's first
+    /// scan; one without is listed from the watcher's models, waiting for that scan so that the
+    /// transcripts are not read twice, or read from disk (through `open`) when the watcher does
+    /// not know it or `reread` asks for it. A directory that cannot be read is in the list with
+    /// its error, and no runs.
     pub fn list(
         &self,
         dirs: &[String],
         reread: bool,
         open: impl Fn(&str) -> Result<RunsDir>,
     ) -> RunList {
-        let watched = if reread {
+        let indexed: Vec<bool> = dirs
+            .iter()
+            .map(|d| open(d).is_ok_and(|d| d.index().is_some()))
+            .collect();
+        let watched = if reread || indexed.iter().all(|i| *i) {
             vec![None; dirs.len()]
         } else {
             self.watched_runs(dirs)
@@ -179,8 +186,8 @@ impl LiveSession {
         };
         for ((i, path), watched) in dirs.iter().enumerate().zip(watched) {
             let listed = match watched {
-                Some(runs) => Ok(runs),
-                None => open(path).and_then(|d| d.list()),
+                Some(runs) if !indexed[i] => Ok(runs),
+                _ => open(path).and_then(|d| d.list()),
             };
             let (runs, error) = match listed {
                 Ok(runs) => (runs, None),

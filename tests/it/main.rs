@@ -5,6 +5,7 @@ mod demo;
 mod fixtures;
 mod gc;
 mod gen_types;
+mod index;
 mod layout;
 mod peek_golden;
 mod props;

@@ -83,7 +83,7 @@ fn lines_of(updates: &[RunUpdate]) -> Vec<u64> {
 fn open(root: &Path) -> impl Fn(&str) -> mission_control::Result<RunsDir> + '_ {
     move |d: &str| {
         assert_eq!(Path::new(d), root, "only the directory shown is opened");
-        RunsDir::open(d, RunOptions::default())
+        Ok(open_runs_dir(Path::new(d), RunOptions::default()))
     }
 }
 
@@ -240,39 +240,77 @@ fn nothing_is_sent_after_unfollow_returns_even_while_the_run_is_read_again() {
     }
 }
 
+/// 1,500 runs of 20 lines each: enough that a first scan takes a while.
+fn many_runs(root: &Path) {
+    for i in 0..1_500 {
+        write_run(root, &format!("run_{i:04}"), 20);
+    }
+}
+
+fn ids(runs: impl Iterator<Item = String>) -> Vec<String> {
+    runs.collect()
+}
+
 #[test]
-fn a_list_asked_for_before_the_first_scan_ends_waits_for_it_and_reads_nothing_twice() {
+fn without_an_index_a_list_asked_for_before_the_first_scan_ends_waits_for_it() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_path_buf();
-    for i in 0..1_500 {
-        write_run(&root, &format!("run_{i:04}"), 20);
-    }
+    many_runs(&root);
     let live = LiveSession::new();
     let dirs = [root.display().to_string()];
     live.start(&dirs, 20_480);
-    // Asked at once: the scan has barely begun.
-    let opened = AtomicUsize::new(0);
+    // Asked at once: the scan has barely begun. The list must not read the transcripts a
+    // second time: it waits for the watcher's models.
+    let listed = AtomicUsize::new(0);
     let list = live.list(&dirs, false, |d| {
-        opened.fetch_add(1, Ordering::SeqCst);
-        RunsDir::open(d, RunOptions::default())
+        let dir = RunsDir::open(d, RunOptions::default())?.with_index(false);
+        listed.fetch_add(1, Ordering::SeqCst);
+        Ok(dir)
     });
     assert_eq!(
-        opened.load(Ordering::SeqCst),
-        0,
-        "the list came from the watcher"
+        listed.load(Ordering::SeqCst),
+        1,
+        "opened once, to see it has no index"
     );
     assert_eq!(list.dirs[0].runs, 1_500);
     assert_eq!(list.dirs[0].error, None);
     let from_disk = RunsDir::open(&root, RunOptions::default())
         .unwrap()
+        .with_index(false)
         .list()
         .unwrap();
-    let ids = |runs: Vec<String>| runs;
     assert_eq!(
-        ids(list.runs.iter().map(|r| r.run.id.clone()).collect()),
-        ids(from_disk.iter().map(|r| r.id.clone()).collect())
+        ids(list.runs.iter().map(|r| r.run.id.clone())),
+        ids(from_disk.iter().map(|r| r.id.clone()))
     );
     assert_eq!(list.runs[0].run.events, from_disk[0].events);
+}
+
+#[test]
+fn with_an_index_a_list_comes_from_it_without_waiting_for_the_first_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    many_runs(&root);
+    let open = |d: &str| Ok(RunsDir::open(d, RunOptions::default())?.with_cache_dir(cache.path()));
+    let dirs = [root.display().to_string()];
+    // A first list makes the index; a second session's list reads it.
+    let first = LiveSession::new().list(&dirs, false, open);
+    let live = LiveSession::new();
+    live.start(&dirs, 20_480);
+    let list = live.list(&dirs, false, open);
+    let from_disk = RunsDir::open(&root, RunOptions::default())
+        .unwrap()
+        .with_index(false)
+        .list()
+        .unwrap();
+    for l in [&first, &list] {
+        assert_eq!(l.dirs[0].runs, 1_500);
+        assert_eq!(
+            serde_json::to_value(l.runs.iter().map(|r| &r.run).collect::<Vec<_>>()).unwrap(),
+            serde_json::to_value(&from_disk).unwrap()
+        );
+    }
 }
 
 #[test]

@@ -37,6 +37,17 @@ pub fn mctl_command() -> Command {
     cmd
 }
 
+/// A runs directory opened in the test process, its index (if it is used) in the test home's
+/// cache, never the user's.
+pub fn open_runs_dir(
+    root: &Path,
+    opts: mission_control::runs::RunOptions,
+) -> mission_control::runs::RunsDir {
+    mission_control::runs::RunsDir::open(root, opts)
+        .expect("a runs directory")
+        .with_cache_dir(test_home().join("cache"))
+}
+
 pub fn mctl(dir: &Path, args: &[&str]) -> Output {
     mctl_command()
         .arg("--runs-dir")

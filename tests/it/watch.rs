@@ -561,14 +561,13 @@ fn the_watcher_polls_when_asked_and_says_so() {
 
 #[test]
 fn the_watchers_list_is_the_list_a_whole_read_gives() {
-    use mission_control::runs::RunsDir;
     let demo = tempfile::tempdir().unwrap();
     mission_control::demo::write_demo(demo.path(), 5, now_ms()).unwrap();
     let tolerant = fixture("tolerant");
     for root in [tolerant.path(), demo.path()] {
         let (handle, _rx) = watch(&[root.to_path_buf()], opts()).unwrap();
         let watched = handle.runs(&root.display().to_string()).unwrap();
-        let listed = RunsDir::open(root, opts()).unwrap().list().unwrap();
+        let listed = open_runs_dir(root, opts()).list().unwrap();
         assert!(listed.len() >= 8, "{} runs", listed.len());
         assert_eq!(
             serde_json::to_value(&watched).unwrap(),

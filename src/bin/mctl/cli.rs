@@ -23,6 +23,10 @@ pub struct Global {
     /// The runs directory [default: $MCTL_RUNS_DIR, else the harness's own location]
     #[arg(long, global = true, value_name = "DIR")]
     pub runs_dir: Option<PathBuf>,
+    /// Read every run's files instead of taking unchanged runs from the index (also
+    /// `MCTL_NO_INDEX=1`)
+    #[arg(long, global = true)]
+    pub no_index: bool,
     /// Print JSON for scripts instead of text for people
     #[arg(long, global = true)]
     pub json: bool,
@@ -74,6 +78,13 @@ pub enum Command {
         /// machine; also `MCTL_WATCH=poll`)
         #[arg(long)]
         poll: bool,
+    },
+    /// The index of the runs directory: where it is, what it holds, when it was brought up to
+    /// date
+    Index {
+        /// Empty it and read every run again
+        #[arg(long)]
+        rebuild: bool,
     },
     /// Write a realistic demo runs directory
     Demo {

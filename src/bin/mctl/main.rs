@@ -7,6 +7,7 @@ mod demo;
 mod full;
 mod gc;
 mod human;
+mod index;
 mod logging;
 mod output;
 mod peek;
@@ -60,6 +61,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Pin { run } => pins::pin(dir()?, &run, true, g.json),
         Command::Unpin { run } => pins::pin(dir()?, &run, false, g.json),
         Command::Pins => pins::list(dir()?, g.json),
+        Command::Index { rebuild } => index::run(dir()?, rebuild, g.json),
         Command::Demo { dir, seed, now } => demo::run(&dir, seed, now, g.json),
     }
 }

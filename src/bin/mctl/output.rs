@@ -23,7 +23,12 @@ pub fn runs_dir(g: &Global) -> anyhow::Result<RunsDir> {
         now_ms: now_ms(),
         ..RunOptions::default()
     };
-    Ok(RunsDir::open(root, opts)?)
+    let dir = RunsDir::open(root, opts)?;
+    Ok(if g.no_index {
+        dir.with_index(false)
+    } else {
+        dir
+    })
 }
 
 pub fn print_json(value: &impl Serialize) -> anyhow::Result<()> {

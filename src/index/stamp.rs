@@ -1,0 +1,91 @@
+//! What proves a run's files unchanged since the index read them: size, modification time in
+//! nanoseconds and inode of its transcript, its summary and its value directory.
+//!
+//! A value directory's own stamp stands for the files in it: value files are written whole and
+//! renamed into place, and adding, renaming or removing a file changes the directory's time.
+//! Times are only as fine as the file system keeps them, so a stamp is trusted only when every
+//! time in it is [`SETTLED_MS`] older than the moment the run was read (as git does for its
+//! "racily clean" entries): a file changed twice within one tick is read again.
+
+use std::fs::Metadata;
+use std::path::Path;
+use std::time::UNIX_EPOCH;
+
+/// How long a file must have been left alone before its stamp proves it unchanged.
+pub(crate) const SETTLED_MS: i64 = 2_000;
+
+/// One file's stamp, or its absence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileStamp {
+    pub len: u64,
+    pub mtime_ns: i128,
+    pub ino: u64,
+}
+
+impl FileStamp {
+    /// The stamp of `path` (not following a final symbolic link), `None` when it is not there.
+    pub(crate) fn of(path: &Path) -> Option<Self> {
+        std::fs::symlink_metadata(path)
+            .ok()
+            .map(|m| Self::from_meta(&m))
+    }
+
+    pub(crate) fn from_meta(meta: &Metadata) -> Self {
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .map(|t| match t.duration_since(UNIX_EPOCH) {
+                Ok(d) => d.as_nanos() as i128,
+                Err(e) => -(e.duration().as_nanos() as i128),
+            })
+            .unwrap_or(0);
+        #[cfg(unix)]
+        let ino = std::os::unix::fs::MetadataExt::ino(meta);
+        #[cfg(not(unix))]
+        let ino = 0;
+        Self {
+            len: meta.len(),
+            mtime_ns,
+            ino,
+        }
+    }
+
+    fn mtime_ms(&self) -> i64 {
+        i64::try_from(self.mtime_ns.div_euclid(1_000_000)).unwrap_or(i64::MAX)
+    }
+}
+
+/// The stamps of one run's files, with the settings the run model depends on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RunStamp {
+    pub transcript: Option<FileStamp>,
+    pub summary: Option<FileStamp>,
+    pub values: Option<FileStamp>,
+    pub threshold: u64,
+}
+
+impl RunStamp {
+    /// The stamp as a string kept in the index: equal strings, equal stamps.
+    pub(crate) fn key(&self) -> String {
+        let one = |s: &Option<FileStamp>| match s {
+            Some(s) => format!("{}:{}:{}", s.len, s.mtime_ns, s.ino),
+            None => "-".to_owned(),
+        };
+        format!(
+            "t={};s={};v={};th={}",
+            one(&self.transcript),
+            one(&self.summary),
+            one(&self.values),
+            self.threshold
+        )
+    }
+
+    /// Whether every file in the stamp had been left alone for [`SETTLED_MS`] when the run was
+    /// read at `read_ms`.
+    pub(crate) fn settled_at(&self, read_ms: i64) -> bool {
+        [&self.transcript, &self.summary, &self.values]
+            .into_iter()
+            .flatten()
+            .all(|s| s.mtime_ms().saturating_add(SETTLED_MS) < read_ms)
+    }
+}

@@ -1,0 +1,269 @@
+//! The index file: SQLite (WAL, so readers never wait for a writer and any number of `mctl`
+//! processes and the app share it), one file per runs directory in the cache directory.
+//!
+//! It is a cache: whatever is wrong with the file (not a database, cut short, written by a newer
+//! Mission Control, made for another runs directory) it is renamed aside and built again, and a
+//! cache directory that cannot be written leaves the caller to read the runs itself.
+
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The layout of the tables; a file with a higher `user_version` is a newer Mission Control's.
+pub const SCHEMA: i64 = 1;
+/// What the `meta` table's `app` says in an index of ours.
+const APP: &str = "mission-control-index";
+/// How long a writer waits for another process's transaction before giving up.
+const BUSY_WAIT: Duration = Duration::from_secs(20);
+
+/// One run as the index keeps it.
+pub(crate) struct Row {
+    pub stamp: String,
+    pub read_ms: i64,
+    /// When the run's status is told by the clock: the instant its running window starts.
+    pub clock_since_ms: Option<i64>,
+    /// The run, as JSON.
+    pub run: Vec<u8>,
+    /// The run's floating-point figures, kept exactly: text of a float read back by serde_json
+    /// may differ in its last bit (`costUsd`, `modelMs`).
+    pub floats: [f64; 2],
+}
+
+pub(crate) struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+/// Why an index file was not used as it is.
+#[derive(Debug)]
+pub(crate) enum Unusable {
+    /// Something is wrong with the file: set it aside and build a new one.
+    Bad(String),
+    /// Another process is setting the file up (turning on its write-ahead log): try again.
+    Busy(String),
+    /// The cache directory or the file cannot be written (or SQLite failed otherwise): read
+    /// the runs without an index.
+    Unavailable(String),
+}
+
+impl Store {
+    /// Opens (creating it if need be) the index of runs directory `runs_dir` at `path`.
+    pub(crate) fn open(path: &Path, runs_dir: &str) -> Result<Self, Unusable> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags)
+            .map_err(|e| Unusable::Unavailable(format!("opening {}: {e}", path.display())))?;
+        conn.busy_timeout(BUSY_WAIT)
+            .map_err(|e| Unusable::Unavailable(e.to_string()))?;
+        let store = Self {
+            conn,
+            path: path.to_path_buf(),
+        };
+        store.check(runs_dir)?;
+        Ok(store)
+    }
+
+    /// Sets up a new file, or proves an existing one ours, sound and of this schema.
+    fn check(&self, runs_dir: &str) -> Result<(), Unusable> {
+        let bad = |e: rusqlite::Error| classify(&e);
+        // Any read of a file that is not a database fails here ("file is not a database").
+        let version: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(bad)?;
+        if version > SCHEMA {
+            return Err(Unusable::Bad(format!(
+                "written by a newer Mission Control (schema {version}, this one reads {SCHEMA})"
+            )));
+        }
+        let mode: String = self
+            .conn
+            .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+            .map_err(bad)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(Unusable::Unavailable(format!(
+                "the index cannot use write-ahead logging here (journal mode {mode})"
+            )));
+        }
+        if version == 0 {
+            self.create(runs_dir).map_err(bad)?;
+        }
+        let check: String = self
+            .conn
+            .query_row("PRAGMA quick_check", [], |r| r.get(0))
+            .map_err(bad)?;
+        if check != "ok" {
+            return Err(Unusable::Bad(format!("damaged ({check})")));
+        }
+        let meta = |key: &str| -> Result<Option<String>, Unusable> {
+            self.conn
+                .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+                .optional()
+                .map_err(bad)
+        };
+        if meta("app")?.as_deref() != Some(APP) {
+            return Err(Unusable::Bad("not an index of Mission Control".to_owned()));
+        }
+        match meta("runs_dir")? {
+            Some(d) if d == runs_dir => Ok(()),
+            Some(d) => Err(Unusable::Bad(format!(
+                "made for another runs directory ({d})"
+            ))),
+            None => Err(Unusable::Bad("names no runs directory".to_owned())),
+        }
+    }
+
+    /// The tables of a new index. Two processes may get here at once: the second finds the
+    /// schema made and changes nothing.
+    fn create(&self, runs_dir: &str) -> rusqlite::Result<()> {
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        let made = self.conn.execute_batch(&format!(
+            "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+             CREATE TABLE IF NOT EXISTS runs (
+                 id TEXT PRIMARY KEY,
+                 stamp TEXT NOT NULL,
+                 read_ms INTEGER NOT NULL,
+                 clock_since_ms INTEGER,
+                 run BLOB NOT NULL,
+                 cost_usd REAL NOT NULL,
+                 model_ms REAL NOT NULL
+             ) WITHOUT ROWID;
+             INSERT OR IGNORE INTO meta (key, value) VALUES ('app', '{APP}');
+             PRAGMA user_version = {SCHEMA};"
+        ));
+        let named = made.and_then(|()| {
+            self.conn.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('runs_dir', ?1)",
+                [runs_dir],
+            )
+        });
+        match named {
+            Ok(_) => self.conn.execute_batch("COMMIT"),
+            Err(e) => {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                Err(e)
+            }
+        }
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Every run the index holds, by id.
+    pub(crate) fn rows(&self) -> rusqlite::Result<HashMap<String, Row>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT id, stamp, read_ms, clock_since_ms, run, cost_usd, model_ms FROM runs",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                Row {
+                    stamp: r.get(1)?,
+                    read_ms: r.get(2)?,
+                    clock_since_ms: r.get(3)?,
+                    run: r.get(4)?,
+                    floats: [r.get(5)?, r.get(6)?],
+                },
+            ))
+        })?;
+        rows.collect()
+    }
+
+    /// Writes the runs read again and forgets the runs that are gone, in one transaction.
+    pub(crate) fn update(
+        &mut self,
+        put: &[(String, Row)],
+        gone: &[String],
+        now_ms: i64,
+    ) -> rusqlite::Result<()> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        {
+            let mut insert = tx.prepare(
+                "INSERT OR REPLACE INTO runs
+                 (id, stamp, read_ms, clock_since_ms, run, cost_usd, model_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?;
+            for (id, row) in put {
+                insert.execute(params![
+                    id,
+                    row.stamp,
+                    row.read_ms,
+                    row.clock_since_ms,
+                    row.run,
+                    row.floats[0],
+                    row.floats[1]
+                ])?;
+            }
+            let mut delete = tx.prepare("DELETE FROM runs WHERE id = ?1")?;
+            for id in gone {
+                delete.execute([id])?;
+            }
+            tx.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('updated_ms', ?1)",
+                [now_ms.to_string()],
+            )?;
+        }
+        tx.commit()
+    }
+
+    /// How many runs the index holds, and when it was last brought up to date.
+    pub(crate) fn summary(&self) -> rusqlite::Result<(u64, Option<i64>)> {
+        let runs: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM runs", [], |r| r.get(0))?;
+        let updated: Option<String> = self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = 'updated_ms'", [], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        Ok((runs as u64, updated.and_then(|u| u.parse().ok())))
+    }
+
+    /// Empties the index (a rebuild reads every run again).
+    pub(crate) fn clear(&mut self) -> rusqlite::Result<()> {
+        self.conn.execute("DELETE FROM runs", [])?;
+        self.conn
+            .execute("DELETE FROM meta WHERE key = 'updated_ms'", [])?;
+        Ok(())
+    }
+}
+
+/// A failure that says the file is not a sound database is a bad file; anything else (read-only,
+/// full, locked for too long) leaves the index unavailable for now.
+fn classify(e: &rusqlite::Error) -> Unusable {
+    use rusqlite::ErrorCode as C;
+    match e.sqlite_error_code() {
+        Some(C::NotADatabase | C::DatabaseCorrupt) => Unusable::Bad(e.to_string()),
+        // SQLite does not wait for a lock while the journal mode changes.
+        Some(C::DatabaseBusy | C::DatabaseLocked) => Unusable::Busy(e.to_string()),
+        _ => Unusable::Unavailable(e.to_string()),
+    }
+}
+
+impl Store {
+    /// The files the index stands for: transcripts, summaries and value files of its runs.
+    pub(crate) fn files(&self) -> rusqlite::Result<u64> {
+        let mut stmt = self.conn.prepare("SELECT stamp, run FROM runs")?;
+        let mut files = 0u64;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let stamp: String = r.get(0)?;
+            let run: Vec<u8> = r.get(1)?;
+            files += u64::from(stamp.contains("t=") && !stamp.contains("t=-;"));
+            files += u64::from(!stamp.contains(";s=-;"));
+            #[derive(serde::Deserialize)]
+            #[serde(rename_all = "camelCase")]
+            struct Values {
+                value_files: u64,
+            }
+            files += serde_json::from_slice::<Values>(&run).map_or(0, |v| v.value_files);
+        }
+        Ok(files)
+    }
+}

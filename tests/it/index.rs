@@ -1,0 +1,577 @@
+//! The index: every answer with it equals the answer without it, after every kind of change,
+//! and a bad, foreign, newer or unwritable index is set aside or bypassed, never trusted.
+
+use crate::support::*;
+use mission_control::runs::{RunOptions, RunsDir, Verify};
+use serde_json::{json, Value};
+use std::fs::{self, File, FileTimes, OpenOptions};
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, UNIX_EPOCH};
+
+/// A clock well after every file's time, so no run counts as running unless a test says so.
+const NOW: i64 = OLD_MS + 10 * 24 * 3600 * 1000;
+
+fn opts() -> RunOptions {
+    RunOptions {
+        now_ms: NOW,
+        ..RunOptions::default()
+    }
+}
+
+fn dir(root: &Path, cache: &Path) -> RunsDir {
+    RunsDir::open(root, opts()).unwrap().with_cache_dir(cache)
+}
+
+/// The listing through the index (`reads`: how many runs it read from their files) and the
+/// listing without it, as JSON.
+fn both(root: &Path, cache: &Path) -> (Value, Value, usize) {
+    let d = dir(root, cache);
+    let layout = d.layout().unwrap();
+    let reads = AtomicUsize::new(0);
+    let sampled = RunOptions {
+        verify: Verify::Sampled,
+        ..opts()
+    };
+    let mut index = d.index().expect("an index");
+    let mut runs = index.list(&layout, &sampled, |id| {
+        reads.fetch_add(1, Ordering::SeqCst);
+        d.clone().with_index(false).list_one(id).unwrap()
+    });
+    runs.sort_by(|a, b| {
+        b.updated_ms
+            .cmp(&a.updated_ms)
+            .then_with(|| a.id.cmp(&b.id))
+    });
+    let indexed = serde_json::to_value(&runs).unwrap();
+    // The public door gives the same.
+    assert_eq!(serde_json::to_value(d.list().unwrap()).unwrap(), indexed);
+    let plain = serde_json::to_value(d.with_index(false).list().unwrap()).unwrap();
+    (indexed, plain, reads.load(Ordering::SeqCst))
+}
+
+/// Sets the time of every file and directory under `root` (and `root`) changed in the last
+/// minute to `ms`: as if it had changed long ago, so that only its stamp can tell the index.
+fn age(root: &Path, ms: i64) {
+    let t = UNIX_EPOCH + Duration::from_millis(ms as u64);
+    let times = FileTimes::new().set_modified(t).set_accessed(t);
+    let recent = |p: &Path| {
+        let modified = fs::symlink_metadata(p).unwrap().modified().unwrap();
+        modified
+            .elapsed()
+            .map_or(true, |e| e < Duration::from_secs(60))
+    };
+    for entry in fs::read_dir(root).unwrap() {
+        let path = entry.unwrap().path();
+        let meta = fs::symlink_metadata(&path).unwrap();
+        if meta.is_dir() {
+            age(&path, ms);
+        } else if meta.is_file() && recent(&path) {
+            File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_times(times)
+                .unwrap();
+        }
+    }
+    if recent(root) {
+        File::open(root).unwrap().set_times(times).unwrap();
+    }
+}
+
+fn user_line(run: &str, seq: u64) -> String {
+    json!({"schemaVersion": 1, "runId": run, "seq": seq, "ts": OLD_MS + seq as i64,
+           "event": {"type": "user_message", "messageId": "u", "text": format!("message {seq}"), "attachments": []}})
+    .to_string()
+}
+
+fn append(path: &Path, text: &str) {
+    OpenOptions::new()
+        .append(true)
+        .open(path)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+}
+
+/// A runs directory of several runs: retained, unretained and stray values, a summary.
+fn sample(root: &Path) {
+    let content = "a line of a long output\n".repeat(2_000);
+    let mut a = RunFile::new(root, "a");
+    a.user("first")
+        .tool("c1", "bash", &content, true)
+        .done()
+        .write();
+    a.value("stray", b"nobody's");
+    let mut b = RunFile::new(root, "b");
+    b.user("second")
+        .tool("c2", "read_file", &content, false)
+        .write();
+    fs::write(
+        root.join("b.summary.json"),
+        r#"{"title": "B", "parentId": "a"}"#,
+    )
+    .unwrap();
+    let mut c = RunFile::new(root, "c");
+    c.user("third").done().write();
+}
+
+fn assert_same(root: &Path, cache: &Path, what: &str) -> usize {
+    let (indexed, plain, reads) = both(root, cache);
+    assert_eq!(indexed, plain, "{what}");
+    reads
+}
+
+#[test]
+fn the_index_answers_as_a_full_read_of_every_fixture_and_the_demo() {
+    let demo = tempfile::tempdir().unwrap();
+    mission_control::demo::write_demo(demo.path(), 1, OLD_MS).unwrap();
+    let fixtures = fixture("tolerant");
+    for root in [demo.path(), fixtures.path()] {
+        age(root, OLD_MS);
+        let cache = tempfile::tempdir().unwrap();
+        let cold = assert_same(root, cache.path(), "cold");
+        assert!(cold > 0);
+        assert_eq!(
+            assert_same(root, cache.path(), "warm"),
+            0,
+            "a warm index reads nothing"
+        );
+    }
+}
+
+#[test]
+fn each_kind_of_change_is_seen_and_only_the_changed_run_is_read() {
+    let runs = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let root = runs.path();
+    sample(root);
+    let mut clock = OLD_MS;
+    let mut step = |what: &str, change: &dyn Fn(), reads: usize| {
+        change();
+        clock += 60_000;
+        age(root, clock); // as if the change were long ago: only the stamps can tell
+        assert_eq!(
+            assert_same(root, cache.path(), what),
+            reads,
+            "runs read after: {what}"
+        );
+        assert_eq!(
+            assert_same(root, cache.path(), what),
+            0,
+            "read again after: {what}"
+        );
+    };
+    step("the first listing", &|| {}, 3);
+    step(
+        "an append",
+        &|| append(&root.join("c.jsonl"), &format!("{}\n", user_line("c", 9))),
+        1,
+    );
+    step(
+        "a torn line",
+        &|| append(&root.join("c.jsonl"), &user_line("c", 10)[..20]),
+        1,
+    );
+    step(
+        "the torn line completed",
+        &|| {
+            append(
+                &root.join("c.jsonl"),
+                &format!("{}\n", &user_line("c", 10)[20..]),
+            )
+        },
+        1,
+    );
+    step(
+        "a transcript replaced by a shorter one",
+        &|| {
+            let mut c = RunFile::new(root, "c");
+            c.user("short").write();
+        },
+        1,
+    );
+    step(
+        "a value file removed",
+        &|| fs::remove_file(root.join("a.values/c1.txt")).unwrap(),
+        1,
+    );
+    step(
+        "a value file added",
+        &|| {
+            fs::write(
+                root.join("a.values/c1.txt"),
+                "a line of a long output\n".repeat(2_000),
+            )
+            .unwrap();
+        },
+        1,
+    );
+    step(
+        "a summary changed",
+        &|| {
+            fs::write(
+                root.join("b.summary.json"),
+                r#"{"title": "B2", "parentId": "c"}"#,
+            )
+            .unwrap();
+        },
+        1,
+    );
+    step(
+        "a run removed",
+        &|| fs::remove_file(root.join("c.jsonl")).unwrap(),
+        0,
+    );
+    step(
+        "a run added",
+        &|| {
+            RunFile::new(root, "d").user("fourth").write();
+        },
+        1,
+    );
+}
+
+#[test]
+fn a_file_changed_within_the_last_moments_is_read_again_whatever_its_stamp() {
+    let runs = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    sample(runs.path());
+    // Run `c` is only its transcript, dated long ago; `a`'s value directory and `b`'s summary
+    // were written just now: a second change in the same clock tick would keep their stamps,
+    // so they are read again until they have been left alone for a moment.
+    assert_eq!(assert_same(runs.path(), cache.path(), "fresh"), 3);
+    assert_eq!(assert_same(runs.path(), cache.path(), "fresh again"), 2);
+    assert_eq!(assert_same(runs.path(), cache.path(), "and again"), 2);
+}
+
+#[test]
+fn a_running_run_from_the_index_turns_interrupted_by_the_clock() {
+    let runs = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let transcript = RunFile::new(runs.path(), "r").user("working").write();
+    set_mtime(&transcript, NOW - 60_000); // changed a minute before NOW: running
+    let d = |now: i64| {
+        let opts = RunOptions {
+            now_ms: now,
+            ..RunOptions::default()
+        };
+        RunsDir::open(runs.path(), opts)
+            .unwrap()
+            .with_cache_dir(cache.path())
+    };
+    let status = |d: RunsDir| d.list().unwrap()[0].status;
+    assert_eq!(status(d(NOW)), mission_control::runs::RunStatus::Running);
+    assert_eq!(
+        status(d(NOW)),
+        mission_control::runs::RunStatus::Running,
+        "from the index"
+    );
+    // An hour later nothing changed on disk: the index's row, told again by the clock.
+    let later = NOW + 3_600_000;
+    assert_eq!(
+        status(d(later)),
+        mission_control::runs::RunStatus::Interrupted
+    );
+    assert_eq!(
+        status(d(later).with_index(false)),
+        mission_control::runs::RunStatus::Interrupted
+    );
+}
+
+/// The index file of `root` in `cache`, after a first listing made it.
+fn index_file(root: &Path, cache: &Path) -> std::path::PathBuf {
+    assert_same(root, cache, "made");
+    let d = dir(root, cache);
+    let status = d.index().unwrap().status(root).unwrap();
+    std::path::PathBuf::from(status.path)
+}
+
+fn set_aside_files(cache: &Path) -> usize {
+    fs::read_dir(cache)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .contains(".bad-")
+        })
+        .count()
+}
+
+/// A way to spoil an index file.
+type Spoil<'a> = &'a dyn Fn(&Path);
+
+#[test]
+fn garbage_a_truncated_file_a_newer_schema_and_a_foreign_index_are_set_aside_and_rebuilt() {
+    let runs = tempfile::tempdir().unwrap();
+    sample(runs.path());
+    age(runs.path(), OLD_MS);
+    let spoil: [(&str, Spoil); 4] = [
+        ("garbage", &|p| fs::write(p, vec![0x5a; 70_000]).unwrap()),
+        ("truncated", &|p| {
+            let len = fs::metadata(p).unwrap().len();
+            OpenOptions::new()
+                .write(true)
+                .open(p)
+                .unwrap()
+                .set_len(len / 2)
+                .unwrap();
+        }),
+        ("newer schema", &|p| {
+            let c = rusqlite_free_set_user_version(p, 99);
+            assert!(c, "set the schema");
+        }),
+        ("foreign", &|p| {
+            let other = tempfile::tempdir().unwrap();
+            sample(other.path());
+            let cache = p.parent().unwrap();
+            let theirs = index_file(other.path(), cache);
+            fs::copy(theirs, p).unwrap();
+        }),
+    ];
+    for (what, spoil) in spoil {
+        let cache = tempfile::tempdir().unwrap();
+        let path = index_file(runs.path(), cache.path());
+        // Nothing else may hold it open while it is spoiled: drop the write-ahead log first.
+        for ext in ["-wal", "-shm"] {
+            let _ = fs::remove_file(format!("{}{ext}", path.display()));
+        }
+        spoil(&path);
+        let reads = assert_same(runs.path(), cache.path(), what);
+        assert_eq!(reads, 3, "{what}: every run read again");
+        assert_eq!(
+            set_aside_files(cache.path()),
+            1,
+            "{what}: the bad file set aside"
+        );
+        assert_eq!(
+            assert_same(runs.path(), cache.path(), what),
+            0,
+            "{what}: rebuilt"
+        );
+    }
+}
+
+/// Sets `PRAGMA user_version` in an SQLite file by hand (offset 60, big-endian), as a newer
+/// Mission Control's index would have it.
+fn rusqlite_free_set_user_version(path: &Path, version: u32) -> bool {
+    let mut bytes = fs::read(path).unwrap();
+    if bytes.len() < 100 || &bytes[..16] != b"SQLite format 3\0" {
+        return false;
+    }
+    bytes[60..64].copy_from_slice(&version.to_be_bytes());
+    fs::write(path, bytes).unwrap();
+    true
+}
+
+#[test]
+fn a_cache_directory_that_cannot_be_written_falls_back_to_reading_the_files() {
+    let runs = tempfile::tempdir().unwrap();
+    sample(runs.path());
+    let blocked = tempfile::tempdir().unwrap();
+    // A file where the cache directory should be: nothing can be created under it (a
+    // read-only directory would not stop the root user the tests may run as).
+    let cache = blocked.path().join("cache");
+    fs::write(&cache, "not a directory").unwrap();
+    let d = dir(runs.path(), &cache.join("mission-control"));
+    assert!(d.index().is_none());
+    let listed = serde_json::to_value(d.list().unwrap()).unwrap();
+    let plain = serde_json::to_value(d.with_index(false).list().unwrap()).unwrap();
+    assert_eq!(listed, plain);
+    // The command line says so in one line and still answers.
+    let out = mctl_command()
+        .env("MCTL_CACHE_DIR", cache.join("mission-control"))
+        .args([
+            "--runs-dir",
+            runs.path().to_str().unwrap(),
+            "runs",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let notice = stderr(&out);
+    assert_eq!(notice.lines().count(), 1, "{notice}");
+    assert!(
+        notice.contains("reading the runs without an index"),
+        "{notice}"
+    );
+}
+
+#[test]
+fn two_processes_refreshing_one_index_at_once_both_answer_right() {
+    let runs = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    for i in 0..300 {
+        let mut r = RunFile::new(runs.path(), &format!("r{i:03}"));
+        r.user(&format!("run {i}")).done().write();
+    }
+    let want = mctl_json(runs.path(), &["runs", "--no-index"]);
+    let start = || {
+        mctl_command()
+            .env("MCTL_CACHE_DIR", cache.path())
+            .args([
+                "--runs-dir",
+                runs.path().to_str().unwrap(),
+                "runs",
+                "--json",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (start(), start());
+    for out in [a.wait_with_output().unwrap(), b.wait_with_output().unwrap()] {
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(
+            stderr(&out),
+            "",
+            "no notice: neither process gave up on the index"
+        );
+        let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn mctl_index_tells_where_it_is_and_what_it_holds_and_rebuilds() {
+    let runs = tempfile::tempdir().unwrap();
+    sample(runs.path());
+    let cache = tempfile::tempdir().unwrap();
+    let index = |args: &[&str]| {
+        let out = mctl_command()
+            .env("MCTL_CACHE_DIR", cache.path())
+            .args([
+                "--runs-dir",
+                runs.path().to_str().unwrap(),
+                "index",
+                "--json",
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let status = index(&[]);
+    assert!(status["path"]
+        .as_str()
+        .unwrap()
+        .starts_with(cache.path().to_str().unwrap()));
+    assert_eq!(status["runs"], 3);
+    // Three transcripts, a summary, two value files (one of them stray).
+    assert_eq!(status["files"], 6);
+    assert!(status["bytes"].as_u64().unwrap() > 0);
+    assert!(status["updatedMs"].as_i64().unwrap() > OLD_MS);
+    let rebuilt = index(&["--rebuild"]);
+    assert_eq!(rebuilt["runs"], 3);
+    let off = mctl_command()
+        .env("MCTL_NO_INDEX", "1")
+        .args(["--runs-dir", runs.path().to_str().unwrap(), "index"])
+        .output()
+        .unwrap();
+    assert_eq!(off.status.code(), Some(1));
+    assert!(stderr(&off).contains("turned off"));
+}
+
+/// One change a property test makes to a runs directory of runs `r0`..`r3`.
+#[derive(Debug, Clone)]
+enum Change {
+    Append(u8),
+    Torn(u8),
+    Complete(u8),
+    Replace(u8),
+    Remove(u8),
+    Add(u8),
+    RemoveValue(u8),
+    AddValue(u8),
+    Summary(u8),
+}
+
+fn apply(root: &Path, change: &Change) {
+    let id = |n: &u8| format!("r{}", n % 4);
+    let transcript = |n: &u8| root.join(format!("{}.jsonl", id(n)));
+    let exists = |n: &u8| transcript(n).exists();
+    let output = "a line of a long output\n".repeat(1_000);
+    match change {
+        Change::Append(n) if exists(n) => {
+            append(&transcript(n), &format!("{}\n", user_line(&id(n), 50)))
+        }
+        Change::Torn(n) if exists(n) => append(&transcript(n), &user_line(&id(n), 51)[..30]),
+        Change::Complete(n) if exists(n) => append(&transcript(n), "\n"),
+        Change::Replace(n) if exists(n) => {
+            RunFile::new(root, &id(n)).user("replaced").write();
+        }
+        Change::Remove(n) => {
+            let _ = fs::remove_file(transcript(n));
+        }
+        Change::Add(n) if !exists(n) => {
+            let mut r = RunFile::new(root, &id(n));
+            r.user("new")
+                .tool(&format!("call{n}"), "bash", &output, true)
+                .done()
+                .write();
+        }
+        Change::RemoveValue(n) => {
+            let _ = fs::remove_file(root.join(format!("{}.values/call{}.txt", id(n), n % 4)));
+        }
+        Change::AddValue(n) => {
+            let dir = root.join(format!("{}.values", id(n)));
+            fs::create_dir_all(&dir).unwrap();
+            fs::write(dir.join(format!("call{}.txt", n % 4)), &output).unwrap();
+        }
+        Change::Summary(n) => {
+            let summary = format!(r#"{{"title": "t{n}", "parentId": "r{}"}}"#, (n + 1) % 4);
+            fs::write(root.join(format!("{}.summary.json", id(n))), summary).unwrap();
+        }
+        _ => {}
+    }
+}
+
+fn change() -> impl proptest::strategy::Strategy<Value = Change> {
+    use proptest::prelude::*;
+    let n = 0u8..8;
+    prop_oneof![
+        n.clone().prop_map(Change::Append),
+        n.clone().prop_map(Change::Torn),
+        n.clone().prop_map(Change::Complete),
+        n.clone().prop_map(Change::Replace),
+        n.clone().prop_map(Change::Remove),
+        n.clone().prop_map(Change::Add),
+        n.clone().prop_map(Change::RemoveValue),
+        n.clone().prop_map(Change::AddValue),
+        n.prop_map(Change::Summary),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 24, ..Default::default() })]
+
+    /// Any sequence of changes, each dated long ago or left fresh: after each, the listing
+    /// through the index is the listing without it.
+    #[test]
+    fn after_any_sequence_of_changes_the_index_answers_as_without_it(
+        steps in proptest::collection::vec((change(), proptest::bool::ANY), 1..10)
+    ) {
+        let runs = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        for n in 0..3u8 {
+            apply(runs.path(), &Change::Add(n));
+        }
+        let mut clock = OLD_MS;
+        for (i, (change, dated)) in steps.iter().enumerate() {
+            apply(runs.path(), change);
+            if *dated {
+                clock += 60_000;
+                age(runs.path(), clock);
+            }
+            let (indexed, plain, _) = both(runs.path(), cache.path());
+            proptest::prop_assert_eq!(indexed, plain, "after step {} ({:?})", i, change);
+        }
+    }
+}
