@@ -15,7 +15,7 @@
 mod stamp;
 pub(crate) mod store;
 
-use crate::runs::layout::{Layout, RunPaths};
+use crate::runs::layout::{summary_name, transcript_name, value_dir_name, Layout, RunFiles};
 use crate::runs::{Run, RunOptions, RunStatus};
 use serde::Serialize;
 use stamp::{FileStamp, RunStamp};
@@ -27,6 +27,8 @@ pub use store::SCHEMA;
 /// The index of one runs directory.
 pub struct RunIndex {
     store: Store,
+    /// The runs directory, canonical, as the index names it.
+    runs_dir: String,
 }
 
 /// What `mctl index` prints.
@@ -82,7 +84,7 @@ impl RunIndex {
             return None;
         }
         match open_store(&path, &runs_dir) {
-            Ok(store) => Some(Self { store }),
+            Ok(store) => Some(Self { store, runs_dir }),
             Err(Unusable::Unavailable(why) | Unusable::Busy(why)) => {
                 tracing::warn!("index: {why}; reading the runs without an index");
                 None
@@ -95,7 +97,7 @@ impl RunIndex {
                     aside.display()
                 );
                 match open_store(&path, &runs_dir) {
-                    Ok(store) => Some(Self { store }),
+                    Ok(store) => Some(Self { store, runs_dir }),
                     Err(Unusable::Bad(why) | Unusable::Unavailable(why) | Unusable::Busy(why)) => {
                         tracing::warn!("index: {why}; reading the runs without an index");
                         None
@@ -114,45 +116,37 @@ impl RunIndex {
         opts: &RunOptions,
         read: impl Fn(&str) -> Option<Run>,
     ) -> Vec<Run> {
-        let known = match self.store.rows() {
+        let rows = match self.store.rows() {
             Ok(rows) => rows,
             Err(e) => {
-                tracing::warn!(
-                    "index: reading {}: {e}; reading every run",
-                    self.store.path().display()
-                );
-                Default::default()
+                self.failed(&e);
+                Vec::new()
             }
         };
-        let mut runs = Vec::with_capacity(layout.runs.len());
+        let had_rows = !rows.is_empty();
+        let (pairs, gone) = merge(layout, rows);
+        let looked = look_up(layout, pairs, opts);
+        let mut runs = Vec::with_capacity(looked.len());
         let mut put = Vec::new();
-        for id in layout.runs.keys() {
-            let stamp = stamp_of(layout, id, opts.threshold);
-            let cached = known
-                .get(id)
-                .filter(|row| row.stamp == stamp.key() && stamp.settled_at(row.read_ms))
-                .and_then(|row| from_row(row, opts));
-            if let Some(run) = cached {
-                runs.push(run);
-                continue;
+        for (id, files, found) in looked {
+            match found {
+                Found::Kept(run) => runs.push(*run),
+                Found::Changed(stamp) => {
+                    // Read now: a file changed while it is read has a later time, and is read
+                    // again next time.
+                    let read_ms = crate::runs::now_ms();
+                    let Some(run) = read(id) else { continue };
+                    if let Some(row) = to_row(&run, &stamp, files, read_ms) {
+                        put.push((id.clone(), row));
+                    }
+                    runs.push(run);
+                }
             }
-            // Read now: a file changed while it is read has a later time, and is read again.
-            let read_ms = crate::runs::now_ms();
-            let Some(run) = read(id) else { continue };
-            if let Some(row) = to_row(&run, &stamp, layout, id, read_ms) {
-                put.push((id.clone(), row));
-            }
-            runs.push(run);
         }
-        let gone: Vec<String> = known
-            .keys()
-            .filter(|id| !layout.runs.contains_key(*id))
-            .cloned()
-            .collect();
-        if !put.is_empty() || !gone.is_empty() || known.is_empty() {
+        if !put.is_empty() || !gone.is_empty() || !had_rows {
             if let Err(e) = self.store.update(&put, &gone, crate::runs::now_ms()) {
                 // The answer stands; the next listing reads these runs again.
-                tracing::warn!("index: writing {}: {e}", self.store.path().display());
+                self.failed(&e);
             }
         }
         tracing::debug!(
@@ -161,6 +155,31 @@ impl RunIndex {
             "listed through the index"
         );
         runs
+    }
+
+    /// Says why the index could not be read or written; a damaged file is set aside and a new
+    /// one started in its place, which this listing fills.
+    fn failed(&mut self, e: &rusqlite::Error) {
+        let path = self.store.path().to_path_buf();
+        if store::is_bad(e) {
+            let aside = set_aside(&path);
+            tracing::warn!(
+                "index: {} is damaged ({e}); set aside as {} and built again",
+                path.display(),
+                aside.display()
+            );
+            match open_store(&path, &self.runs_dir) {
+                Ok(store) => self.store = store,
+                Err(Unusable::Bad(why) | Unusable::Unavailable(why) | Unusable::Busy(why)) => {
+                    tracing::warn!("index: {why}; read the runs from their files");
+                }
+            }
+        } else {
+            tracing::warn!(
+                "index: {}: {e}; read the runs from their files",
+                path.display()
+            );
+        }
     }
 
     /// Empties the index: the next listing reads every run again.
@@ -206,31 +225,121 @@ fn open_store(path: &Path, runs_dir: &str) -> Result<Store, Unusable> {
     }
 }
 
-/// The stamps of run `id`'s files as they are now.
-fn stamp_of(layout: &Layout, id: &str, threshold: u64) -> RunStamp {
-    let files = &layout.runs[id];
-    let paths = RunPaths::new(&layout.root, id);
+/// What the index knows of a run of the layout: the run, proven unchanged, or that it must be
+/// read (with the stamps its files have now).
+/// (Boxed: a run is several times the size of a stamp.)
+enum Found {
+    Kept(Box<Run>),
+    Changed(RunStamp),
+}
+
+type Pair<'a> = (&'a String, &'a RunFiles, Option<Row>);
+
+/// Pairs each run of the layout with its row (both are in the order of their ids, so one pass
+/// does it), and the ids of rows whose run is gone.
+fn merge(layout: &Layout, rows: Vec<(String, Row)>) -> (Vec<Pair<'_>>, Vec<String>) {
+    let mut rows = rows.into_iter().peekable();
+    let mut pairs = Vec::with_capacity(layout.runs.len());
+    let mut gone = Vec::new();
+    for (id, files) in &layout.runs {
+        while let Some((r, _)) = rows.next_if(|(r, _)| r < id) {
+            gone.push(r);
+        }
+        let row = rows.next_if(|(r, _)| r == id).map(|(_, row)| row);
+        pairs.push((id, files, row));
+    }
+    gone.extend(rows.map(|(r, _)| r));
+    (pairs, gone)
+}
+
+/// Stats every run's files and takes the runs they prove unchanged from their rows, on as many
+/// threads as there are cores (a listing of 100,000 runs is 300,000 stats).
+fn look_up<'a>(
+    layout: &'a Layout,
+    pairs: Vec<Pair<'a>>,
+    opts: &RunOptions,
+) -> Vec<(&'a String, &'a RunFiles, Found)> {
+    let root = rustix::fs::open(
+        &layout.root,
+        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    )
+    .ok();
+    let one = |(id, files, row): Pair<'a>| {
+        let stamp = stamp_of(root.as_ref(), &layout.root, id, files, opts.threshold);
+        let kept = row
+            .filter(|row| row.stamp == stamp.key() && stamp.settled_at(row.read_ms))
+            .and_then(|row| from_row(&row, opts));
+        let found = match kept {
+            Some(run) => Found::Kept(Box::new(run)),
+            None => Found::Changed(stamp),
+        };
+        (id, files, found)
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    if threads < 2 || pairs.len() < 512 {
+        return pairs.into_iter().map(one).collect();
+    }
+    let per = pairs.len().div_ceil(threads);
+    let mut chunks: Vec<Vec<Pair<'a>>> = Vec::new();
+    let mut pairs = pairs.into_iter();
+    loop {
+        let chunk: Vec<Pair<'a>> = pairs.by_ref().take(per).collect();
+        if chunk.is_empty() {
+            break;
+        }
+        chunks.push(chunk);
+    }
+    std::thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| s.spawn(|| chunk.into_iter().map(one).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a lookup thread does not panic"))
+            .collect()
+    })
+}
+
+/// The stamps of run `id`'s files as they are now, through `root` (the runs directory, open)
+/// when it could be opened.
+fn stamp_of(
+    root: Option<&rustix::fd::OwnedFd>,
+    dir: &Path,
+    id: &str,
+    files: &RunFiles,
+    threshold: u64,
+) -> RunStamp {
+    let stamp = |present: bool, name: String| -> Option<FileStamp> {
+        if !present {
+            return None;
+        }
+        match root {
+            Some(fd) => FileStamp::at(fd, &name),
+            None => FileStamp::of(&dir.join(name)),
+        }
+    };
     RunStamp {
-        transcript: files.transcript.as_deref().and_then(FileStamp::of),
-        summary: files.summary.as_deref().and_then(FileStamp::of),
-        values: layout
-            .value_dir(id)
-            .map(Path::to_path_buf)
-            .or_else(|| Some(paths.value_dir()))
-            .as_deref()
-            .and_then(FileStamp::of),
+        transcript: stamp(files.transcript.is_some(), transcript_name(id)),
+        summary: stamp(files.summary.is_some(), summary_name(id)),
+        // Whether or not the layout counts it (a link is never read), its coming and going
+        // changes the run.
+        values: stamp(true, value_dir_name(id)),
         threshold,
     }
 }
 
 /// A row of the index for `run`, read at `read_ms`; `None` for a run not worth keeping (a
 /// summary-only run whose status may turn by the clock: reading its summary again is cheap).
-fn to_row(run: &Run, stamp: &RunStamp, layout: &Layout, id: &str, read_ms: i64) -> Option<Row> {
+fn to_row(run: &Run, stamp: &RunStamp, files: &RunFiles, read_ms: i64) -> Option<Row> {
     let clock_since_ms = match run.status {
         RunStatus::Running | RunStatus::Interrupted => {
             // A run without a terminal event is running while its transcript changed within the
             // running window: the transcript's modification time is the instant that counts.
-            let transcript = layout.runs[id].transcript.as_deref()?;
+            let transcript = files.transcript.as_deref()?;
             let meta = std::fs::metadata(transcript).ok()?;
             Some(crate::runs::options::modified_ms(&meta)?)
         }

@@ -6,7 +6,6 @@
 //! cache directory that cannot be written leaves the caller to read the runs itself.
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -90,13 +89,9 @@ impl Store {
         if version == 0 {
             self.create(runs_dir).map_err(bad)?;
         }
-        let check: String = self
-            .conn
-            .query_row("PRAGMA quick_check", [], |r| r.get(0))
-            .map_err(bad)?;
-        if check != "ok" {
-            return Err(Unusable::Bad(format!("damaged ({check})")));
-        }
+        // No `quick_check` here: it reads the whole file, which is what the index saves. A page
+        // that is damaged or cut off fails the read that reaches it (`is_bad`), and the listing
+        // then sets the file aside and reads the runs.
         let meta = |key: &str| -> Result<Option<String>, Unusable> {
             self.conn
                 .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
@@ -152,10 +147,10 @@ impl Store {
         &self.path
     }
 
-    /// Every run the index holds, by id.
-    pub(crate) fn rows(&self) -> rusqlite::Result<HashMap<String, Row>> {
+    /// Every run the index holds, in the order of their ids (bytewise, as the layout's).
+    pub(crate) fn rows(&self) -> rusqlite::Result<Vec<(String, Row)>> {
         let mut stmt = self.conn.prepare(
-            "SELECT id, stamp, read_ms, clock_since_ms, run, cost_usd, model_ms FROM runs",
+            "SELECT id, stamp, read_ms, clock_since_ms, run, cost_usd, model_ms FROM runs ORDER BY id",
         )?;
         let rows = stmt.query_map([], |r| {
             Ok((
@@ -234,9 +229,21 @@ impl Store {
     }
 }
 
+/// Whether `e` says the file is damaged (not a database, malformed, cut short).
+pub(crate) fn is_bad(e: &rusqlite::Error) -> bool {
+    matches!(classify(e), Unusable::Bad(_))
+}
+
 /// A failure that says the file is not a sound database is a bad file; anything else (read-only,
 /// full, locked for too long) leaves the index unavailable for now.
 fn classify(e: &rusqlite::Error) -> Unusable {
+    // A read past the end of a file cut short.
+    const SHORT_READ: i32 = 522;
+    if let rusqlite::Error::SqliteFailure(f, _) = e {
+        if f.extended_code == SHORT_READ {
+            return Unusable::Bad(e.to_string());
+        }
+    }
     use rusqlite::ErrorCode as C;
     match e.sqlite_error_code() {
         Some(C::NotADatabase | C::DatabaseCorrupt) => Unusable::Bad(e.to_string()),

@@ -310,7 +310,14 @@ fn garbage_a_truncated_file_a_newer_schema_and_a_foreign_index_are_set_aside_and
     let runs = tempfile::tempdir().unwrap();
     sample(runs.path());
     age(runs.path(), OLD_MS);
-    let spoil: [(&str, Spoil); 4] = [
+    let spoil: [(&str, Spoil); 5] = [
+        ("a damaged page", &|p| {
+            use std::io::{Seek, SeekFrom};
+            let len = fs::metadata(p).unwrap().len();
+            let mut f = OpenOptions::new().write(true).open(p).unwrap();
+            f.seek(SeekFrom::Start(len / 2 / 4096 * 4096)).unwrap();
+            f.write_all(&[0xff; 4096]).unwrap();
+        }),
         ("garbage", &|p| fs::write(p, vec![0x5a; 70_000]).unwrap()),
         ("truncated", &|p| {
             let len = fs::metadata(p).unwrap().len();
