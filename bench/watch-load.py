@@ -26,7 +26,9 @@ arrived_mctl, arrived_tail = {}, {}
 order_ok = True
 dupes = 0
 
-watch = subprocess.Popen([mctl, "--runs-dir", root, "watch", "--json"], stdout=subprocess.PIPE, text=True, bufsize=1)
+# Native watching is what is measured: the caller's MCTL_* settings (MCTL_WATCH=poll) stay out.
+clean = {k: v for k, v in os.environ.items() if not k.startswith("MCTL_")}
+watch = subprocess.Popen([mctl, "--runs-dir", root, "watch", "--json"], stdout=subprocess.PIPE, text=True, bufsize=1, env=clean)
 tail = subprocess.Popen(["tail", "-q", "-n", "0", "-F", *paths], stdout=subprocess.PIPE, text=True, bufsize=1)
 
 def read_mctl():
