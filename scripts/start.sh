@@ -18,7 +18,8 @@ done
 
 echo "building mctl..." >&2
 cargo build --release --quiet --bin mctl
-mctl="$PWD/target/release/mctl"
+target="${CARGO_TARGET_DIR:-$PWD/target}"
+mctl="$target/release/mctl"
 
 if [ -z "$runs_dir" ]; then
   runs_dir="${XDG_DATA_HOME:-$HOME/.local/share}/com.pierre.klide/runs"
@@ -44,4 +45,4 @@ fi
 echo "building the desktop app (the first build takes a few minutes)..." >&2
 scripts/build-app.sh --release
 echo "Mission Control on $runs_dir" >&2
-exec target/release/mission-control-app --runs-dir "$runs_dir"
+exec "$target/release/mission-control-app" --runs-dir "$runs_dir"

@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 source scripts/setup.sh
 
 step() { echo "== $*" >&2; }
+# Where cargo puts what it builds (a cache folder outside the clone, when CARGO_TARGET_DIR says so).
+target="${CARGO_TARGET_DIR:-$PWD/target}"
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -32,7 +34,7 @@ step "end-to-end tests of the desktop app (Xvfb, tauri-driver, WebKitWebDriver)"
 (cd ui && xvfb-run -a -s "-screen 0 1440x900x24" node --test --test-concurrency=1 e2e/)
 
 step "the index at a small scale (its answer equals a full read; figures printed, not asserted)"
-BENCH_RUNS=300 BENCH_BIG_RUNS=0 BENCH_PROFILE=debug BENCH_DIR=target/bench-scale-small MCTL=target/debug/mctl bench/scale.sh
+BENCH_RUNS=300 BENCH_BIG_RUNS=0 BENCH_PROFILE=debug BENCH_DIR="$target/bench-scale-small" MCTL="$target/debug/mctl" bench/scale.sh
 
 step "load test of live watching (1,000 events/s to 20 transcripts for 30 s, each reported once, in order)"
-MCTL=target/debug/mctl python3 bench/watch-load.py
+MCTL="$target/debug/mctl" python3 bench/watch-load.py
