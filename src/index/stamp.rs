@@ -1,10 +1,12 @@
-//! What proves a run's files unchanged since the index read them: size, modification time in
-//! nanoseconds and inode of its transcript, its summary and its value directory.
+//! What proves a run's files unchanged since the index read them: size, modification and change
+//! times in nanoseconds and inode of its transcript, its summary and its value directory. The
+//! change time (ctime) cannot be set back by a program: a file renamed into place with an old
+//! modification time (`mv`, `cp -a`, `tar x`), or whose permissions changed, gets a new one.
 //!
 //! A value directory's own stamp stands for the files in it: value files are written whole and
 //! renamed into place, and adding, renaming or removing a file changes the directory's time.
 //! Times are only as fine as the file system keeps them, so a stamp is trusted only when every
-//! time in it is [`SETTLED_MS`] older than the moment the run was read (as git does for its
+//! modification time in it is [`SETTLED_MS`] older than the moment the run was read (as git does for its
 //! "racily clean" entries): a file changed twice within one tick is read again.
 
 use std::fs::Metadata;
@@ -19,6 +21,7 @@ pub(crate) const SETTLED_MS: i64 = 2_000;
 pub(crate) struct FileStamp {
     pub len: u64,
     pub mtime_ns: i128,
+    pub ctime_ns: i128,
     pub ino: u64,
 }
 
@@ -38,6 +41,7 @@ impl FileStamp {
         Some(Self {
             len: u64::try_from(st.st_size).unwrap_or(0),
             mtime_ns: i128::from(st.st_mtime) * 1_000_000_000 + i128::from(st.st_mtime_nsec),
+            ctime_ns: i128::from(st.st_ctime) * 1_000_000_000 + i128::from(st.st_ctime_nsec),
             ino: st.st_ino,
         })
     }
@@ -52,12 +56,17 @@ impl FileStamp {
             })
             .unwrap_or(0);
         #[cfg(unix)]
-        let ino = std::os::unix::fs::MetadataExt::ino(meta);
+        let (ino, ctime_ns) = {
+            use std::os::unix::fs::MetadataExt;
+            let ctime = i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec());
+            (meta.ino(), ctime)
+        };
         #[cfg(not(unix))]
-        let ino = 0;
+        let (ino, ctime_ns) = (0, 0);
         Self {
             len: meta.len(),
             mtime_ns,
+            ctime_ns,
             ino,
         }
     }
@@ -80,7 +89,7 @@ impl RunStamp {
     /// The stamp as a string kept in the index: equal strings, equal stamps.
     pub(crate) fn key(&self) -> String {
         let one = |s: &Option<FileStamp>| match s {
-            Some(s) => format!("{}:{}:{}", s.len, s.mtime_ns, s.ino),
+            Some(s) => format!("{}:{}:{}:{}", s.len, s.mtime_ns, s.ctime_ns, s.ino),
             None => "-".to_owned(),
         };
         format!(

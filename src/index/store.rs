@@ -6,7 +6,7 @@
 //! cache directory that cannot be written leaves the caller to read the runs itself.
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 /// The layout of the tables; a file with a higher `user_version` is a newer Mission Control's.
@@ -31,7 +31,6 @@ pub(crate) struct Row {
 
 pub(crate) struct Store {
     conn: Connection,
-    path: PathBuf,
 }
 
 /// Why an index file was not used as it is.
@@ -56,10 +55,7 @@ impl Store {
             .map_err(|e| Unusable::Unavailable(format!("opening {}: {e}", path.display())))?;
         conn.busy_timeout(BUSY_WAIT)
             .map_err(|e| Unusable::Unavailable(e.to_string()))?;
-        let store = Self {
-            conn,
-            path: path.to_path_buf(),
-        };
+        let store = Self { conn };
         store.check(runs_dir)?;
         Ok(store)
     }
@@ -92,11 +88,15 @@ impl Store {
         // No `quick_check` here: it reads the whole file, which is what the index saves. A page
         // that is damaged or cut off fails the read that reaches it (`is_bad`), and the listing
         // then sets the file aside and reads the runs.
+        // A database without our `meta` table is some other program's: set aside, not used.
         let meta = |key: &str| -> Result<Option<String>, Unusable> {
             self.conn
                 .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
                 .optional()
-                .map_err(bad)
+                .map_err(|e| match classify(&e) {
+                    Unusable::Busy(why) => Unusable::Busy(why),
+                    _ => Unusable::Bad(format!("not an index of Mission Control ({e})")),
+                })
         };
         if meta("app")?.as_deref() != Some(APP) {
             return Err(Unusable::Bad("not an index of Mission Control".to_owned()));
@@ -141,10 +141,6 @@ impl Store {
                 Err(e)
             }
         }
-    }
-
-    pub(crate) fn path(&self) -> &Path {
-        &self.path
     }
 
     /// Every run the index holds, in the order of their ids (bytewise, as the layout's).

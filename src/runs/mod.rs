@@ -17,6 +17,7 @@ pub use model::*;
 pub use options::{now_ms, RunOptions, Verify};
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::index::ReadRun;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -110,14 +111,28 @@ impl RunsDir {
             verify: Verify::Sampled,
             ..self.opts
         };
-        let read = |id: &str| list_row(&layout, id, &opts);
         let mut runs = match self.index() {
-            Some(mut index) => index.list(&layout, &opts, read),
-            None => layout.runs.keys().filter_map(|id| read(id)).collect(),
+            Some(mut index) => index.list(&layout, &opts, |id| read_row(&layout, id, &opts)),
+            None => layout
+                .runs
+                .keys()
+                .filter_map(|id| list_row(&layout, id, &opts))
+                .collect(),
         };
         sort_runs(&mut runs);
         tracing::debug!(runs = runs.len(), "listed the runs directory");
         Ok(runs)
+    }
+
+    /// Every run read again from its files (the app's Refresh): the index, if any, is emptied
+    /// first, so that even a change its stamps cannot see (a value file rewritten in place)
+    /// shows.
+    pub fn list_again(&self) -> Result<Vec<Run>> {
+        if let Some(mut index) = self.index() {
+            // A failure is said on the log; the listing reads every run either way.
+            let _ = index.clear();
+        }
+        self.list()
     }
 
     /// Run `id` as [`list`](Self::list) tells it; `None` when there is no such run.
@@ -193,9 +208,18 @@ pub(crate) fn unreadable_run(id: &str, error: &dyn std::fmt::Display) -> Run {
 /// One run of a listing. A run deleted while we list it is simply gone; anything else is shown
 /// as a run we could not read rather than failing the whole list.
 fn list_row(layout: &Layout, id: &str, opts: &RunOptions) -> Option<Run> {
+    match read_row(layout, id, opts) {
+        ReadRun::Read(run) | ReadRun::Unreadable(run) => Some(run),
+        ReadRun::Gone => None,
+    }
+}
+
+/// [`list_row`], telling a run read whole from one shown as unreadable (the index keeps only
+/// the first).
+fn read_row(layout: &Layout, id: &str, opts: &RunOptions) -> ReadRun {
     match analyze_run(layout, id, opts, false) {
-        Ok(detail) => Some(detail.run),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => Some(unreadable_run(id, &e)),
+        Ok(detail) => ReadRun::Read(detail.run),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => ReadRun::Gone,
+        Err(e) => ReadRun::Unreadable(unreadable_run(id, &e)),
     }
 }

@@ -97,6 +97,12 @@ pub enum Change {
         run: String,
         values: Vec<String>,
     },
+    /// The watcher's first look at the directory is done. A list read from disk before (the
+    /// app lists through the index without waiting for it) may miss what changed meanwhile:
+    /// list again. Sent by a live session, not by `mctl watch`.
+    Scanned {
+        dir: String,
+    },
     /// Native watching failed (or polling was asked for); the directory is polled instead,
     /// every `interval_ms`.
     Polling {

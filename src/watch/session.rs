@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::runs::layout::is_valid_run_id;
 use crate::runs::{now_ms, Run, RunOptions, RunsDir, TimelineEvent};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -57,8 +57,16 @@ struct Follower {
 /// transcript is read. So ending a follow never waits behind the watcher's reading to find it.
 type FollowerCell = Arc<Mutex<Follower>>;
 
-/// The follower and its token (kept outside its lock, so finding it never waits for a read).
-type FollowerSlot = Option<(u64, FollowerCell)>;
+/// The follower with what finds it (kept outside its lock, so finding it never waits for a
+/// read): its token, runs directory and run.
+struct SlotEntry {
+    token: u64,
+    dir: String,
+    run: String,
+    cell: FollowerCell,
+}
+
+type FollowerSlot = Option<SlotEntry>;
 
 #[derive(Default)]
 struct Shared {
@@ -74,6 +82,8 @@ struct Shared {
     latest: AtomicU64,
     ended: AtomicU64,
     threshold: AtomicU64,
+    /// A list was read from disk while the watcher's first scan was going on.
+    listed_early: AtomicBool,
 }
 
 /// A live session over some runs directories. Cheap to share: clone the `Arc` it lives in.
@@ -171,22 +181,34 @@ impl LiveSession {
         reread: bool,
         open: impl Fn(&str) -> Result<RunsDir>,
     ) -> RunList {
-        let indexed: Vec<bool> = dirs
+        // Read from disk (through the index when there is one): a directory with an index, one
+        // that cannot be opened (its listing says why), every one when asked to read again.
+        let from_disk: Vec<bool> = dirs
             .iter()
-            .map(|d| open(d).is_ok_and(|d| d.index().is_some()))
+            .map(|d| reread || open(d).map_or(true, |d| d.index().is_some()))
             .collect();
-        let watched = if reread || indexed.iter().all(|i| *i) {
+        let watched = if from_disk.iter().all(|d| *d) {
             vec![None; dirs.len()]
         } else {
             self.watched_runs(dirs)
         };
+        {
+            // What lands before the first scan ends is in the watcher's models but in no change
+            // the front end hears of: it is told to list again once the scan is done. Under the
+            // slot's lock, so the watcher thread, which clears `scanning` under it too, sees it.
+            let slot = lock(&self.shared.watcher.0);
+            if slot.scanning {
+                self.shared.listed_early.store(true, Ordering::SeqCst);
+            }
+        }
         let mut list = RunList {
             dirs: Vec::with_capacity(dirs.len()),
             runs: Vec::new(),
         };
         for ((i, path), watched) in dirs.iter().enumerate().zip(watched) {
             let listed = match watched {
-                Some(runs) if !indexed[i] => Ok(runs),
+                Some(runs) if !from_disk[i] => Ok(runs),
+                _ if reread => open(path).and_then(|d| d.list_again()),
                 _ => open(path).and_then(|d| d.list()),
             };
             let (runs, error) = match listed {
@@ -253,30 +275,33 @@ impl LiveSession {
         }
         let threshold = shared.threshold.load(Ordering::SeqCst);
         let tail = Tail::new(Path::new(&dir), &run, follow_opts(threshold));
-        let mut f = Follower {
-            dir,
-            run,
+        let cell = Arc::new(Mutex::new(Follower {
+            dir: dir.clone(),
+            run: run.clone(),
             tail,
             shown,
             token,
             threshold,
             sink,
-        };
-        // Read up to where the view is before the follower is seen: the watcher's changes keep
-        // flowing meanwhile, and find no follower for this run yet.
-        f.advance(false, shared);
-        let cell = Arc::new(Mutex::new(f));
-        // Held until the catch-up below is done, so a change the watcher handles meanwhile
-        // waits for it and then finds nothing left to send (each event once, in order).
+        }));
+        // The follower is in the slot before its first read, and its lock is held through that
+        // read: a change of this run the watcher handles meanwhile waits for it and then finds
+        // nothing left to send (each event once, in order); an unfollow meanwhile waits for it
+        // too, and nothing is sent after the unfollow returns. Changes of other runs do not
+        // wait: they find the follower by the run named beside it.
         let mut f = lock(&cell);
         {
             let mut slot = lock(&shared.follower);
             if shared.stale(token) {
                 return Ok(());
             }
-            *slot = Some((token, cell.clone()));
+            *slot = Some(SlotEntry {
+                token,
+                dir,
+                run,
+                cell: cell.clone(),
+            });
         }
-        // Lines that landed since the read above, whose changes found no follower.
         f.advance(false, shared);
         Ok(())
     }
@@ -290,7 +315,7 @@ impl LiveSession {
         let ended = {
             let mut slot = lock(&shared.follower);
             match slot.take() {
-                Some((t, cell)) if t == token => Some(cell),
+                Some(entry) if entry.token == token => Some(entry.cell),
                 other => {
                     *slot = other;
                     None
@@ -352,6 +377,13 @@ impl Shared {
             slot.handle = Some(Arc::new(handle));
         }
         drop(done);
+        if self.listed_early.swap(false, Ordering::SeqCst) {
+            for dir in paths {
+                self.forward(Change::Scanned {
+                    dir: dir.display().to_string(),
+                });
+            }
+        }
         for change in rx {
             if self.generation.load(Ordering::SeqCst) != mine {
                 return;
@@ -386,12 +418,12 @@ impl Shared {
             Change::ValuesRemoved { .. } | Change::ValueFilesRemoved { .. }
         );
         // Found under the slot's lock, read under the follower's own.
-        let cell = lock(&self.follower).clone();
-        if let Some((_, cell)) = cell {
-            let mut f = lock(&cell);
-            if &f.dir == dir && &f.run == run {
-                f.advance(reread, self);
-            }
+        let cell = lock(&self.follower)
+            .as_ref()
+            .filter(|e| &e.dir == dir && &e.run == run)
+            .map(|e| e.cell.clone());
+        if let Some(cell) = cell {
+            lock(&cell).advance(reread, self);
         }
     }
 }

@@ -37,7 +37,10 @@ fn both(root: &Path, cache: &Path) -> (Value, Value, usize) {
     let mut index = d.index().expect("an index");
     let mut runs = index.list(&layout, &sampled, |id| {
         reads.fetch_add(1, Ordering::SeqCst);
-        d.clone().with_index(false).list_one(id).unwrap()
+        match d.clone().with_index(false).list_one(id).unwrap() {
+            Some(run) => mission_control::index::ReadRun::Read(run),
+            None => mission_control::index::ReadRun::Gone,
+        }
     });
     runs.sort_by(|a, b| {
         b.updated_ms
@@ -477,6 +480,14 @@ fn mctl_index_tells_where_it_is_and_what_it_holds_and_rebuilds() {
     assert!(status["updatedMs"].as_i64().unwrap() > OLD_MS);
     let rebuilt = index(&["--rebuild"]);
     assert_eq!(rebuilt["runs"], 3);
+    // A rebuild is what a damaged index needs, and it works on one.
+    let path = std::path::PathBuf::from(status["path"].as_str().unwrap());
+    fs::write(&path, vec![0x5a; 70_000]).unwrap();
+    let rebuilt = index(&["--rebuild"]);
+    assert_eq!(
+        (rebuilt["runs"].clone(), rebuilt["path"].clone()),
+        (json!(3), status["path"].clone())
+    );
     let off = mctl_command()
         .env("MCTL_NO_INDEX", "1")
         .args(["--runs-dir", runs.path().to_str().unwrap(), "index"])

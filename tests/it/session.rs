@@ -298,12 +298,20 @@ fn with_an_index_a_list_comes_from_it_without_waiting_for_the_first_scan() {
     let first = LiveSession::new().list(&dirs, false, open);
     let live = LiveSession::new();
     live.start(&dirs, 20_480);
+    let changes = Inbox::new();
+    live.subscribe(changes.sink());
     let list = live.list(&dirs, false, open);
     let from_disk = RunsDir::open(&root, RunOptions::default())
         .unwrap()
         .with_index(false)
         .list()
         .unwrap();
+    // The list did not wait for the scan: once the scan is done, the front end is told to
+    // list again, so that nothing that landed meanwhile is missed.
+    changes.wait("the scan's end", |c| {
+        c.iter()
+            .any(|c| matches!(c, Change::Scanned { dir } if dir == &dirs[0]))
+    });
     for l in [&first, &list] {
         assert_eq!(l.dirs[0].runs, 1_500);
         assert_eq!(

@@ -641,7 +641,10 @@ fn the_watchers_runs_follow_files_coming_and_going() {
     // A file restored for a result already counted makes it retained again.
     fs::remove_file(root.join("r.values/call-1.txt")).unwrap();
     until(&rx, |c| matches!(c, Change::ValueFilesRemoved { .. }));
-    fs::write(root.join("r.values/call-1.txt"), &content).unwrap();
+    // Written whole and renamed into place, as the harness writes value files: a look at the
+    // directory between a plain write's create and its last byte would see a short file.
+    fs::write(root.join("call-1.tmp"), &content).unwrap();
+    fs::rename(root.join("call-1.tmp"), root.join("r.values/call-1.txt")).unwrap();
     until(&rx, |c| matches!(c, Change::ValueFilesAdded { .. }));
     let run = handle.run(&name, "r").unwrap();
     assert_eq!((run.retained, run.unretained), (1, 0));

@@ -275,5 +275,6 @@ pub fn change_line(change: &Change) -> String {
             reason,
             interval_ms,
         } => format!("polling    {dir} every {interval_ms} ms: {reason}"),
+        Change::Scanned { dir } => format!("scanned    {dir}"),
     }
 }

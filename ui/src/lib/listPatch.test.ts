@@ -18,6 +18,7 @@ describe('touchedRuns', () => {
       { kind: 'appended', dir: '/a', run: 'x', lines: [{ line: 2, type: 'user_message' }], pendingBytes: 0 },
       { kind: 'polling', dir: '/a', reason: 'r', intervalMs: 500 },
       { kind: 'run-added', dir: '/b', run: 'z' },
+      { kind: 'scanned', dir: '/b' },
       { kind: 'finished', dir: '/a', run: 'x', status: 'done' },
       { kind: 'value-files-removed', dir: '/a', run: 'y', values: ['c1'] },
     ];

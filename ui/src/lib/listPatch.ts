@@ -9,7 +9,7 @@ import type { RunPatch } from '../gen/RunPatch';
 export function touchedRuns(changes: Change[]): RunKey[] {
   const seen = new Map<string, RunKey>();
   for (const c of changes) {
-    if (c.kind === 'polling') continue; // about a directory, not a run
+    if (c.kind === 'polling' || c.kind === 'scanned') continue; // about a directory, not a run
     const key = `${c.dir}\n${c.run}`;
     if (!seen.has(key)) seen.set(key, { dir: c.dir, run: c.run });
   }

@@ -1,0 +1,164 @@
+//! Looking runs up in the index: each run of the layout paired with its row, its files
+//! stat'ed, and the run taken from the row when the stamps prove it unchanged.
+
+use super::stamp::{FileStamp, RunStamp};
+use super::store::Row;
+use crate::runs::layout::{summary_name, transcript_name, value_dir_name, Layout, RunFiles};
+use crate::runs::{Run, RunOptions, RunStatus};
+use std::path::Path;
+
+/// What the index knows of a run of the layout: the run, proven unchanged, or that it must be
+/// read (with the stamps its files have now).
+/// (Boxed: a run is several times the size of a stamp.)
+pub(super) enum Found {
+    Kept(Box<Run>),
+    Changed(RunStamp),
+}
+
+pub(super) type Pair<'a> = (&'a String, &'a RunFiles, Option<Row>);
+
+/// Pairs each run of the layout with its row (both are in the order of their ids, so one pass
+/// does it), and the ids of rows whose run is gone.
+pub(super) fn merge(layout: &Layout, rows: Vec<(String, Row)>) -> (Vec<Pair<'_>>, Vec<String>) {
+    let mut rows = rows.into_iter().peekable();
+    let mut pairs = Vec::with_capacity(layout.runs.len());
+    let mut gone = Vec::new();
+    for (id, files) in &layout.runs {
+        while let Some((r, _)) = rows.next_if(|(r, _)| r < id) {
+            gone.push(r);
+        }
+        let row = rows.next_if(|(r, _)| r == id).map(|(_, row)| row);
+        pairs.push((id, files, row));
+    }
+    gone.extend(rows.map(|(r, _)| r));
+    (pairs, gone)
+}
+
+/// Stats every run's files and takes the runs they prove unchanged from their rows, on as many
+/// threads as there are cores (a listing of 100,000 runs is 300,000 stats).
+pub(super) fn look_up<'a>(
+    layout: &'a Layout,
+    pairs: Vec<Pair<'a>>,
+    opts: &RunOptions,
+) -> Vec<(&'a String, &'a RunFiles, Found)> {
+    let root = rustix::fs::open(
+        &layout.root,
+        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    )
+    .ok();
+    let one = |(id, files, row): Pair<'a>| {
+        let stamp = stamp_of(root.as_ref(), &layout.root, id, files, opts.threshold);
+        let kept = row
+            .filter(|row| row.stamp == stamp.key() && stamp.settled_at(row.read_ms))
+            .and_then(|row| from_row(&row, opts));
+        let found = match kept {
+            Some(run) => Found::Kept(Box::new(run)),
+            None => Found::Changed(stamp),
+        };
+        (id, files, found)
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    if threads < 2 || pairs.len() < 512 {
+        return pairs.into_iter().map(one).collect();
+    }
+    let per = pairs.len().div_ceil(threads);
+    let mut chunks: Vec<Vec<Pair<'a>>> = Vec::new();
+    let mut pairs = pairs.into_iter();
+    loop {
+        let chunk: Vec<Pair<'a>> = pairs.by_ref().take(per).collect();
+        if chunk.is_empty() {
+            break;
+        }
+        chunks.push(chunk);
+    }
+    std::thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| s.spawn(|| chunk.into_iter().map(one).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a lookup thread does not panic"))
+            .collect()
+    })
+}
+
+/// The stamps of run `id`'s files as they are now, through `root` (the runs directory, open)
+/// when it could be opened.
+fn stamp_of(
+    root: Option<&rustix::fd::OwnedFd>,
+    dir: &Path,
+    id: &str,
+    files: &RunFiles,
+    threshold: u64,
+) -> RunStamp {
+    let stamp = |present: bool, name: String| -> Option<FileStamp> {
+        if !present {
+            return None;
+        }
+        match root {
+            Some(fd) => FileStamp::at(fd, &name),
+            None => FileStamp::of(&dir.join(name)),
+        }
+    };
+    RunStamp {
+        transcript: stamp(files.transcript.is_some(), transcript_name(id)),
+        summary: stamp(files.summary.is_some(), summary_name(id)),
+        // Whether or not the layout counts it (a link is never read), its coming and going
+        // changes the run.
+        values: stamp(true, value_dir_name(id)),
+        threshold,
+    }
+}
+
+/// A row of the index for `run`, read at `read_ms`; `None` for a run not worth keeping: a
+/// summary-only run whose status may turn by the clock (reading its summary again is cheap),
+/// or one whose value directory came after the runs directory was listed (it was read without
+/// it; its stamp must not say otherwise).
+pub(super) fn to_row(
+    layout: &Layout,
+    id: &str,
+    run: &Run,
+    stamp: &RunStamp,
+    read_ms: i64,
+) -> Option<Row> {
+    let listed = layout.value_dirs.contains_key(id) || layout.linked_value_dirs.contains(id);
+    if stamp.values.is_some() && !listed {
+        return None;
+    }
+    let files = &layout.runs[id];
+    let clock_since_ms = match run.status {
+        RunStatus::Running | RunStatus::Interrupted => {
+            // A run without a terminal event is running while its transcript changed within the
+            // running window: the transcript's modification time is the instant that counts.
+            let transcript = files.transcript.as_deref()?;
+            let meta = std::fs::metadata(transcript).ok()?;
+            Some(crate::runs::options::modified_ms(&meta)?)
+        }
+        _ => None,
+    };
+    Some(Row {
+        stamp: stamp.key(),
+        read_ms,
+        clock_since_ms,
+        run: serde_json::to_vec(run).ok()?,
+        floats: [run.cost_usd, run.model_ms],
+    })
+}
+
+/// The run a row keeps, its status told by the clock of `opts` when it depends on it.
+fn from_row(row: &Row, opts: &RunOptions) -> Option<Run> {
+    let mut run: Run = serde_json::from_slice(&row.run).ok()?;
+    [run.cost_usd, run.model_ms] = row.floats;
+    if let Some(since) = row.clock_since_ms {
+        run.status = if opts.now_ms.saturating_sub(since) <= opts.running_window_ms {
+            RunStatus::Running
+        } else {
+            RunStatus::Interrupted
+        };
+    }
+    Some(run)
+}
