@@ -1,16 +1,19 @@
 //! A live session: what a front end (the desktop window, later a browser) keeps while it shows
 //! runs directories. One watcher over the directories shown, its changes sent to the front end's
-//! sink in order; the list of runs from the watcher's models (waiting for its first scan rather
-//! than reading every transcript twice); and the open run followed, each new event sent once.
+//! sink in order; the list of runs (`listing.rs`: through the index, or from the watcher's models
+//! once its first scan is done, rather than reading every transcript twice); and the open run
+//! followed, each new event sent once.
 //!
 //! It knows nothing of any front end: changes and run updates go to sinks (closures), so the
 //! desktop shell passes one that sends on its IPC channel, and tests pass one that collects.
 
+mod listing;
+
+use super::RunUpdate;
 use super::{poll_asked, watch, watch_polling, Change, Tail, WatchHandle};
-use super::{DirStatus, RunKey, RunList, RunPatch, RunRow, RunUpdate};
 use crate::error::{Error, ErrorCode, Result};
 use crate::runs::layout::is_valid_run_id;
-use crate::runs::{now_ms, Run, RunOptions, RunsDir, TimelineEvent};
+use crate::runs::{now_ms, Run, RunOptions, TimelineEvent};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -156,100 +159,6 @@ impl LiveSession {
     pub fn run(&self, dir: &str, run: &str) -> Option<Option<Run>> {
         let handle = self.shared.handle(false)?;
         handle.watches(dir).then(|| handle.run(dir, run))
-    }
-
-    /// The runs of each of `dirs` as the watcher knows them, waiting for its first scan (so
-    /// that at start the transcripts are read once, not by the watcher and the list each): a
-    /// `None` for a directory it does not watch (missing, unreadable), or for all while no
-    /// watcher runs.
-    pub fn watched_runs(&self, dirs: &[String]) -> Vec<Option<Vec<Run>>> {
-        let handle = self.shared.handle(true);
-        dirs.iter()
-            .map(|d| handle.as_ref().and_then(|h| h.runs(d)))
-            .collect()
-    }
-
-    /// The list of every run of `dirs`. A directory with an index is listed through it (what
-    /// changed is read, the rest comes from the index), without waiting for the watcher's first
-    /// scan; one without is listed from the watcher's models, waiting for that scan so that the
-    /// transcripts are not read twice, or read from disk (through `open`) when the watcher does
-    /// not know it or `reread` asks for it. A directory that cannot be read is in the list with
-    /// its error, and no runs.
-    pub fn list(
-        &self,
-        dirs: &[String],
-        reread: bool,
-        open: impl Fn(&str) -> Result<RunsDir>,
-    ) -> RunList {
-        // Read from disk (through the index when there is one): a directory with an index, one
-        // that cannot be opened (its listing says why), every one when asked to read again.
-        let from_disk: Vec<bool> = dirs
-            .iter()
-            .map(|d| reread || open(d).map_or(true, |d| d.index().is_some()))
-            .collect();
-        let watched = if from_disk.iter().all(|d| *d) {
-            vec![None; dirs.len()]
-        } else {
-            self.watched_runs(dirs)
-        };
-        {
-            // What lands before the first scan ends is in the watcher's models but in no change
-            // the front end hears of: it is told to list again once the scan is done. Under the
-            // slot's lock, so the watcher thread, which clears `scanning` under it too, sees it.
-            let slot = lock(&self.shared.watcher.0);
-            if slot.scanning {
-                self.shared.listed_early.store(true, Ordering::SeqCst);
-            }
-        }
-        let mut list = RunList {
-            dirs: Vec::with_capacity(dirs.len()),
-            runs: Vec::new(),
-        };
-        for ((i, path), watched) in dirs.iter().enumerate().zip(watched) {
-            let listed = match watched {
-                Some(runs) if !from_disk[i] => Ok(runs),
-                _ if reread => open(path).and_then(|d| d.list_again()),
-                _ => open(path).and_then(|d| d.list()),
-            };
-            let (runs, error) = match listed {
-                Ok(runs) => (runs, None),
-                Err(e) => (Vec::new(), Some(e.message)),
-            };
-            list.dirs.push(DirStatus {
-                path: path.clone(),
-                error,
-                runs: runs.len() as u64,
-            });
-            list.runs
-                .extend(runs.into_iter().map(|run| RunRow { dir: i as u32, run }));
-        }
-        list
-    }
-
-    /// The runs named, as they stand now: from the watcher's models (no transcript read again)
-    /// or, while it is still on its first scan, read from disk through `open`. A key of a
-    /// directory `open` refuses (no longer shown) is left out, not an error.
-    pub fn rows(
-        &self,
-        keys: Vec<RunKey>,
-        open: impl Fn(&str) -> Result<RunsDir>,
-    ) -> Result<Vec<RunPatch>> {
-        let mut patches = Vec::with_capacity(keys.len());
-        for key in keys {
-            let run = match self.run(&key.dir, &key.run) {
-                Some(known) => known,
-                None => match open(&key.dir) {
-                    Ok(dir) => dir.list_one(&key.run)?,
-                    Err(_) => continue,
-                },
-            };
-            patches.push(RunPatch {
-                dir: key.dir,
-                id: key.run,
-                run,
-            });
-        }
-        Ok(patches)
     }
 
     /// Follows `run` of `dir` from after line `shown` (what the view already has): its new
