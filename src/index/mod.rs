@@ -219,6 +219,14 @@ impl RunIndex {
         })
     }
 
+    /// Whether the index holds no run yet (a new or rebuilt index, or one that cannot be read).
+    pub fn is_empty(&self) -> bool {
+        self.store
+            .as_ref()
+            .and_then(|s| s.has_runs().ok())
+            .is_none_or(|has| !has)
+    }
+
     /// What the index holds.
     pub fn status(&self, runs_dir: &Path) -> crate::Result<IndexStatus> {
         let io = |e: rusqlite::Error| {

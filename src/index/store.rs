@@ -202,6 +202,14 @@ impl Store {
         tx.commit()
     }
 
+    /// Whether the index holds any run (without counting them all: that reads every page).
+    pub(crate) fn has_runs(&self) -> rusqlite::Result<bool> {
+        self.conn
+            .query_row("SELECT 1 FROM runs LIMIT 1", [], |_| Ok(()))
+            .optional()
+            .map(|r| r.is_some())
+    }
+
     /// How many runs the index holds, and when it was last brought up to date.
     pub(crate) fn summary(&self) -> rusqlite::Result<(u64, Option<i64>)> {
         let runs: i64 = self

@@ -58,7 +58,9 @@ export async function startApp(runsDir, port, env = {}) {
     stdio: ['ignore', 'inherit', 'inherit'],
     env: appEnv(scratch, env),
   });
+  // Its own port, then the one of the WebKitWebDriver it starts behind it.
   await listening(port);
+  await listening(port + 1);
   const browser = await remote({
     hostname: '127.0.0.1',
     port,

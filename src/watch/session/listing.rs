@@ -19,23 +19,37 @@ impl LiveSession {
             .collect()
     }
 
-    /// The list of every run of `dirs`. A directory with an index is listed through it (what
-    /// changed is read, the rest comes from the index), without waiting for the watcher's first
-    /// scan; one without is listed from the watcher's models, waiting for that scan so that the
-    /// transcripts are not read twice, or read from disk (through `open`) when the watcher does
-    /// not know it or `reread` asks for it. A directory that cannot be read is in the list with
-    /// its error, and no runs.
+    /// The list of every run of `dirs`. A directory whose index holds runs is listed through it
+    /// (what changed is read, the rest comes from the index), without waiting for the watcher's
+    /// first scan; one without (or with an empty index: listing through it would read every
+    /// transcript beside the watcher) is listed from the watcher's models, waiting for that
+    /// scan so that the transcripts are not read twice, and an empty index is then filled in the
+    /// background for the next start. A directory the watcher does not know, or every one when
+    /// `reread` asks for it, is read from disk (through `open`). A directory that cannot be read
+    /// is in the list with its error, and no runs.
     pub fn list(
         &self,
         dirs: &[String],
         reread: bool,
         open: impl Fn(&str) -> Result<RunsDir>,
     ) -> RunList {
-        // Read from disk (through the index when there is one): a directory with an index, one
-        // that cannot be opened (its listing says why), every one when asked to read again.
+        // Read from disk (through the index when there is one): a directory whose index holds
+        // runs, one that cannot be opened (its listing says why), every one when asked to read
+        // again. A directory with an empty index is filled after the list is answered.
+        let mut to_fill = Vec::new();
         let from_disk: Vec<bool> = dirs
             .iter()
-            .map(|d| reread || open(d).map_or(true, |d| d.index().is_some()))
+            .map(|d| {
+                let Ok(dir) = open(d) else { return true };
+                match dir.index().map(|i| i.is_empty()) {
+                    Some(false) => true,
+                    Some(true) => {
+                        to_fill.push(dir);
+                        reread
+                    }
+                    None => reread,
+                }
+            })
             .collect();
         let watched = if from_disk.iter().all(|d| *d) {
             vec![None; dirs.len()]
@@ -72,6 +86,14 @@ impl LiveSession {
             });
             list.runs
                 .extend(runs.into_iter().map(|run| RunRow { dir: i as u32, run }));
+        }
+        if !reread && !to_fill.is_empty() {
+            // Off the answer's path: the next start lists these directories at once.
+            std::thread::spawn(move || {
+                for dir in to_fill {
+                    let _ = dir.list();
+                }
+            });
         }
         list
     }
