@@ -29,6 +29,21 @@ pub(crate) fn cache_dir() -> Option<PathBuf> {
     dirs::home_dir().map(|h| h.join(".cache").join("mission-control"))
 }
 
+/// Opens (creating it and its directory) the lock file at `path`, for `flock`: the GC lock and
+/// the pins lock are both such files in the config directory.
+pub(crate) fn open_lock_file(path: &Path) -> crate::Result<std::fs::File> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| crate::Error::io(format!("creating {}", dir.display()), &e))?;
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|e| crate::Error::io(format!("opening {}", path.display()), &e))
+}
+
 /// A stable key for a runs directory: its canonical path when it exists.
 pub(crate) fn dir_key(runs_dir: &Path) -> String {
     runs_dir

@@ -106,16 +106,7 @@ fn change(
 /// lock: the file is replaced whole, by a rename.
 fn lock(pins: &Path) -> Result<std::fs::File> {
     let path = pins.with_file_name("pins.lock");
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
-    }
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| Error::io(format!("opening {}", path.display()), &e))?;
+    let file = crate::config::open_lock_file(&path)?;
     loop {
         match rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive) {
             Err(rustix::io::Errno::INTR) => continue,

@@ -33,15 +33,7 @@ pub(crate) fn lock(config: Option<&Path>) -> Result<Lock> {
     let Some(dir) = config else {
         return Ok(Lock(None));
     };
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Error::io(format!("creating {}", dir.display()), &e))?;
-    let path = dir.join("gc.lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| Error::io(format!("opening {}", path.display()), &e))?;
+    let file = crate::config::open_lock_file(&dir.join("gc.lock"))?;
     rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive)
         .map_err(|_| Error::new(ErrorCode::Busy, "another garbage collection is running"))?;
     Ok(Lock(Some(file)))
