@@ -9,7 +9,7 @@ use crate::retained::DEFAULT_THRESHOLD;
 use crate::runs::analyze::analyze_run_with;
 use crate::runs::layout::{value_dir_name, Layout};
 use crate::runs::values::{list_value_files, ValueFile};
-use crate::runs::{RunDetail, RunOptions, RunStatus, Verify};
+use crate::runs::{ResultInfo, Run, RunOptions, RunStatus, RunsDir, Verify};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
 use std::path::Path;
@@ -64,31 +64,60 @@ pub(super) fn unreadable(id: &str, e: &io::Error) -> GcSkip {
 /// Every run that has a value directory, in id order; the runs that cannot be read go to
 /// `skipped`.
 pub(super) fn gather_runs(
+    dir: &RunsDir,
     layout: &Layout,
     input: &PlanInput<'_>,
-    opts: RunOptions,
     skipped: &mut Vec<GcSkip>,
 ) -> Vec<RunValues> {
+    let mut runs = Vec::new();
+    for (id, listed) in runs_with_results(dir, layout, input.now_ms) {
+        match listed {
+            Ok((files, run, results)) => {
+                runs.push(run_values(layout, input, &id, files, &run, &results))
+            }
+            Err(e) => skipped.push(unreadable(&id, &e)),
+        }
+    }
+    runs
+}
+
+/// A run with a value directory: its value files as they are now, the run and its results.
+pub(crate) type WithResults = (BTreeMap<String, ValueFile>, Run, Vec<ResultInfo>);
+
+/// Every run that has a value directory (in id order) with its value files listed now (a
+/// `stat` of each) and its results: from the index when it holds them (its stamps prove the
+/// transcript unchanged), else read from the transcript. Which file backs which result is
+/// never taken on trust for a deletion: the apply checks each file again just before.
+pub(crate) fn runs_with_results(
+    dir: &RunsDir,
+    layout: &Layout,
+    now_ms: i64,
+) -> Vec<(String, io::Result<WithResults>)> {
+    let mut indexed = dir.indexed_results(layout, now_ms).unwrap_or_default();
     // Sizes are enough here: GC needs to know which files back which results, not whether
     // their bytes still match.
     let opts = RunOptions {
         verify: Verify::Size,
-        now_ms: input.now_ms,
-        ..opts
+        now_ms,
+        ..dir.opts
     };
     let mut runs = Vec::new();
     for (id, vdir) in &layout.value_dirs {
         if !layout.runs.contains_key(id) {
             continue; // an orphan, or another run's own folder: see `gather_orphans`
         }
-        let listed = list_value_files(vdir).and_then(|files| {
-            let detail = analyze_run_with(layout, id, &opts, false, files.clone())?;
-            Ok((files, detail))
+        let listed = list_value_files(vdir).and_then(|files| match indexed.remove(id) {
+            Some(entry) => match (entry.error, entry.results) {
+                (Some(why), _) => Err(io::Error::other(why)),
+                (None, Some(results)) => Ok((files, entry.run, results)),
+                (None, None) => Err(io::Error::other("its results are not known")),
+            },
+            None => {
+                let detail = analyze_run_with(layout, id, &opts, false, files.clone())?;
+                Ok((files, detail.run, detail.results))
+            }
         });
-        match listed {
-            Ok((files, detail)) => runs.push(run_values(layout, input, id, files, &detail)),
-            Err(e) => skipped.push(unreadable(id, &e)),
-        }
+        runs.push((id.clone(), listed));
     }
     runs
 }
@@ -100,9 +129,10 @@ fn run_values(
     input: &PlanInput<'_>,
     id: &str,
     mut files: BTreeMap<String, ValueFile>,
-    detail: &RunDetail,
+    run: &Run,
+    results: &[ResultInfo],
 ) -> RunValues {
-    let matched: HashSet<&str> = detail.results.iter().map(|r| r.value_id.as_str()).collect();
+    let matched: HashSet<&str> = results.iter().map(|r| r.value_id.as_str()).collect();
     // A directory that is also another run's own folder holds that run's files too: only the
     // files that back this run's results are its, and none of the rest is a stray of it.
     let strays: HashSet<String> = if layout.is_shared(id) {
@@ -115,15 +145,15 @@ fn run_values(
             .cloned()
             .collect()
     };
-    let updated = detail.run.updated_ms.unwrap_or(0);
+    let updated = run.updated_ms.unwrap_or(0);
     RunValues {
         id: id.to_owned(),
         last_activity: updated,
-        active: detail.run.status == RunStatus::Running
+        active: run.status == RunStatus::Running
             || input.now_ms.saturating_sub(updated) < input.policy.idle_guard_ms,
         pinned: input.pins.is_pinned(input.root, id),
         files,
-        backs: resume_cost(detail),
+        backs: resume_cost(run, results),
         strays,
         stamp: run_stamp(input.root, id),
     }
@@ -133,10 +163,10 @@ fn run_values(
 /// the results the harness stubs, which a resume must then carry whole. Those are the results
 /// over its threshold after the last compaction (a resume replays nothing before it); a
 /// repeated call id shares one file, so its results add up.
-fn resume_cost(detail: &RunDetail) -> HashMap<String, u64> {
-    let replayed_from = detail.run.compacted_at_line.unwrap_or(0);
+fn resume_cost(run: &Run, results: &[ResultInfo]) -> HashMap<String, u64> {
+    let replayed_from = run.compacted_at_line.unwrap_or(0);
     let mut backs: HashMap<String, u64> = HashMap::new();
-    for r in &detail.results {
+    for r in results {
         if r.bytes > DEFAULT_THRESHOLD && r.line > replayed_from {
             *backs.entry(r.value_id.clone()).or_default() += r.bytes;
         }

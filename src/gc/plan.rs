@@ -27,7 +27,7 @@ pub fn plan(dir: &RunsDir, policy: &GcPolicy, pins: &Pins, now_ms: i64) -> Resul
         now_ms,
     };
     let mut report = GcReport::default();
-    let runs = gather_runs(&layout, &input, dir.opts, &mut report.skipped);
+    let runs = gather_runs(dir, &layout, &input, &mut report.skipped);
     let orphans = gather_orphans(&layout);
 
     // The order matters: a file keeps the reason of the first policy that takes it.

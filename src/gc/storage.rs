@@ -3,8 +3,9 @@
 
 use crate::error::{Error, Result};
 use crate::pins::Pins;
+use super::candidates::runs_with_results;
 use crate::runs::values::list_value_files;
-use crate::runs::{analyze_run, RunOptions, RunsDir, Verify};
+use crate::runs::RunsDir;
 use serde::Serialize;
 use std::collections::HashMap;
 use ts_rs::TS;
@@ -52,11 +53,6 @@ const AGES: [(&str, i64); 4] = [
 
 pub fn storage(dir: &RunsDir, pins: &Pins, now_ms: i64) -> Result<StorageStats> {
     let layout = dir.layout()?;
-    let opts = RunOptions {
-        verify: Verify::Size,
-        now_ms,
-        ..dir.opts
-    };
     let mut stats = StorageStats::default();
     let mut tools: HashMap<String, StorageRow> = HashMap::new();
     let mut ages: Vec<StorageRow> = AGES
@@ -66,29 +62,25 @@ pub fn storage(dir: &RunsDir, pins: &Pins, now_ms: i64) -> Result<StorageStats> 
             ..Default::default()
         })
         .collect();
-    for (id, vdir) in &layout.value_dirs {
+    for (id, vdir) in layout.orphan_value_dirs() {
         let files = list_value_files(vdir)
             .map_err(|e| Error::io(format!("reading {}", vdir.display()), &e))?;
         let bytes: u64 = files.values().map(|f| f.bytes).sum();
-        if !layout.runs.contains_key(id) {
-            if layout.run_names.contains(id) || layout.is_shared(id) {
-                continue; // a run we cannot read, or another run's own folder
-            }
-            stats.total_bytes += bytes;
-            stats.files += files.len() as u64;
-            stats.orphans.push(StorageRow {
-                label: id.clone(),
-                bytes,
-                files: files.len() as u64,
-            });
-            continue;
-        }
         stats.total_bytes += bytes;
         stats.files += files.len() as u64;
-        let detail = analyze_run(&layout, id, &opts, false)
-            .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
-        let tool_of: HashMap<&str, &str> = detail
-            .results
+        stats.orphans.push(StorageRow {
+            label: id.to_owned(),
+            bytes,
+            files: files.len() as u64,
+        });
+    }
+    for (id, listed) in runs_with_results(dir, &layout, now_ms) {
+        let (files, run, results) =
+            listed.map_err(|e| Error::io(format!("reading run {id}"), &e))?;
+        let bytes: u64 = files.values().map(|f| f.bytes).sum();
+        stats.total_bytes += bytes;
+        stats.files += files.len() as u64;
+        let tool_of: HashMap<&str, &str> = results
             .iter()
             .map(|r| (r.value_id.as_str(), r.tool.as_str()))
             .collect();
@@ -101,7 +93,7 @@ pub fn storage(dir: &RunsDir, pins: &Pins, now_ms: i64) -> Result<StorageStats> 
             row.bytes += f.bytes;
             row.files += 1;
         }
-        let age = now_ms.saturating_sub(detail.run.updated_ms.unwrap_or(0));
+        let age = now_ms.saturating_sub(run.updated_ms.unwrap_or(0));
         let bucket = AGES
             .iter()
             .position(|(_, max)| age < *max)
@@ -110,11 +102,11 @@ pub fn storage(dir: &RunsDir, pins: &Pins, now_ms: i64) -> Result<StorageStats> 
         ages[bucket].files += files.len() as u64;
         stats.runs.push(StorageRun {
             run: id.clone(),
-            title: detail.run.title.clone(),
+            title: run.title.clone(),
             bytes,
             files: files.len() as u64,
-            updated_ms: detail.run.updated_ms,
-            pinned: pins.is_pinned(dir.root(), id),
+            updated_ms: run.updated_ms,
+            pinned: pins.is_pinned(dir.root(), &id),
         });
     }
     stats

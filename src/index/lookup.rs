@@ -1,17 +1,19 @@
 //! Looking runs up in the index: each run of the layout paired with its row, its files
 //! stat'ed, and the run taken from the row when the stamps prove it unchanged.
 
+use super::results;
 use super::stamp::{FileStamp, RunStamp};
 use super::store::Row;
+use super::Entry;
 use crate::runs::layout::{summary_name, transcript_name, value_dir_name, Layout, RunFiles};
-use crate::runs::{Run, RunOptions, RunStatus};
+use crate::runs::{Run, RunDetail, RunOptions, RunStatus};
 use std::path::Path;
 
 /// What the index knows of a run of the layout: the run, proven unchanged, or that it must be
 /// read (with the stamps its files have now).
 /// (Boxed: a run is several times the size of a stamp.)
 pub(super) enum Found {
-    Kept(Box<Run>),
+    Kept(Box<Entry>),
     Changed(RunStamp),
 }
 
@@ -34,12 +36,14 @@ pub(super) fn merge(layout: &Layout, rows: Vec<(String, Row)>) -> (Vec<Pair<'_>>
     (pairs, gone)
 }
 
-/// Stats every run's files and takes the runs they prove unchanged from their rows, on as many
-/// threads as there are cores (a listing of 100,000 runs is 300,000 stats).
+/// Stats every run's files and takes the runs they prove unchanged from their rows (with their
+/// results when `results` says so), on as many threads as there are cores (a listing of
+/// 100,000 runs is 300,000 stats).
 pub(super) fn look_up<'a>(
     layout: &'a Layout,
     pairs: Vec<Pair<'a>>,
     opts: &RunOptions,
+    results: bool,
 ) -> Vec<(&'a String, &'a RunFiles, Found)> {
     let root = rustix::fs::open(
         &layout.root,
@@ -51,9 +55,9 @@ pub(super) fn look_up<'a>(
         let stamp = stamp_of(root.as_ref(), &layout.root, id, files, opts.threshold);
         let kept = row
             .filter(|row| row.stamp == stamp.key() && stamp.settled_at(row.read_ms))
-            .and_then(|row| from_row(&row, opts));
+            .and_then(|row| from_row(&row, opts, results, &stamp));
         let found = match kept {
-            Some(run) => Found::Kept(Box::new(run)),
+            Some(entry) => Found::Kept(Box::new(entry)),
             None => Found::Changed(stamp),
         };
         (id, files, found)
@@ -121,10 +125,11 @@ fn stamp_of(
 pub(super) fn to_row(
     layout: &Layout,
     id: &str,
-    run: &Run,
+    detail: &RunDetail,
     stamp: &RunStamp,
     read_ms: i64,
 ) -> Option<Row> {
+    let run = &detail.run;
     let listed = layout.value_dirs.contains_key(id) || layout.linked_value_dirs.contains(id);
     if stamp.values.is_some() && !listed {
         return None;
@@ -146,11 +151,23 @@ pub(super) fn to_row(
         clock_since_ms,
         run: serde_json::to_vec(run).ok()?,
         floats: [run.cost_usd, run.model_ms],
+        results: match layout.value_dirs.contains_key(id) {
+            true => Some(results::encode(&detail.results)?),
+            false => None,
+        },
     })
 }
 
-/// The run a row keeps, its status told by the clock of `opts` when it depends on it.
-fn from_row(row: &Row, opts: &RunOptions) -> Option<Run> {
+/// The run a row keeps, its status told by the clock of `opts` when it depends on it, with its
+/// results when `results` asks for them and the row keeps any. `None` when the row
+/// cannot be read back: the run is read again.
+fn from_row(row: &Row, opts: &RunOptions, results: bool, stamp: &RunStamp) -> Option<Entry> {
+    // A row keeps results when its run had a value directory (not a link) when read; the
+    // stamp, matched, says it still has.
+    let results = match (results, row.results.as_deref()) {
+        (true, Some(kept)) => Some(results::decode(kept)?),
+        _ => None,
+    };
     let mut run: Run = serde_json::from_slice(&row.run).ok()?;
     [run.cost_usd, run.model_ms] = row.floats;
     if let Some(since) = row.clock_since_ms {
@@ -160,5 +177,10 @@ fn from_row(row: &Row, opts: &RunOptions) -> Option<Run> {
             RunStatus::Interrupted
         };
     }
-    Some(run)
+    Some(Entry {
+        run,
+        results,
+        error: None,
+        transcript_len: stamp.transcript.map(|t| t.len),
+    })
 }

@@ -14,11 +14,12 @@
 
 mod files;
 mod lookup;
+mod results;
 mod stamp;
 mod store;
 
 use crate::runs::layout::Layout;
-use crate::runs::{Run, RunOptions};
+use crate::runs::{ResultInfo, Run, RunDetail, RunOptions};
 use files::{open_store, set_aside};
 use lookup::{look_up, merge, to_row, Found};
 use serde::Serialize;
@@ -40,13 +41,26 @@ pub struct RunIndex {
 
 /// What reading one run's files gave, for the index to keep or not.
 pub enum ReadRun {
-    /// The run, read whole: kept.
-    Read(Run),
-    /// A run shown as unreadable (a transcript that could not be read): shown, never kept, so
-    /// it is read again once the cause is gone.
-    Unreadable(Run),
+    /// The run and its results (no timeline), read whole: kept.
+    Read(Box<RunDetail>),
+    /// A run shown as unreadable (a transcript that could not be read), and why: shown, never
+    /// kept, so it is read again once the cause is gone.
+    Unreadable(Run, String),
     /// Gone since the runs directory was listed.
     Gone,
+}
+
+/// One run of a listing through the index.
+pub struct Entry {
+    pub run: Run,
+    /// Its results, when asked for and the run has a value directory (a run read now always
+    /// has them).
+    pub results: Option<Vec<ResultInfo>>,
+    /// Why the run could not be read (it is shown as unreadable).
+    pub error: Option<String>,
+    /// The length of its transcript the index vouches for (a run taken from the index), up to
+    /// which the run is what `run` says.
+    pub transcript_len: Option<u64>,
 }
 
 /// What `mctl index` prints.
@@ -131,7 +145,22 @@ impl RunIndex {
         opts: &RunOptions,
         read: impl Fn(&str) -> ReadRun,
     ) -> Vec<Run> {
-        let rows = match self.store.as_ref().map(Store::rows) {
+        self.entries(layout, opts, false, read)
+            .into_iter()
+            .map(|(_, e)| e.run)
+            .collect()
+    }
+
+    /// [`list`](Self::list), each run with its id and, when `results` says so, the results of
+    /// the runs that have a value directory (what GC planning and the storage figures need).
+    pub fn entries(
+        &mut self,
+        layout: &Layout,
+        opts: &RunOptions,
+        results: bool,
+        read: impl Fn(&str) -> ReadRun,
+    ) -> Vec<(String, Entry)> {
+        let rows = match self.store.as_ref().map(|s| s.rows(results)) {
             Some(Ok(rows)) => rows,
             Some(Err(e)) => {
                 self.failed(&e);
@@ -141,30 +170,78 @@ impl RunIndex {
         };
         let had_rows = !rows.is_empty();
         let (pairs, gone) = merge(layout, rows);
-        let looked = look_up(layout, pairs, opts);
-        let mut runs = Vec::with_capacity(looked.len());
+        let looked = look_up(layout, pairs, opts, results);
+        self.settle(layout, looked, gone, !had_rows, read)
+    }
+
+    /// Run `id` of `layout` with its results: from the index when its files prove it unchanged,
+    /// else read by `read` (and kept). `None` when the run is gone.
+    pub fn one(
+        &mut self,
+        layout: &Layout,
+        id: &str,
+        opts: &RunOptions,
+        read: impl Fn(&str) -> ReadRun,
+    ) -> Option<Entry> {
+        let (key, files) = layout.runs.get_key_value(id)?;
+        let row = match self.store.as_ref().map(|s| s.row(id)) {
+            Some(Ok(row)) => row,
+            Some(Err(e)) => {
+                self.failed(&e);
+                None
+            }
+            None => None,
+        };
+        let looked = look_up(layout, vec![(key, files, row)], opts, true);
+        let mut entries = self.settle(layout, looked, Vec::new(), false, read);
+        entries.pop().map(|(_, e)| e)
+    }
+
+    /// Reads the runs the index could not vouch for, keeps what they gave and forgets the runs
+    /// that are gone.
+    fn settle(
+        &mut self,
+        layout: &Layout,
+        looked: Vec<(&String, &crate::runs::RunFiles, Found)>,
+        gone: Vec<String>,
+        empty: bool,
+        read: impl Fn(&str) -> ReadRun,
+    ) -> Vec<(String, Entry)> {
+        let mut entries = Vec::with_capacity(looked.len());
         let mut put = Vec::new();
         for (id, _, found) in looked {
             match found {
-                Found::Kept(run) => runs.push(*run),
+                Found::Kept(entry) => entries.push((id.clone(), *entry)),
                 Found::Changed(stamp) => {
                     // Read now: a file changed while it is read has a later time, and is read
                     // again next time.
                     let read_ms = crate::runs::now_ms();
-                    match read(id) {
-                        ReadRun::Read(run) => {
-                            if let Some(row) = to_row(layout, id, &run, &stamp, read_ms) {
+                    let entry = match read(id) {
+                        ReadRun::Read(detail) => {
+                            if let Some(row) = to_row(layout, id, &detail, &stamp, read_ms) {
                                 put.push((id.clone(), row));
                             }
-                            runs.push(run);
+                            let RunDetail { run, results, .. } = *detail;
+                            Entry {
+                                run,
+                                results: Some(results),
+                                error: None,
+                                transcript_len: None,
+                            }
                         }
-                        ReadRun::Unreadable(run) => runs.push(run),
-                        ReadRun::Gone => {}
-                    }
+                        ReadRun::Unreadable(run, why) => Entry {
+                            run,
+                            results: None,
+                            error: Some(why),
+                            transcript_len: None,
+                        },
+                        ReadRun::Gone => continue,
+                    };
+                    entries.push((id.clone(), entry));
                 }
             }
         }
-        if !put.is_empty() || !gone.is_empty() || !had_rows {
+        if !put.is_empty() || !gone.is_empty() || empty {
             let written = self
                 .store
                 .as_mut()
@@ -175,11 +252,11 @@ impl RunIndex {
             }
         }
         tracing::debug!(
-            runs = runs.len(),
+            runs = entries.len(),
             read = put.len(),
             "listed through the index"
         );
-        runs
+        entries
     }
 
     /// Says why the index could not be read or written. A damaged file is set aside (after

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The layout of the tables; a file with a higher `user_version` is a newer Mission Control's.
-pub const SCHEMA: i64 = 1;
+pub const SCHEMA: i64 = 2;
 /// What the `meta` table's `app` says in an index of ours.
 const APP: &str = "mission-control-index";
 /// How long a writer waits for another process's transaction before giving up.
@@ -27,6 +27,9 @@ pub(crate) struct Row {
     /// The run's floating-point figures, kept exactly: text of a float read back by serde_json
     /// may differ in its last bit (`costUsd`, `modelMs`).
     pub floats: [f64; 2],
+    /// The run's results (`results.rs`), for a run with a value directory; read only when
+    /// asked for.
+    pub results: Option<Vec<u8>>,
 }
 
 pub(crate) struct Store {
@@ -71,6 +74,12 @@ impl Store {
         if version > SCHEMA {
             return Err(Unusable::Bad(format!(
                 "written by a newer Mission Control (schema {version}, this one reads {SCHEMA})"
+            )));
+        }
+        if version != 0 && version < SCHEMA {
+            // Each schema has its own file name: an older one here was put here by hand.
+            return Err(Unusable::Bad(format!(
+                "written by an older Mission Control (schema {version}, this one reads {SCHEMA})"
             )));
         }
         let mode: String = self
@@ -123,7 +132,8 @@ impl Store {
                  clock_since_ms INTEGER,
                  run BLOB NOT NULL,
                  cost_usd REAL NOT NULL,
-                 model_ms REAL NOT NULL
+                 model_ms REAL NOT NULL,
+                 results BLOB
              ) WITHOUT ROWID;
              INSERT OR IGNORE INTO meta (key, value) VALUES ('app', '{APP}');
              PRAGMA user_version = {SCHEMA};"
@@ -143,24 +153,22 @@ impl Store {
         }
     }
 
-    /// Every run the index holds, in the order of their ids (bytewise, as the layout's).
-    pub(crate) fn rows(&self) -> rusqlite::Result<Vec<(String, Row)>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT id, stamp, read_ms, clock_since_ms, run, cost_usd, model_ms FROM runs ORDER BY id",
-        )?;
-        let rows = stmt.query_map([], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                Row {
-                    stamp: r.get(1)?,
-                    read_ms: r.get(2)?,
-                    clock_since_ms: r.get(3)?,
-                    run: r.get(4)?,
-                    floats: [r.get(5)?, r.get(6)?],
-                },
-            ))
-        })?;
+    /// Every run the index holds, in the order of their ids (bytewise, as the layout's), with
+    /// their results when `results` says so.
+    pub(crate) fn rows(&self, results: bool) -> rusqlite::Result<Vec<(String, Row)>> {
+        let sql = format!("{} ORDER BY id", select(results));
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map([], read_row)?;
         rows.collect()
+    }
+
+    /// Run `id`'s row with its results, if the index holds it.
+    pub(crate) fn row(&self, id: &str) -> rusqlite::Result<Option<Row>> {
+        let sql = format!("{} WHERE id = ?1", select(true));
+        self.conn
+            .query_row(&sql, [id], read_row)
+            .optional()
+            .map(|r| r.map(|(_, row)| row))
     }
 
     /// Writes the runs read again and forgets the runs that are gone, in one transaction.
@@ -176,8 +184,8 @@ impl Store {
         {
             let mut insert = tx.prepare(
                 "INSERT OR REPLACE INTO runs
-                 (id, stamp, read_ms, clock_since_ms, run, cost_usd, model_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                 (id, stamp, read_ms, clock_since_ms, run, cost_usd, model_ms, results)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )?;
             for (id, row) in put {
                 insert.execute(params![
@@ -187,7 +195,8 @@ impl Store {
                     row.clock_since_ms,
                     row.run,
                     row.floats[0],
-                    row.floats[1]
+                    row.floats[1],
+                    row.results
                 ])?;
             }
             let mut delete = tx.prepare("DELETE FROM runs WHERE id = ?1")?;
@@ -231,6 +240,27 @@ impl Store {
             .execute("DELETE FROM meta WHERE key = 'updated_ms'", [])?;
         Ok(())
     }
+}
+
+/// The query of rows, with or without their results (a listing needs none: leaving them out
+/// spares reading and copying them).
+fn select(results: bool) -> String {
+    let results = if results { "results" } else { "NULL" };
+    format!("SELECT id, stamp, read_ms, clock_since_ms, run, cost_usd, model_ms, {results} FROM runs")
+}
+
+fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, Row)> {
+    Ok((
+        r.get(0)?,
+        Row {
+            stamp: r.get(1)?,
+            read_ms: r.get(2)?,
+            clock_since_ms: r.get(3)?,
+            run: r.get(4)?,
+            floats: [r.get(5)?, r.get(6)?],
+            results: r.get(7)?,
+        },
+    ))
 }
 
 /// Whether `e` says the file is damaged (not a database, malformed, cut short).

@@ -107,10 +107,7 @@ impl RunsDir {
     pub fn list(&self) -> Result<Vec<Run>> {
         let _span = tracing::info_span!("runs_list", dir = %self.root.display()).entered();
         let layout = self.layout()?;
-        let opts = RunOptions {
-            verify: Verify::Sampled,
-            ..self.opts
-        };
+        let opts = self.listing_opts(self.opts.now_ms);
         let mut runs = match self.index() {
             Some(mut index) => index.list(&layout, &opts, |id| read_row(&layout, id, &opts)),
             None => layout
@@ -122,6 +119,34 @@ impl RunsDir {
         sort_runs(&mut runs);
         tracing::debug!(runs = runs.len(), "listed the runs directory");
         Ok(runs)
+    }
+
+    /// The settings a listing reads runs with (and the index keeps them by), at `now_ms`.
+    pub(crate) fn listing_opts(&self, now_ms: i64) -> RunOptions {
+        RunOptions {
+            verify: Verify::Sampled,
+            now_ms,
+            ..self.opts
+        }
+    }
+
+    /// Every run that has a value directory, with its results, as a listing at `now_ms` tells
+    /// them: from the index (what it cannot vouch for is read, and kept). `None` without an
+    /// index: the caller reads the runs itself.
+    pub(crate) fn indexed_results(
+        &self,
+        layout: &Layout,
+        now_ms: i64,
+    ) -> Option<std::collections::HashMap<String, crate::index::Entry>> {
+        let mut index = self.index()?;
+        let opts = self.listing_opts(now_ms);
+        let entries = index.entries(layout, &opts, true, |id| read_row(layout, id, &opts));
+        Some(
+            entries
+                .into_iter()
+                .filter(|(id, _)| layout.value_dirs.contains_key(id))
+                .collect(),
+        )
     }
 
     /// Every run read again from its files (the app's Refresh): the index, if any, is emptied
@@ -138,10 +163,7 @@ impl RunsDir {
     /// Run `id` as [`list`](Self::list) tells it; `None` when there is no such run.
     pub fn list_one(&self, id: &str) -> Result<Option<Run>> {
         let layout = self.layout()?;
-        let opts = RunOptions {
-            verify: Verify::Sampled,
-            ..self.opts
-        };
+        let opts = self.listing_opts(self.opts.now_ms);
         Ok(layout
             .runs
             .contains_key(id)
@@ -209,17 +231,18 @@ pub(crate) fn unreadable_run(id: &str, error: &dyn std::fmt::Display) -> Run {
 /// as a run we could not read rather than failing the whole list.
 fn list_row(layout: &Layout, id: &str, opts: &RunOptions) -> Option<Run> {
     match read_row(layout, id, opts) {
-        ReadRun::Read(run) | ReadRun::Unreadable(run) => Some(run),
+        ReadRun::Read(detail) => Some(detail.run),
+        ReadRun::Unreadable(run, _) => Some(run),
         ReadRun::Gone => None,
     }
 }
 
 /// [`list_row`], telling a run read whole from one shown as unreadable (the index keeps only
 /// the first).
-fn read_row(layout: &Layout, id: &str, opts: &RunOptions) -> ReadRun {
+pub(crate) fn read_row(layout: &Layout, id: &str, opts: &RunOptions) -> ReadRun {
     match analyze_run(layout, id, opts, false) {
-        Ok(detail) => ReadRun::Read(detail.run),
+        Ok(detail) => ReadRun::Read(Box::new(detail)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => ReadRun::Gone,
-        Err(e) => ReadRun::Unreadable(unreadable_run(id, &e)),
+        Err(e) => ReadRun::Unreadable(unreadable_run(id, &e), e.to_string()),
     }
 }

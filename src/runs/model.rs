@@ -29,7 +29,7 @@ impl RunStatus {
 }
 
 /// Retention state of one tool result (spec B.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum RetentionState {
     /// At or under the threshold: the model saw it whole.

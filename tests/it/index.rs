@@ -37,9 +37,19 @@ fn both(root: &Path, cache: &Path) -> (Value, Value, usize) {
     let mut index = d.index().expect("an index");
     let mut runs = index.list(&layout, &sampled, |id| {
         reads.fetch_add(1, Ordering::SeqCst);
-        match d.clone().with_index(false).list_one(id).unwrap() {
-            Some(run) => mission_control::index::ReadRun::Read(run),
-            None => mission_control::index::ReadRun::Gone,
+        use mission_control::index::ReadRun;
+        match mission_control::runs::analyze_run(&layout, id, &sampled, false) {
+            Ok(detail) => ReadRun::Read(Box::new(detail)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => ReadRun::Gone,
+            Err(e) => ReadRun::Unreadable(
+                mission_control::runs::Run {
+                    id: id.to_owned(),
+                    title: format!("(unreadable: {e})"),
+                    problems: 1,
+                    ..Default::default()
+                },
+                e.to_string(),
+            ),
         }
     });
     runs.sort_by(|a, b| {
@@ -52,6 +62,33 @@ fn both(root: &Path, cache: &Path) -> (Value, Value, usize) {
     assert_eq!(serde_json::to_value(d.list().unwrap()).unwrap(), indexed);
     let plain = serde_json::to_value(d.with_index(false).list().unwrap()).unwrap();
     (indexed, plain, reads.load(Ordering::SeqCst))
+}
+
+/// A GC plan (every policy, no idle guard) and the storage figures through the index, and
+/// the same without it, as JSON.
+fn gc_both(root: &Path, cache: &Path) -> (Value, Value) {
+    use mission_control::gc::{self, GcPolicy};
+    use mission_control::pins::Pins;
+    let policy = GcPolicy {
+        older_than_ms: Some(0),
+        max_bytes: Some(1),
+        orphans: true,
+        strays: true,
+        idle_guard_ms: 0,
+        ..Default::default()
+    };
+    let pins = Pins::load_in(Some(cache)).unwrap();
+    let answer = |d: RunsDir| {
+        let d = d.with_config_dir(cache);
+        json!({
+            "plan": gc::plan(&d, &policy, &pins, NOW).unwrap(),
+            "storage": gc::storage(&d, &pins, NOW).unwrap(),
+        })
+    };
+    (
+        answer(dir(root, cache)),
+        answer(dir(root, cache).with_index(false)),
+    )
 }
 
 /// Sets the time of every file and directory under `root` (and `root`) changed in the last
@@ -121,9 +158,13 @@ fn sample(root: &Path) {
     c.user("third").done().write();
 }
 
+/// Asserts that the listing, a GC plan and the storage figures are the same through the index
+/// and without it; how many runs the listing read.
 fn assert_same(root: &Path, cache: &Path, what: &str) -> usize {
     let (indexed, plain, reads) = both(root, cache);
     assert_eq!(indexed, plain, "{what}");
+    let (indexed, plain) = gc_both(root, cache);
+    assert_eq!(indexed, plain, "GC, {what}");
     reads
 }
 
@@ -590,6 +631,43 @@ proptest::proptest! {
             }
             let (indexed, plain, _) = both(runs.path(), cache.path());
             proptest::prop_assert_eq!(indexed, plain, "after step {} ({:?})", i, change);
+            let (indexed, plain) = gc_both(runs.path(), cache.path());
+            proptest::prop_assert_eq!(indexed, plain, "GC after step {} ({:?})", i, change);
         }
     }
+}
+
+#[test]
+fn a_gc_plan_over_a_warm_index_reads_no_transcript_and_plans_as_without_it() {
+    let runs = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    mission_control::demo::write_demo(runs.path(), 1, OLD_MS).unwrap();
+    age(runs.path(), OLD_MS);
+    let mctl = |args: &[&str], env: &[(&str, &str)]| {
+        let mut cmd = mctl_command();
+        cmd.env("MCTL_CACHE_DIR", cache.path())
+            .env("MCTL_CONFIG_DIR", config.path())
+            .args(["--runs-dir", runs.path().to_str().unwrap()])
+            .args(args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        out
+    };
+    mctl(&["runs", "--json"], &[]);
+    let gc = ["gc", "--older-than", "1d", "--orphans", "--strays", "--json"];
+    let warm = mctl(&gc, &[("MCTL_LOG", "mission_control::index=debug")]);
+    let log = stderr(&warm);
+    assert!(log.contains("listed through the index"), "{log}");
+    assert!(log.contains("read=0"), "every run from the index: {log}");
+    let plain = mctl(&gc, &[("MCTL_NO_INDEX", "1")]);
+    let files = |out: &std::process::Output| {
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(!v["files"].as_array().unwrap().is_empty(), "{v}");
+        json!([v["files"], v["runs"], v["totalBytes"]])
+    };
+    assert_eq!(files(&warm), files(&plain));
 }
