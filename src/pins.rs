@@ -34,6 +34,14 @@ impl Pins {
             .is_some_and(|s| s.contains(run))
     }
 
+    /// The pinned runs of `runs_dir`, to ask of many runs (its path is made canonical once).
+    pub fn of_dir(&self, runs_dir: &Path) -> std::collections::HashSet<String> {
+        self.map
+            .get(&dir_key(runs_dir))
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
     pub fn list(&self, runs_dir: &Path) -> Vec<String> {
         self.map
             .get(&dir_key(runs_dir))

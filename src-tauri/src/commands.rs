@@ -83,7 +83,7 @@ fn opened(state: &AppState, r: &ResultRef) -> Res<Arc<Opened>> {
         return Ok(hit);
     }
     let (info, value) = state.runs_dir(&r.dir)?.open_value(&r.run, &r.call)?;
-    let opened = Arc::new(Opened { info, value });
+    let opened = Arc::new(Opened::new(info, value));
     state.remember(r.clone(), opened.clone());
     Ok(opened)
 }
@@ -94,7 +94,26 @@ pub async fn open_value(
     app: AppHandle,
     req: c::open_value::Request,
 ) -> Res<c::open_value::Response> {
-    blocking(app, move |state, _| Ok(opened(state, &req)?.info.clone())).await
+    blocking(app, move |state, _| Ok(opened(state, &req)?.info())).await
+}
+
+/// Compares every byte of a value opened `verified: sampled` with the transcript: the UI asks
+/// once the value is painted, and shows the verdict when it comes.
+#[tauri::command]
+pub async fn verify_value(
+    app: AppHandle,
+    req: c::verify_value::Request,
+) -> Res<c::verify_value::Response> {
+    blocking(app, move |state, _| {
+        let verdict = state
+            .runs_dir(&req.dir)?
+            .verify_value(&req.run, &req.call)?;
+        if let Some(o) = state.cached(&req) {
+            o.settle(&verdict);
+        }
+        Ok(verdict)
+    })
+    .await
 }
 
 /// One page of the full text, with true line numbers.
@@ -148,9 +167,8 @@ pub async fn reveal_value(
     let handle = app.clone();
     let path = blocking(app, move |state, _| {
         let o = opened(state, &req)?;
-        o.info
+        o.info()
             .value_path
-            .clone()
             .ok_or_else(|| Error::new(ErrorCode::UnknownCall, "this result has no value file"))
     })
     .await?;

@@ -62,6 +62,7 @@ fn handlers() -> impl Fn(tauri::ipc::Invoke<tauri::Wry>) -> bool + Send + Sync +
         commands::list_runs,
         commands::run_detail,
         commands::open_value,
+        commands::verify_value,
         commands::value_lines,
         commands::value_text,
         commands::peek_value,

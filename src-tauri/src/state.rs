@@ -3,8 +3,8 @@
 
 use mission_control::gc::{GcPolicy, GcReport};
 use mission_control::retained::OpenValue;
-use mission_control::runs::ValueInfo;
 use mission_control::runs::{RunOptions, RunsDir};
+use mission_control::runs::{ValueInfo, ValueVerdict};
 use mission_control::watch::LiveSession;
 use mission_control::wire::{DirsSource, ResultRef, Settings};
 use mission_control::{Error, ErrorCode};
@@ -27,8 +27,31 @@ pub struct AppState {
 }
 
 pub struct Opened {
-    pub info: ValueInfo,
+    /// Its figures; `verified: sampled` until `verify_value` settles them.
+    info: Mutex<ValueInfo>,
     pub value: OpenValue,
+}
+
+impl Opened {
+    pub fn new(info: ValueInfo, value: OpenValue) -> Self {
+        Self {
+            info: Mutex::new(info),
+            value,
+        }
+    }
+
+    pub fn info(&self) -> ValueInfo {
+        self.info.lock().expect("opened value lock").clone()
+    }
+
+    /// Takes the verdict of every byte: a value opened again shows it without checking again.
+    pub fn settle(&self, verdict: &ValueVerdict) {
+        let mut info = self.info.lock().expect("opened value lock");
+        info.state = verdict.state;
+        info.verified = verdict.verified;
+        info.stub = verdict.stub.clone();
+        info.context_bytes = verdict.context_bytes;
+    }
 }
 
 impl AppState {

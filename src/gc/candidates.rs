@@ -4,7 +4,6 @@
 
 use super::stamp::run_stamp;
 use super::{GcPolicy, GcSkip};
-use crate::pins::Pins;
 use crate::retained::DEFAULT_THRESHOLD;
 use crate::runs::analyze::analyze_run_with;
 use crate::runs::layout::{value_dir_name, Layout};
@@ -18,7 +17,8 @@ use std::path::Path;
 pub(super) struct PlanInput<'a> {
     pub root: &'a Path,
     pub policy: &'a GcPolicy,
-    pub pins: &'a Pins,
+    /// The pinned runs of this directory.
+    pub pinned: HashSet<String>,
     pub now_ms: i64,
 }
 
@@ -69,15 +69,16 @@ pub(super) fn gather_runs(
     input: &PlanInput<'_>,
     skipped: &mut Vec<GcSkip>,
 ) -> Vec<RunValues> {
-    let mut runs = Vec::new();
-    for (id, listed) in runs_with_results(dir, layout, input.now_ms) {
-        match listed {
+    use rayon::prelude::*;
+    let (runs, unread): (Vec<_>, Vec<_>) = runs_with_results(dir, layout, input.now_ms)
+        .into_par_iter()
+        .partition_map(|(id, listed)| match listed {
             Ok((files, run, results)) => {
-                runs.push(run_values(layout, input, &id, files, &run, &results))
+                rayon::iter::Either::Left(run_values(layout, input, &id, files, &run, &results))
             }
-            Err(e) => skipped.push(unreadable(&id, &e)),
-        }
-    }
+            Err(e) => rayon::iter::Either::Right(unreadable(&id, &e)),
+        });
+    skipped.extend(unread);
     runs
 }
 
@@ -101,25 +102,32 @@ pub(crate) fn runs_with_results(
         now_ms,
         ..dir.opts
     };
-    let mut runs = Vec::new();
-    for (id, vdir) in &layout.value_dirs {
-        if !layout.runs.contains_key(id) {
-            continue; // an orphan, or another run's own folder: see `gather_orphans`
-        }
-        let listed = list_value_files(vdir).and_then(|files| match indexed.remove(id) {
-            Some(entry) => match (entry.error, entry.results) {
-                (Some(why), _) => Err(io::Error::other(why)),
-                (None, Some(results)) => Ok((files, entry.run, results)),
-                (None, None) => Err(io::Error::other("its results are not known")),
-            },
-            None => {
-                let detail = analyze_run_with(layout, id, &opts, false, files.clone())?;
-                Ok((files, detail.run, detail.results))
-            }
-        });
-        runs.push((id.clone(), listed));
-    }
-    runs
+    let dirs: Vec<_> = layout
+        .value_dirs
+        .iter()
+        // The others are orphans, or another run's own folder: see `gather_orphans`.
+        .filter(|(id, _)| layout.runs.contains_key(*id))
+        .map(|(id, vdir)| (id, vdir, indexed.remove(id)))
+        .collect();
+    // Listing the value files is a `stat` of each, which waits on the file system: on every
+    // core at once.
+    use rayon::prelude::*;
+    dirs.into_par_iter()
+        .map(|(id, vdir, entry)| {
+            let listed = list_value_files(vdir).and_then(|files| match entry {
+                Some(entry) => match (entry.error, entry.results) {
+                    (Some(why), _) => Err(io::Error::other(why)),
+                    (None, Some(results)) => Ok((files, entry.run, results)),
+                    (None, None) => Err(io::Error::other("its results are not known")),
+                },
+                None => {
+                    let detail = analyze_run_with(layout, id, &opts, false, files.clone())?;
+                    Ok((files, detail.run, detail.results))
+                }
+            });
+            (id.clone(), listed)
+        })
+        .collect()
 }
 
 /// One run's candidates, told from its detail: which files are strays, which back a result,
@@ -151,7 +159,7 @@ fn run_values(
         last_activity: updated,
         active: run.status == RunStatus::Running
             || input.now_ms.saturating_sub(updated) < input.policy.idle_guard_ms,
-        pinned: input.pins.is_pinned(input.root, id),
+        pinned: input.pinned.contains(id),
         files,
         backs: resume_cost(run, results),
         strays,

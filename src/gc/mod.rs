@@ -132,14 +132,19 @@ impl GcReport {
         use std::collections::BTreeMap;
         let mut runs: BTreeMap<String, GcRun> = BTreeMap::new();
         for f in &self.files {
-            let r = runs.entry(f.run.clone()).or_insert_with(|| GcRun {
-                run: f.run.clone(),
-                files: 0,
-                bytes: 0,
-                context_bytes: 0,
-                context_tokens: 0,
-                orphan: f.reason == GcReason::Orphan,
-            });
+            // Files come grouped by run: look the run up before making a key for it.
+            if !runs.contains_key(&f.run) {
+                let run = GcRun {
+                    run: f.run.clone(),
+                    files: 0,
+                    bytes: 0,
+                    context_bytes: 0,
+                    context_tokens: 0,
+                    orphan: f.reason == GcReason::Orphan,
+                };
+                runs.insert(f.run.clone(), run);
+            }
+            let r = runs.get_mut(&f.run).expect("inserted above");
             r.files += 1;
             r.bytes += f.bytes;
             r.context_bytes += f.context_bytes;

@@ -23,7 +23,7 @@ pub fn plan(dir: &RunsDir, policy: &GcPolicy, pins: &Pins, now_ms: i64) -> Resul
     let input = PlanInput {
         root: dir.root(),
         policy,
-        pins,
+        pinned: pins.of_dir(dir.root()),
         now_ms,
     };
     let mut report = GcReport::default();
@@ -55,6 +55,8 @@ pub fn plan(dir: &RunsDir, policy: &GcPolicy, pins: &Pins, now_ms: i64) -> Resul
     // Each file carries what its loss costs its run's next resume; totalling them tells each
     // run's cost and the plan's.
     report.total();
+    // Freeing the records of every value file takes a while, and nothing waits for it.
+    std::thread::spawn(move || drop((runs, orphans, layout)));
     Ok(report)
 }
 

@@ -134,7 +134,7 @@ pub(super) fn orphans(
         if !input.policy.orphans {
             continue;
         }
-        if input.pins.is_pinned(input.root, &o.id) {
+        if input.pinned.contains(&o.id) {
             skipped.push(GcSkip {
                 path: format!("{}/", value_dir_name(&o.id)),
                 reason: "pinned".into(),

@@ -1,9 +1,9 @@
 //! Where the value bytes are: per run, per tool, per age, and in orphan directories. What the
 //! Storage view charts and what a GC policy is chosen from.
 
+use super::candidates::runs_with_results;
 use crate::error::{Error, Result};
 use crate::pins::Pins;
-use super::candidates::runs_with_results;
 use crate::runs::values::list_value_files;
 use crate::runs::RunsDir;
 use serde::Serialize;
@@ -53,6 +53,7 @@ const AGES: [(&str, i64); 4] = [
 
 pub fn storage(dir: &RunsDir, pins: &Pins, now_ms: i64) -> Result<StorageStats> {
     let layout = dir.layout()?;
+    let pinned = pins.of_dir(dir.root());
     let mut stats = StorageStats::default();
     let mut tools: HashMap<String, StorageRow> = HashMap::new();
     let mut ages: Vec<StorageRow> = AGES
@@ -106,7 +107,7 @@ pub fn storage(dir: &RunsDir, pins: &Pins, now_ms: i64) -> Result<StorageStats> 
             bytes,
             files: files.len() as u64,
             updated_ms: run.updated_ms,
-            pinned: pins.is_pinned(dir.root(), &id),
+            pinned: pinned.contains(&id),
         });
     }
     stats

@@ -21,7 +21,7 @@ mod store;
 use crate::runs::layout::Layout;
 use crate::runs::{ResultInfo, Run, RunDetail, RunOptions};
 use files::{open_store, set_aside};
-use lookup::{look_up, merge, to_row, Found};
+use lookup::{look_up, merge, status_by_clock, to_row, Found};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use store::{Store, Unusable};
@@ -45,7 +45,7 @@ pub enum ReadRun {
     Read(Box<RunDetail>),
     /// A run shown as unreadable (a transcript that could not be read), and why: shown, never
     /// kept, so it is read again once the cause is gone.
-    Unreadable(Run, String),
+    Unreadable(Box<Run>, String),
     /// Gone since the runs directory was listed.
     Gone,
 }
@@ -61,6 +61,33 @@ pub struct Entry {
     /// The length of its transcript the index vouches for (a run taken from the index), up to
     /// which the run is what `run` says.
     pub transcript_len: Option<u64>,
+    /// The inode of that transcript: another file under its name is another transcript.
+    pub transcript_ino: Option<u64>,
+    /// For a run whose status is told by the clock: the instant its running window starts.
+    pub clock_since_ms: Option<i64>,
+}
+
+impl Entry {
+    /// The run with its status told by the clock of `opts` (a run taken from the index whose
+    /// status depends on it).
+    pub fn run_at(&self, opts: &RunOptions) -> Run {
+        let mut run = self.run.clone();
+        if let Some(since) = self.clock_since_ms {
+            run.status = status_by_clock(since, opts);
+        }
+        run
+    }
+
+    fn read(run: Run, results: Option<Vec<ResultInfo>>, error: Option<String>) -> Self {
+        Self {
+            run,
+            results,
+            error,
+            transcript_len: None,
+            transcript_ino: None,
+            clock_since_ms: None,
+        }
+    }
 }
 
 /// What `mctl index` prints.
@@ -222,19 +249,9 @@ impl RunIndex {
                                 put.push((id.clone(), row));
                             }
                             let RunDetail { run, results, .. } = *detail;
-                            Entry {
-                                run,
-                                results: Some(results),
-                                error: None,
-                                transcript_len: None,
-                            }
+                            Entry::read(run, Some(results), None)
                         }
-                        ReadRun::Unreadable(run, why) => Entry {
-                            run,
-                            results: None,
-                            error: Some(why),
-                            transcript_len: None,
-                        },
+                        ReadRun::Unreadable(run, why) => Entry::read(*run, None, Some(why)),
                         ReadRun::Gone => continue,
                     };
                     entries.push((id.clone(), entry));

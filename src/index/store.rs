@@ -246,7 +246,9 @@ impl Store {
 /// spares reading and copying them).
 fn select(results: bool) -> String {
     let results = if results { "results" } else { "NULL" };
-    format!("SELECT id, stamp, read_ms, clock_since_ms, run, cost_usd, model_ms, {results} FROM runs")
+    format!(
+        "SELECT id, stamp, read_ms, clock_since_ms, run, cost_usd, model_ms, {results} FROM runs"
+    )
 }
 
 fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, Row)> {

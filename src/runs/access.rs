@@ -8,11 +8,13 @@
 //! the transcript (a result that was never retained, or whose file is gone); else the call is
 //! unknown. Opening a result for viewing reads its text the same way.
 
-use super::layout::RunPaths;
-use super::{analyze_run, ResultInfo, RetentionState, RunsDir};
+use super::layout::{Layout, RunPaths};
+use super::{analyze_run, read_row, ResultInfo, RetentionState, RunsDir};
 use crate::error::{Error, ErrorCode, Result};
 use crate::retained::open::{OpenValue, ValueText};
-use crate::retained::{peek_source, stub_layout, value_id, FileSource, Peek, PeekRequest, Stub};
+use crate::retained::{
+    peek_source, stub_from_source, stub_layout, value_id, FileSource, Peek, PeekRequest, Stub,
+};
 use crate::transcript::event::{Envelope, Event};
 use serde::Serialize;
 use std::fs::{self, File};
@@ -61,6 +63,32 @@ impl From<RetentionState> for ValueState {
     }
 }
 
+/// How a value's state was told when it was opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum Verified {
+    /// The value file compared with the transcript by its size and its first and last 64 KiB
+    /// (as a listing does): a big value opens without reading it all; [`RunsDir::verify_value`]
+    /// tells the verdict of every byte.
+    Sampled,
+    /// Every byte compared (or nothing to compare: a stray file, a result without a file).
+    Full,
+}
+
+/// The verdict of comparing every byte of a value file with its result's text in the
+/// transcript (`verify_value`).
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ValueVerdict {
+    pub state: ValueState,
+    pub verified: Verified,
+    /// The stub the model saw (it is made of the transcript's text, which a damaged file no
+    /// longer holds).
+    pub stub: Option<Stub>,
+    /// What the next resume sends for this result.
+    pub context_bytes: u64,
+}
+
 /// A tool result (or a stray value file) opened for the compare view.
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -80,6 +108,9 @@ pub struct ValueInfo {
     /// What the next resume sends for this result.
     pub context_bytes: u64,
     pub threshold: u64,
+    /// How `state` was told: `sampled` for a retained value opened from its file alone, until
+    /// [`RunsDir::verify_value`] says more.
+    pub verified: Verified,
 }
 
 /// The stub of a result, with what it is the stub of (`mctl stub --json`).
@@ -117,12 +148,7 @@ impl RunsDir {
         let id = self.resolve_run(&layout, run)?;
         let detail = analyze_run(&layout, &id, &self.opts, false)
             .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
-        let info = detail
-            .results
-            .iter()
-            .rev()
-            .find(|r| r.tool_call_id == call)
-            .or_else(|| detail.results.iter().rev().find(|r| r.value_id == call))
+        let info = pick(&detail.results, call)
             .cloned()
             .ok_or_else(|| unknown_call(&id, call))?;
         let path = layout.runs[&id].transcript.clone().ok_or_else(|| {
@@ -146,14 +172,7 @@ impl RunsDir {
     pub fn value_file(&self, run: &str, call: &str) -> Result<Option<PathBuf>> {
         let layout = self.layout()?;
         let id = self.resolve_run(&layout, run)?;
-        if layout.value_dir(&id).is_none() {
-            return Ok(None);
-        }
-        let path = RunPaths::new(self.root(), &id).value_file(call);
-        Ok(match fs::symlink_metadata(&path) {
-            Ok(m) if m.file_type().is_file() => Some(path),
-            _ => None,
-        })
+        Ok(value_file_in(&layout, &id, call))
     }
 
     /// The stub of the result for `call`: the exact text the model saw in its place. An error
@@ -197,7 +216,15 @@ impl RunsDir {
     /// A result opened for viewing: its figures, its stub when over the threshold, and its full
     /// text indexed, read by the same rule as a peek. A stray value file (no result names it)
     /// opens too, as a peek would read it.
+    ///
+    /// A retained value (its file compared with the transcript by size and sampled ends) opens
+    /// from its file alone, stub included: nothing reads the transcript's copy of a value of
+    /// hundreds of megabytes first. Its state says `verified: sampled` until
+    /// [`verify_value`](Self::verify_value) has compared every byte.
     pub fn open_value(&self, run: &str, call: &str) -> Result<(ValueInfo, OpenValue)> {
+        if let Some(opened) = self.open_sampled(run, call)? {
+            return Ok(opened);
+        }
         let found = match self.find_result(run, call) {
             Ok(found) => found,
             Err(e) if e.code == ErrorCode::UnknownCall => {
@@ -232,8 +259,95 @@ impl RunsDir {
             stub,
             context_bytes: info.context_bytes,
             threshold: self.opts.threshold,
+            verified: Verified::Full,
         };
         Ok((info, value))
+    }
+
+    /// [`open_value`](Self::open_value) of a result that a listing's check says is retained:
+    /// its figures from the index (or a sampled read of the run), its text and stub from its
+    /// value file. `None` for any other result: it opens the thorough way.
+    fn open_sampled(&self, run: &str, call: &str) -> Result<Option<(ValueInfo, OpenValue)>> {
+        let layout = self.layout()?;
+        let id = self.resolve_run(&layout, run)?;
+        let Some(info) = self.sampled_result(&layout, &id, call) else {
+            return Ok(None);
+        };
+        if info.state != RetentionState::Retained {
+            return Ok(None);
+        }
+        let Some(path) = value_file_in(&layout, &id, &info.tool_call_id) else {
+            return Ok(None);
+        };
+        let value = OpenValue::new(ValueText::File(open_file(&path)?))
+            .map_err(|e| Error::io("indexing the value", &e))?;
+        // Changed since it was checked: open it the thorough way.
+        if value.index.bytes() != info.bytes {
+            return Ok(None);
+        }
+        // The file holds the result's bytes (as far as sampled), so the stub of its text is the
+        // stub of the result's.
+        let stub = match info.bytes > self.opts.threshold {
+            true => Some(
+                stub_from_source(&info.value_id, &info.tool, &value.text, &value.index)
+                    .map_err(|e| Error::io("reading the value", &e))?,
+            ),
+            false => None,
+        };
+        let info = ValueInfo {
+            tool_call_id: info.tool_call_id,
+            tool: info.tool,
+            value_id: info.value_id,
+            state: ValueState::Retained,
+            ok: info.ok,
+            bytes: info.bytes,
+            lines: value.index.lines(),
+            source: TextSource::File,
+            value_path: Some(path.to_string_lossy().into_owned()),
+            stub,
+            context_bytes: info.context_bytes,
+            threshold: self.opts.threshold,
+            verified: Verified::Sampled,
+        };
+        Ok(Some((info, value)))
+    }
+
+    /// The result for `call` of run `id` as a listing tells it (value files compared by size
+    /// and sampled ends): from the index when it vouches for the run, else read.
+    fn sampled_result(&self, layout: &Layout, id: &str, call: &str) -> Option<ResultInfo> {
+        let opts = self.listing_opts(self.opts.now_ms);
+        let results = match self.index() {
+            Some(mut index) => {
+                index
+                    .one(layout, id, &opts, |id| read_row(layout, id, &opts))?
+                    .results?
+            }
+            None => analyze_run(layout, id, &opts, false).ok()?.results,
+        };
+        pick(&results, call).cloned()
+    }
+
+    /// The verdict of every byte of `call`'s value file against its result's text (what a
+    /// value opened `verified: sampled` waits for).
+    pub fn verify_value(&self, run: &str, call: &str) -> Result<ValueVerdict> {
+        let found = match self.find_result(run, call) {
+            Ok(found) => found,
+            Err(e) if e.code == ErrorCode::UnknownCall && self.value_file(run, call)?.is_some() => {
+                return Ok(ValueVerdict {
+                    state: ValueState::Stray,
+                    verified: Verified::Full,
+                    stub: None,
+                    context_bytes: 0,
+                })
+            }
+            Err(e) => return Err(e),
+        };
+        Ok(ValueVerdict {
+            state: found.info.state.into(),
+            verified: Verified::Full,
+            stub: self.stub_of(&found.info, &found.content),
+            context_bytes: found.info.context_bytes,
+        })
     }
 
     /// A value file that no result names: no stub (the model was never shown it) and nothing a
@@ -255,6 +369,7 @@ impl RunsDir {
             stub: None,
             context_bytes: 0,
             threshold: self.opts.threshold,
+            verified: Verified::Full,
         };
         Ok((info, value))
     }
@@ -274,6 +389,27 @@ impl RunsDir {
         let text = ValueText::Memory(Arc::new(found.content));
         Ok((found.info.value_id, TextSource::Transcript, text))
     }
+}
+
+/// The value file of `call` in run `id` of `layout`, if it is a regular file in a real value
+/// directory.
+fn value_file_in(layout: &Layout, id: &str, call: &str) -> Option<PathBuf> {
+    layout.value_dir(id)?;
+    let path = RunPaths::new(&layout.root, id).value_file(call);
+    match fs::symlink_metadata(&path) {
+        Ok(m) if m.file_type().is_file() => Some(path),
+        _ => None,
+    }
+}
+
+/// The result `call` names: by tool call id, else by value id. When a call id repeats, the last
+/// result wins (it is the one a resume replays last).
+fn pick<'a>(results: &'a [ResultInfo], call: &str) -> Option<&'a ResultInfo> {
+    results
+        .iter()
+        .rev()
+        .find(|r| r.tool_call_id == call)
+        .or_else(|| results.iter().rev().find(|r| r.value_id == call))
 }
 
 fn open_file(path: &Path) -> Result<FileSource> {

@@ -10,7 +10,9 @@ pub(crate) mod summary;
 pub(crate) mod timeline;
 pub(crate) mod values;
 
-pub use access::{FoundResult, PeekAnswer, StubAnswer, TextSource, ValueInfo, ValueState};
+pub use access::{
+    FoundResult, PeekAnswer, StubAnswer, TextSource, ValueInfo, ValueState, ValueVerdict, Verified,
+};
 pub use analyze::analyze_run;
 pub use layout::{Layout, RunFiles};
 pub use model::*;
@@ -232,7 +234,7 @@ pub(crate) fn unreadable_run(id: &str, error: &dyn std::fmt::Display) -> Run {
 fn list_row(layout: &Layout, id: &str, opts: &RunOptions) -> Option<Run> {
     match read_row(layout, id, opts) {
         ReadRun::Read(detail) => Some(detail.run),
-        ReadRun::Unreadable(run, _) => Some(run),
+        ReadRun::Unreadable(run, _) => Some(*run),
         ReadRun::Gone => None,
     }
 }
@@ -243,6 +245,6 @@ pub(crate) fn read_row(layout: &Layout, id: &str, opts: &RunOptions) -> ReadRun 
     match analyze_run(layout, id, opts, false) {
         Ok(detail) => ReadRun::Read(Box::new(detail)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => ReadRun::Gone,
-        Err(e) => ReadRun::Unreadable(unreadable_run(id, &e), e.to_string()),
+        Err(e) => ReadRun::Unreadable(Box::new(unreadable_run(id, &e)), e.to_string()),
     }
 }

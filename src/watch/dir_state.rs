@@ -1,13 +1,16 @@
 //! What the watcher knows of one runs directory: a tail per transcript (its run model kept up to
 //! date), the summaries, and the value files of each value directory.
 
-use super::{Change, LineRef, Tail};
+use super::{Change, FirstLook, LineRef, Tail};
+use crate::index::{Entry, ReadRun};
+use crate::runs::layout::VALUE_EXT;
 use crate::runs::layout::{
     is_link, is_regular_file, summary_name, transcript_name, value_dir_name, Layout, RunFiles,
     RunPaths, SUMMARY_SUFFIX, TEMP_SUFFIX, TRANSCRIPT_SUFFIX, VALUES_SUFFIX,
 };
+#[cfg(doc)]
 use crate::runs::values::list_value_files;
-use crate::runs::{analyze_run, sort_runs, unreadable_run, Run, RunOptions};
+use crate::runs::{analyze_run, sort_runs, unreadable_run, Run, RunOptions, RunsDir};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
@@ -36,10 +39,17 @@ pub(super) struct DirState {
     pub(super) wakeups: u64,
     /// The directory could not be listed at the last full look.
     unreadable: bool,
+    /// The runs the index vouches for, taken at the first look: their tails start from the
+    /// index, reading nothing until their files change.
+    seeds: HashMap<String, Entry>,
+    /// Whether (and from which index) the first look takes runs; `None` once it did.
+    seed_from: Option<FirstLook>,
+    /// Within the first look: a summary met is not news to a run the index vouches for.
+    first_look: bool,
 }
 
 impl DirState {
-    pub(super) fn new(root: &Path, opts: RunOptions, tx: Sender<Change>) -> Self {
+    pub(super) fn new(root: &Path, opts: RunOptions, tx: Sender<Change>, first: FirstLook) -> Self {
         Self {
             root: root.to_path_buf(),
             name: root.display().to_string(),
@@ -50,7 +60,36 @@ impl DirState {
             values: BTreeMap::new(),
             wakeups: 0,
             unreadable: false,
+            seeds: HashMap::new(),
+            seed_from: Some(first),
+            first_look: false,
         }
+    }
+
+    /// Takes from the index the runs it vouches for (the first look only). Nothing is read
+    /// here: a run the index cannot vouch for is read by its tail, as without an index.
+    fn seed(&mut self) {
+        let Some(FirstLook::Index(cache)) = self.seed_from.take() else {
+            return;
+        };
+        let Ok(mut dir) = RunsDir::open(&self.root, self.opts) else {
+            return;
+        };
+        if let Some(cache) = cache {
+            dir = dir.with_cache_dir(cache);
+        }
+        let Some(mut index) = dir.index() else { return };
+        let Ok(layout) = dir.layout() else { return };
+        let opts = self.opts_now();
+        self.seeds = index
+            .entries(&layout, &opts, false, |_| ReadRun::Gone)
+            .into_iter()
+            .filter(|(_, e)| e.transcript_len.is_some())
+            .collect();
+        tracing::debug!(
+            runs = self.seeds.len(),
+            "the first look takes runs from the index"
+        );
     }
 
     fn opts_now(&self) -> RunOptions {
@@ -169,6 +208,11 @@ impl DirState {
         let Some(t) = self.tails.get_mut(id) else {
             return;
         };
+        if t.is_kept() {
+            // Read whole now, with the value files as they are: what a read again does.
+            t.read_kept();
+            return self.transcript(id, opts);
+        }
         let seen = t.lines();
         *t = Tail::new(&self.root, id, opts);
         if let Ok(update) = t.poll() {
@@ -187,6 +231,8 @@ impl DirState {
 
     /// Looks at every entry (at start, and when the watcher lost events).
     pub(super) fn scan_all(&mut self) {
+        self.first_look = self.seed_from.is_some();
+        self.seed();
         let listed = std::fs::read_dir(&self.root);
         self.unreadable = listed.is_err();
         let names: BTreeSet<String> = listed
@@ -201,6 +247,9 @@ impl DirState {
         all.extend(self.values.keys().map(|id| value_dir_name(id)));
         all.extend(self.summaries.iter().map(|id| summary_name(id)));
         self.touched(&all);
+        // What the first look did not meet (a run gone meanwhile) is not kept.
+        self.seeds = HashMap::new();
+        self.first_look = false;
     }
 
     /// Re-reads what the names touched. Transcripts are read from their last complete line on.
@@ -224,6 +273,13 @@ impl DirState {
                         dir: self.name.clone(),
                         run: id.to_owned(),
                     });
+                }
+                if !self.first_look && self.tails.get(id).is_some_and(Tail::is_kept) {
+                    // The index's run holds the summary it was read with: read the run now.
+                    if let Some(t) = self.tails.get_mut(id) {
+                        t.read_kept();
+                    }
+                    self.transcript(id, opts);
                 }
                 if exists {
                     self.summaries.insert(id.to_owned());
@@ -255,7 +311,11 @@ impl DirState {
                     // Listed now: what is there already is not news; later files are. A run
                     // followed since before the directory came counts them now.
                     let files = stems(&path).unwrap_or_default();
-                    if let Some(tail) = self.tails.get_mut(id) {
+                    // A run the index vouches for counts the files already (the directory's
+                    // stamp matched).
+                    let first_look = self.first_look;
+                    let tail = self.tails.get_mut(id);
+                    if let Some(tail) = tail.filter(|t| !(first_look && t.is_kept())) {
                         tail.add_values(&files.iter().cloned().collect::<Vec<_>>());
                     }
                     let seen = ValueDir {
@@ -302,10 +362,11 @@ impl DirState {
         }
         let dir = self.name.clone();
         let is_new = !self.tails.contains_key(id);
-        let tail = self
-            .tails
-            .entry(id.to_owned())
-            .or_insert_with(|| Tail::new(&self.root, id, opts));
+        let seed = self.seeds.remove(id);
+        let tail = self.tails.entry(id.to_owned()).or_insert_with(|| {
+            seed.and_then(|e| Tail::kept(&self.root, id, opts, e))
+                .unwrap_or_else(|| Tail::new(&self.root, id, opts))
+        });
         if is_new && !self.summaries.contains(id) {
             let _ = self.tx.send(Change::RunAdded {
                 dir: dir.clone(),
@@ -357,9 +418,21 @@ impl DirState {
     }
 }
 
-/// Stems of the value files of a value directory; `None` when it cannot be listed.
+/// Stems of the value files of a value directory (those [`list_value_files`] lists); `None`
+/// when it cannot be listed. Only names and kinds are read: no `stat` of each file.
 fn stems(dir: &Path) -> Option<BTreeSet<String>> {
-    list_value_files(dir)
-        .ok()
-        .map(|files| files.into_keys().collect())
+    let mut stems = BTreeSet::new();
+    for entry in std::fs::read_dir(dir).ok()? {
+        let entry = entry.ok()?;
+        if !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        if let Some(stem) = name.strip_suffix(VALUE_EXT).filter(|s| !s.is_empty()) {
+            stems.insert(stem.to_owned());
+        }
+    }
+    Some(stems)
 }

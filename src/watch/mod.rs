@@ -18,7 +18,9 @@ mod watcher;
 pub use list::{DirStatus, RunKey, RunList, RunPatch, RunRow, RunUpdate};
 pub use session::{ChangeSink, LiveSession, UpdateSink};
 pub use tail::{Tail, TailUpdate};
-pub use watcher::{poll_asked, watch, watch_polling, WatchHandle, POLL, VALUES_CHECK};
+pub use watcher::{
+    poll_asked, watch, watch_polling, watch_with, FirstLook, WatchHandle, POLL, VALUES_CHECK,
+};
 
 use serde::Serialize;
 use ts_rs::TS;

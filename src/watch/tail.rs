@@ -1,7 +1,13 @@
 //! Incremental tailing of one transcript: remember the offset of the last complete line and read
 //! only what was appended. A torn last line waits for its newline; a transcript that shrinks or
 //! is replaced (another file under the same name) is read again from the start.
+//!
+//! A tail can start from what the index vouches for ([`Tail::kept`]): the run as it stood at a
+//! length of its transcript, nothing read. It stays so while the file keeps that length; the
+//! first time more is needed (the file grew, a value file came or went, the summary changed) the
+//! transcript is read whole once, and only the lines past that length are news.
 
+use crate::index::Entry;
 use crate::runs::analyze::{Analyzer, FileFigures};
 use crate::runs::layout::{is_link, is_regular_file, RunPaths};
 use crate::runs::values::{find_value_file, list_value_files};
@@ -59,6 +65,18 @@ pub struct Tail {
     pending_bytes: u64,
     analyzer: Analyzer,
     error: Option<(io::ErrorKind, String)>,
+    /// A run taken from the index, not read yet.
+    kept: Option<Box<Kept>>,
+    /// What reading a kept run found past what the index vouched for, for the next poll.
+    stash: Option<TailUpdate>,
+}
+
+/// A run as the index vouches for it: what `entry` says holds while the transcript is file `ino`
+/// of `len` bytes.
+struct Kept {
+    entry: Entry,
+    len: u64,
+    ino: u64,
 }
 
 impl Tail {
@@ -77,7 +95,79 @@ impl Tail {
             file_len: 0,
             pending_bytes: 0,
             error: None,
+            kept: None,
+            stash: None,
         }
+    }
+
+    /// A tail of a run the index vouches for (`entry` taken from it), nothing read: `None` for
+    /// an entry the index did not vouch for.
+    pub(crate) fn kept(root: &Path, id: &str, opts: RunOptions, entry: Entry) -> Option<Self> {
+        let (len, ino) = (entry.transcript_len?, entry.transcript_ino?);
+        let paths = RunPaths::new(root, id);
+        Some(Self {
+            id: id.to_owned(),
+            transcript: paths.transcript(),
+            summary: paths.summary(),
+            // A placeholder until the run is read (no value file listed for it).
+            analyzer: Analyzer::new(id, Default::default(), opts, true),
+            values_dir: paths.value_dir(),
+            opts,
+            cursor: Cursor::default(),
+            file: None,
+            file_len: 0,
+            pending_bytes: 0,
+            error: None,
+            kept: Some(Box::new(Kept { entry, len, ino })),
+            stash: None,
+        })
+    }
+
+    /// Whether the run is still as the index vouched for it, not read yet.
+    pub(crate) fn is_kept(&self) -> bool {
+        self.kept.is_some()
+    }
+
+    /// Reads a kept run's transcript whole, so that it can go on line by line; the lines past
+    /// what the index vouched for are news, kept for the next poll (all of them, as a reset,
+    /// when the file is another one or shorter). A failure leaves it kept, to try again.
+    pub(crate) fn read_kept(&mut self) {
+        let Some(kept) = self.kept.take() else {
+            return;
+        };
+        // Where the complete lines the index knows of end.
+        let known_end = kept.len.saturating_sub(kept.entry.run.pending_bytes);
+        let same_file = fs::metadata(&self.transcript)
+            .is_ok_and(|m| identity(&m).ino == kept.ino && m.len() >= known_end);
+        let mut analyzer = begin(&self.id, &self.values_dir, self.opts);
+        let read = read_lines(&self.transcript, Cursor::default(), |line| {
+            let end = line.offset + line.bytes.len() as u64 + 1;
+            analyzer.line(line);
+            if same_file && end <= known_end {
+                analyzer.take_events(); // known already: not news
+            }
+        });
+        let (outcome, meta) = match read.and_then(|o| Ok((o, fs::metadata(&self.transcript)?))) {
+            Ok(read) => read,
+            Err(e) => {
+                self.error = Some((e.kind(), e.to_string()));
+                self.kept = Some(kept);
+                return;
+            }
+        };
+        self.analyzer = analyzer;
+        self.file = Some(identity(&meta));
+        self.cursor = outcome.cursor;
+        self.file_len = outcome.file_len;
+        self.pending_bytes = outcome.pending_bytes;
+        self.error = None;
+        let events = self.analyzer.take_events();
+        self.analyzer.forget_details();
+        self.stash = Some(TailUpdate {
+            reset: !same_file,
+            events,
+            pending_bytes: outcome.pending_bytes,
+        });
     }
 
     pub fn id(&self) -> &str {
@@ -86,9 +176,28 @@ impl Tail {
 
     /// Reads what was appended since the last poll.
     pub fn poll(&mut self) -> io::Result<TailUpdate> {
+        if let Some(kept) = &self.kept {
+            // Unchanged: nothing to read, nothing to tell.
+            if fs::metadata(&self.transcript)
+                .is_ok_and(|m| m.len() == kept.len && identity(&m).ino == kept.ino)
+            {
+                return Ok(TailUpdate::default());
+            }
+            self.read_kept();
+            if let (Some(_), Some((kind, why))) = (&self.kept, &self.error) {
+                return Err(io::Error::new(*kind, why.clone()));
+            }
+        }
+        let stash = self.stash.take();
         let polled = self.read();
         self.error = polled.as_ref().err().map(|e| (e.kind(), e.to_string()));
-        polled
+        let mut update = polled?;
+        if let Some(mut stash) = stash {
+            stash.events.append(&mut update.events);
+            update.events = stash.events;
+            update.reset |= stash.reset;
+        }
+        Ok(update)
     }
 
     /// Why the last poll failed (a transcript that cannot be read), if it did.
@@ -122,6 +231,13 @@ impl Tail {
     /// The run as it stands now, with the status told by the clock now: the same figures a
     /// whole read of the run gives (`analyze_run`), summary included.
     pub fn run(&self) -> Run {
+        if let Some(kept) = &self.kept {
+            let opts = RunOptions {
+                now_ms: now_ms(),
+                ..self.opts
+            };
+            return kept.entry.run_at(&opts);
+        }
         let mtime = fs::metadata(&self.transcript)
             .ok()
             .as_ref()
@@ -141,6 +257,10 @@ impl Tail {
     /// Counts value files that appeared after the tail started (ids of files in its value
     /// directory); a result's line finds its file either way.
     pub fn add_values(&mut self, ids: &[String]) {
+        // A kept run read now lists its value directory as it is: the files are in.
+        if self.kept.is_some() {
+            return self.read_kept();
+        }
         for id in ids {
             if let Some(file) = find_value_file(&self.values_dir, id) {
                 self.analyzer.add_value(file);
@@ -149,7 +269,8 @@ impl Tail {
     }
 
     /// Whether a result of the lines read so far was classified without value file `id`, which
-    /// is there now: the run must be read again for that result's state.
+    /// is there now: the run must be read again for that result's state. (A kept run has read
+    /// nothing: it lists the files when it is read.)
     pub fn missed_value(&self, id: &str) -> bool {
         self.analyzer.missed_value(id)
     }

@@ -77,7 +77,31 @@ pub fn watch(
     dirs: &[PathBuf],
     opts: RunOptions,
 ) -> notify::Result<(WatchHandle, Receiver<Change>)> {
-    start(dirs, opts, None)
+    start(dirs, opts, None, FirstLook::Read)
+}
+
+/// Where a watcher's first look takes the runs already there from.
+#[derive(Debug, Clone, Default)]
+pub enum FirstLook {
+    /// Every transcript read, and its events reported as `appended` (what `mctl watch` says).
+    #[default]
+    Read,
+    /// The runs the index vouches for taken from it: nothing of theirs is read, and only
+    /// `run-added` is reported for them (for a consumer that lists the runs itself, as the app
+    /// does). A run is read the first time its files change. The index of the default cache
+    /// directory, or of the one given.
+    Index(Option<PathBuf>),
+}
+
+/// [`watch`] (or [`watch_polling`], with a `poll` reason) with its first look taken as `first`
+/// says.
+pub fn watch_with(
+    dirs: &[PathBuf],
+    opts: RunOptions,
+    poll: Option<String>,
+    first: FirstLook,
+) -> notify::Result<(WatchHandle, Receiver<Change>)> {
+    start(dirs, opts, poll, first)
 }
 
 /// [`watch`] by polling, for file systems where native notices miss changes made elsewhere
@@ -87,7 +111,7 @@ pub fn watch_polling(
     opts: RunOptions,
     reason: &str,
 ) -> notify::Result<(WatchHandle, Receiver<Change>)> {
-    start(dirs, opts, Some(reason.to_owned()))
+    start(dirs, opts, Some(reason.to_owned()), FirstLook::Read)
 }
 
 /// Why to poll, when the user asked for it: `--poll` (`flag`) or `MCTL_WATCH=poll`.
@@ -103,6 +127,7 @@ fn start(
     dirs: &[PathBuf],
     opts: RunOptions,
     force_poll: Option<String>,
+    first: FirstLook,
 ) -> notify::Result<(WatchHandle, Receiver<Change>)> {
     let opts = RunOptions {
         verify: Verify::Sampled,
@@ -113,7 +138,12 @@ fn start(
     let mut states = Vec::new();
     let mut polled = Vec::new();
     for dir in dirs {
-        let state: Shared = Arc::new(Mutex::new(DirState::new(dir, opts, tx.clone())));
+        let state: Shared = Arc::new(Mutex::new(DirState::new(
+            dir,
+            opts,
+            tx.clone(),
+            first.clone(),
+        )));
         let native = match &force_poll {
             Some(reason) => Err(reason.clone()),
             None => {

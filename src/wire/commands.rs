@@ -10,7 +10,7 @@
 use super::{ResultRef, Settings};
 use crate::gc::{GcReport, Progress, StorageStats};
 use crate::retained::open::LinesPage;
-use crate::runs::{PeekAnswer, RunDetail, ValueInfo};
+use crate::runs::{PeekAnswer, RunDetail, ValueInfo, ValueVerdict};
 use crate::watch::{Change, RunList, RunPatch, RunUpdate};
 use crate::{Error, ErrorCode};
 use std::collections::BTreeMap;
@@ -90,6 +90,8 @@ contract! {
     list_runs: ListRunsRequest => RunList;
     run_detail: RunRequest => RunDetail;
     open_value: ResultRef => ValueInfo;
+    /// Every byte of a value opened `verified: sampled` compared with the transcript.
+    verify_value: ResultRef => ValueVerdict;
     value_lines: ValueLinesRequest => LinesPage;
     value_text: ValueTextRequest => String;
     peek_value: PeekValueRequest => PeekAnswer;

@@ -42,12 +42,12 @@ fn both(root: &Path, cache: &Path) -> (Value, Value, usize) {
             Ok(detail) => ReadRun::Read(Box::new(detail)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => ReadRun::Gone,
             Err(e) => ReadRun::Unreadable(
-                mission_control::runs::Run {
+                Box::new(mission_control::runs::Run {
                     id: id.to_owned(),
                     title: format!("(unreadable: {e})"),
                     problems: 1,
                     ..Default::default()
-                },
+                }),
                 e.to_string(),
             ),
         }
@@ -93,7 +93,7 @@ fn gc_both(root: &Path, cache: &Path) -> (Value, Value) {
 
 /// Sets the time of every file and directory under `root` (and `root`) changed in the last
 /// minute to `ms`: as if it had changed long ago, so that only its stamp can tell the index.
-fn age(root: &Path, ms: i64) {
+pub(crate) fn age(root: &Path, ms: i64) {
     let t = UNIX_EPOCH + Duration::from_millis(ms as u64);
     let times = FileTimes::new().set_modified(t).set_accessed(t);
     let recent = |p: &Path| {
@@ -121,13 +121,13 @@ fn age(root: &Path, ms: i64) {
     }
 }
 
-fn user_line(run: &str, seq: u64) -> String {
+pub(crate) fn user_line(run: &str, seq: u64) -> String {
     json!({"schemaVersion": 1, "runId": run, "seq": seq, "ts": OLD_MS + seq as i64,
            "event": {"type": "user_message", "messageId": "u", "text": format!("message {seq}"), "attachments": []}})
     .to_string()
 }
 
-fn append(path: &Path, text: &str) {
+pub(crate) fn append(path: &Path, text: &str) {
     OpenOptions::new()
         .append(true)
         .open(path)
@@ -137,7 +137,7 @@ fn append(path: &Path, text: &str) {
 }
 
 /// A runs directory of several runs: retained, unretained and stray values, a summary.
-fn sample(root: &Path) {
+pub(crate) fn sample(root: &Path) {
     let content = "a line of a long output\n".repeat(2_000);
     let mut a = RunFile::new(root, "a");
     a.user("first")
@@ -658,7 +658,14 @@ fn a_gc_plan_over_a_warm_index_reads_no_transcript_and_plans_as_without_it() {
         out
     };
     mctl(&["runs", "--json"], &[]);
-    let gc = ["gc", "--older-than", "1d", "--orphans", "--strays", "--json"];
+    let gc = [
+        "gc",
+        "--older-than",
+        "1d",
+        "--orphans",
+        "--strays",
+        "--json",
+    ];
     let warm = mctl(&gc, &[("MCTL_LOG", "mission_control::index=debug")]);
     let log = stderr(&warm);
     assert!(log.contains("listed through the index"), "{log}");

@@ -10,7 +10,7 @@
 mod listing;
 
 use super::RunUpdate;
-use super::{poll_asked, watch, watch_polling, Change, Tail, WatchHandle};
+use super::{poll_asked, watch_with, Change, FirstLook, Tail, WatchHandle};
 use crate::error::{Error, ErrorCode, Result};
 use crate::runs::layout::is_valid_run_id;
 use crate::runs::{now_ms, Run, RunOptions, TimelineEvent};
@@ -260,10 +260,9 @@ impl Shared {
     /// followed run advanced, until a newer start takes over.
     fn run_watcher(&self, paths: &[PathBuf], opts: RunOptions, mine: u64) {
         let done = ScanDone { shared: self, mine };
-        let started = match poll_asked(false) {
-            Some(reason) => watch_polling(paths, opts, &reason),
-            None => watch(paths, opts),
-        };
+        // The list comes from the index or the watcher's models, never from the first scan's
+        // changes: the runs the index vouches for need not be read to watch them.
+        let started = watch_with(paths, opts, poll_asked(false), FirstLook::Index(None));
         let (handle, rx) = match started {
             Ok(started) => started,
             Err(e) => {

@@ -2,6 +2,7 @@
 import type { Stub } from "./Stub";
 import type { TextSource } from "./TextSource";
 import type { ValueState } from "./ValueState";
+import type { Verified } from "./Verified";
 
 /**
  * A tool result (or a stray value file) opened for the compare view.
@@ -18,4 +19,9 @@ stub: Stub | null,
 /**
  * What the next resume sends for this result.
  */
-contextBytes: number, threshold: number, };
+contextBytes: number, threshold: number, 
+/**
+ * How `state` was told: `sampled` for a retained value opened from its file alone, until
+ * [`RunsDir::verify_value`] says more.
+ */
+verified: Verified, };

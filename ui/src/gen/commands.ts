@@ -24,6 +24,7 @@ import type { UnfollowRunRequest } from './UnfollowRunRequest';
 import type { ValueInfo } from './ValueInfo';
 import type { ValueLinesRequest } from './ValueLinesRequest';
 import type { ValueTextRequest } from './ValueTextRequest';
+import type { ValueVerdict } from './ValueVerdict';
 
 export interface Commands {
   settings: { request: null; response: Settings; stream: null };
@@ -32,6 +33,7 @@ export interface Commands {
   list_runs: { request: ListRunsRequest; response: RunList; stream: null };
   run_detail: { request: RunRequest; response: RunDetail; stream: null };
   open_value: { request: ResultRef; response: ValueInfo; stream: null };
+  verify_value: { request: ResultRef; response: ValueVerdict; stream: null };
   value_lines: { request: ValueLinesRequest; response: LinesPage; stream: null };
   value_text: { request: ValueTextRequest; response: string; stream: null };
   peek_value: { request: PeekValueRequest; response: PeekAnswer; stream: null };

@@ -68,6 +68,8 @@ export const ipc = {
   listRuns: (reread = false) => call('list_runs', { reread }),
   runDetail: (dir: string, run: string) => call('run_detail', { dir, run }),
   openValue: (r: ResultRef) => call('open_value', r),
+  /** Every byte of a value opened `verified: 'sampled'` compared with the transcript. */
+  verifyValue: (r: ResultRef) => call('verify_value', r),
   valueLines: (r: ResultRef, first: number, count: number) => call('value_lines', { r, first, count }),
   valueText: (r: ResultRef, first: number, last: number) => call('value_text', { r, first, last }),
   peek: (r: ResultRef, request: PeekRequest) => call('peek_value', { r, request }),

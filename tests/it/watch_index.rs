@@ -1,0 +1,154 @@
+//! A watcher whose first look takes the runs from a warm index: nothing of theirs is read or
+//! reported but `run-added`, its runs are the listing's, and what changes afterwards is read and
+//! reported as without the index.
+
+use crate::index::{age, append, sample, user_line};
+use crate::support::*;
+use mission_control::runs::{RunOptions, RunsDir};
+use mission_control::watch::{watch_with, Change, FirstLook};
+use serde_json::Value;
+use std::fs;
+use std::path::Path;
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant};
+
+/// The changes until one matches `want` (at most 10 s).
+fn until(rx: &Receiver<Change>, want: impl Fn(&Change) -> bool) -> Vec<Change> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut seen = Vec::new();
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        let Ok(change) = rx.recv_timeout(left) else {
+            break;
+        };
+        let done = want(&change);
+        seen.push(change);
+        if done {
+            return seen;
+        }
+    }
+    panic!("no such change; saw {seen:?}");
+}
+
+fn plain_list(root: &Path) -> Value {
+    let dir = RunsDir::open(root, RunOptions::default())
+        .unwrap()
+        .with_index(false);
+    serde_json::to_value(dir.list().unwrap()).unwrap()
+}
+
+#[test]
+fn a_first_look_through_a_warm_index_reads_nothing_then_follows_what_changes() {
+    let runs = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let root = runs.path();
+    mission_control::demo::write_demo(root, 1, OLD_MS).unwrap();
+    sample(root);
+    age(root, OLD_MS);
+    let indexed = RunsDir::open(root, RunOptions::default())
+        .unwrap()
+        .with_cache_dir(cache.path());
+    indexed.list().unwrap(); // the index is warm now
+
+    let first = FirstLook::Index(Some(cache.path().to_path_buf()));
+    let dirs = [root.to_path_buf()];
+    let (handle, rx) = watch_with(&dirs, RunOptions::default(), None, first).unwrap();
+    let name = root.display().to_string();
+    let at_start: Vec<Change> = rx.try_iter().collect();
+    assert!(
+        !at_start
+            .iter()
+            .any(|c| matches!(c, Change::Appended { .. })),
+        "nothing was read, nothing is told as appended: {at_start:?}"
+    );
+    let added = at_start
+        .iter()
+        .filter(|c| matches!(c, Change::RunAdded { .. }))
+        .count();
+    let listed = plain_list(root);
+    assert_eq!(added, listed.as_array().unwrap().len());
+    let watched = |h: &mission_control::watch::WatchHandle| {
+        serde_json::to_value(h.runs(&name).unwrap()).unwrap()
+    };
+    assert_eq!(
+        watched(&handle),
+        listed,
+        "the watcher's runs are the listing's"
+    );
+
+    // One line appended to a run taken from the index: that line, and only it, is news.
+    let b = root.join("b.jsonl");
+    let lines = fs::read_to_string(&b).unwrap().lines().count() as u64;
+    append(&b, &format!("{}\n", user_line("b", 90)));
+    let seen = until(
+        &rx,
+        |c| matches!(c, Change::Appended { run, .. } if run == "b"),
+    );
+    let Some(Change::Appended { lines: got, .. }) = seen.last() else {
+        unreachable!()
+    };
+    let got: Vec<u64> = got.iter().map(|l| l.line).collect();
+    assert_eq!(got, [lines + 1]);
+
+    // A summary written for another: the run shows it.
+    let summary =
+        r#"{"title": "Renamed", "parentId": "a", "error": {"code": "E", "message": "m"}}"#;
+    fs::write(root.join("c.summary.json"), summary).unwrap();
+    until(
+        &rx,
+        |c| matches!(c, Change::Summarised { run, .. } if run == "c"),
+    );
+    let c = handle.run(&name, "c").unwrap();
+    assert_eq!(c.parent_id.as_deref(), Some("a"), "{c:?}");
+    assert_eq!(watched(&handle), plain_list(root));
+
+    // A value file removed from a third: its states change, as a whole read tells them.
+    let values: Vec<_> = fs::read_dir(root.join("a.values"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    fs::remove_file(&values[0]).unwrap();
+    until(
+        &rx,
+        |c| matches!(c, Change::ValueFilesRemoved { run, .. } if run == "a"),
+    );
+    assert_eq!(watched(&handle), plain_list(root));
+}
+
+#[test]
+fn a_transcript_replaced_under_a_run_from_the_index_is_a_reset() {
+    let runs = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let root = runs.path();
+    sample(root);
+    age(root, OLD_MS);
+    RunsDir::open(root, RunOptions::default())
+        .unwrap()
+        .with_cache_dir(cache.path())
+        .list()
+        .unwrap();
+    let first = FirstLook::Index(Some(cache.path().to_path_buf()));
+    let dirs = [root.to_path_buf()];
+    let (handle, rx) = watch_with(&dirs, RunOptions::default(), None, first).unwrap();
+    let name = root.display().to_string();
+    rx.try_iter().for_each(drop);
+    let mut other = RunFile::new(&root.join("tmp"), "c");
+    fs::create_dir_all(root.join("tmp")).unwrap();
+    other.user("one").user("two").done().write();
+    fs::rename(root.join("tmp/c.jsonl"), root.join("c.jsonl")).unwrap();
+    let lines = fs::read_to_string(root.join("c.jsonl"))
+        .unwrap()
+        .lines()
+        .count() as u64;
+    let seen = until(
+        &rx,
+        |c| matches!(c, Change::Reset { run, .. } if run == "c"),
+    );
+    assert!(
+        matches!(seen.last(), Some(Change::Reset { lines: n, .. }) if *n == lines),
+        "{seen:?}"
+    );
+    assert_eq!(
+        serde_json::to_value(handle.runs(&name).unwrap()).unwrap(),
+        plain_list(root)
+    );
+}
