@@ -123,6 +123,18 @@ impl Tail {
         })
     }
 
+    /// A tail of run `id` of runs directory `root` from its index, when the index vouches for
+    /// the run (the default cache directory's index; none when turned off): nothing is read
+    /// until the transcript changes. A follow starts so: the view has just read the run.
+    pub(crate) fn from_index(root: &Path, id: &str, opts: RunOptions) -> Option<Self> {
+        let dir = crate::runs::RunsDir::open(root, opts).ok()?;
+        let mut index = dir.index()?;
+        let layout = dir.layout().ok()?;
+        let listing = dir.listing_opts(opts.now_ms);
+        let entry = index.one(&layout, id, &listing, |_| crate::index::ReadRun::Gone)?;
+        Self::kept(root, id, opts, entry)
+    }
+
     /// Whether the run is still as the index vouched for it, not read yet.
     pub(crate) fn is_kept(&self) -> bool {
         self.kept.is_some()

@@ -74,3 +74,23 @@ export function liveRun(dir, id, n) {
 export function appendLive(dir, id, seq) {
   fs.appendFileSync(path.join(dir, `${id}.jsonl`), envelope(id, seq, Date.now(), { type: 'assistant_message', messageId: `a${seq}`, content: [{ type: 'text', text: `live step ${seq}` }] }) + '\n');
 }
+
+/** `n` finished runs of a few events each (a user message, a tool call and its result), dated
+ *  long ago: an archive to list. */
+export function manyRuns(dir, n) {
+  const old = Date.parse('2026-01-01T00:00:00Z');
+  for (let r = 0; r < n; r++) {
+    const id = `run_${old + r * 1000}_${r.toString(16).padStart(8, '0')}`;
+    const ts = old + r * 1000;
+    const lines = [
+      envelope(id, 0, ts, { type: 'user_message', messageId: 'u', text: `Archived task ${r}`, attachments: [] }),
+      envelope(id, 1, ts + 1, { type: 'tool_call_started', toolCallId: 'toolu_1', name: 'bash', input: { command: 'ls' }, summary: 'ls' }),
+      envelope(id, 2, ts + 2, { type: 'tool_call_finished', toolCallId: 'toolu_1', result: { ok: true, content: 'a\nb\n', metadata: null } }),
+      envelope(id, 3, ts + 3, { type: 'run_result', result: { status: 'done' } }),
+    ];
+    const file = path.join(dir, `${id}.jsonl`);
+    fs.writeFileSync(file, lines.join('\n') + '\n');
+    const t = new Date(ts + 3);
+    fs.utimesSync(file, t, t);
+  }
+}

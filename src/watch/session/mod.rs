@@ -183,7 +183,12 @@ impl LiveSession {
             return Ok(()); // a newer follow came first, or this one already ended
         }
         let threshold = shared.threshold.load(Ordering::SeqCst);
-        let tail = Tail::new(Path::new(&dir), &run, follow_opts(threshold));
+        // The view has just read the run whole: when the index vouches for it, nothing is read
+        // again until it changes (a transcript of hundreds of megabytes would take seconds).
+        let opts = follow_opts(threshold);
+        let root = Path::new(&dir);
+        let tail =
+            Tail::from_index(root, &run, opts).unwrap_or_else(|| Tail::new(root, &run, opts));
         let cell = Arc::new(Mutex::new(Follower {
             dir: dir.clone(),
             run: run.clone(),
