@@ -29,6 +29,11 @@ pub fn plan(dir: &RunsDir, policy: &GcPolicy, pins: &Pins, now_ms: i64) -> Resul
     let mut report = GcReport::default();
     let runs = gather_runs(dir, &layout, &input, &mut report.skipped);
     let orphans = gather_orphans(&layout);
+    tracing::debug!(
+        runs = runs.len(),
+        orphans = orphans.len(),
+        "gathered the candidates"
+    );
 
     // The order matters: a file keeps the reason of the first policy that takes it.
     let mut selection = Selection::new(input.root);
@@ -52,6 +57,7 @@ pub fn plan(dir: &RunsDir, policy: &GcPolicy, pins: &Pins, now_ms: i64) -> Resul
     }
 
     report.files = selection.into_files();
+    tracing::debug!(files = report.files.len(), "selected");
     // Each file carries what its loss costs its run's next resume; totalling them tells each
     // run's cost and the plan's.
     report.total();

@@ -7,7 +7,6 @@ use super::store::Row;
 use super::Entry;
 use crate::runs::layout::{summary_name, transcript_name, value_dir_name, Layout, RunFiles};
 use crate::runs::{Run, RunDetail, RunOptions, RunStatus};
-use std::path::Path;
 
 /// What the index knows of a run of the layout: the run, proven unchanged, or that it must be
 /// read (with the stamps its files have now).
@@ -52,7 +51,7 @@ pub(super) fn look_up<'a>(
     )
     .ok();
     let one = |(id, files, row): Pair<'a>| {
-        let stamp = stamp_of(root.as_ref(), &layout.root, id, files, opts.threshold);
+        let stamp = stamp_of(root.as_ref(), layout, id, files, opts.threshold);
         let kept = row
             .filter(|row| row.stamp == stamp.key() && stamp.settled_at(row.read_ms))
             .and_then(|row| from_row(&row, opts, results, &stamp));
@@ -72,11 +71,12 @@ pub(super) fn look_up<'a>(
 /// when it could be opened.
 fn stamp_of(
     root: Option<&rustix::fd::OwnedFd>,
-    dir: &Path,
+    layout: &Layout,
     id: &str,
     files: &RunFiles,
     threshold: u64,
 ) -> RunStamp {
+    let dir = &layout.root;
     let stamp = |present: bool, name: String| -> Option<FileStamp> {
         if !present {
             return None;
@@ -89,17 +89,22 @@ fn stamp_of(
     RunStamp {
         transcript: stamp(files.transcript.is_some(), transcript_name(id)),
         summary: stamp(files.summary.is_some(), summary_name(id)),
-        // Whether or not the layout counts it (a link is never read), its coming and going
-        // changes the run.
-        values: stamp(true, value_dir_name(id)),
+        // What the listing of the runs directory met (a link too: it is never read, but its
+        // coming and going changes the run). A value directory that came since is met by the
+        // next listing, which then reads the run again; a listing without an index would not
+        // have seen it either.
+        values: stamp(
+            layout.value_dirs.contains_key(id) || layout.linked_value_dirs.contains(id),
+            value_dir_name(id),
+        ),
         threshold,
     }
 }
 
 /// A row of the index for `run`, read at `read_ms`; `None` for a run not worth keeping: a
-/// summary-only run whose status may turn by the clock (reading its summary again is cheap),
-/// or one whose value directory came after the runs directory was listed (it was read without
-/// it; its stamp must not say otherwise).
+/// summary-only run whose status may turn by the clock (reading its summary again is cheap).
+/// (A value directory that came after the runs directory was listed is in no stamp: the next
+/// listing meets it and reads the run again.)
 pub(super) fn to_row(
     layout: &Layout,
     id: &str,
@@ -108,10 +113,6 @@ pub(super) fn to_row(
     read_ms: i64,
 ) -> Option<Row> {
     let run = &detail.run;
-    let listed = layout.value_dirs.contains_key(id) || layout.linked_value_dirs.contains(id);
-    if stamp.values.is_some() && !listed {
-        return None;
-    }
     let files = &layout.runs[id];
     let clock_since_ms = match run.status {
         RunStatus::Running | RunStatus::Interrupted => {
@@ -127,7 +128,7 @@ pub(super) fn to_row(
         stamp: stamp.key(),
         read_ms,
         clock_since_ms,
-        run: serde_json::to_vec(run).ok()?,
+        run: postcard::to_stdvec(run).ok()?,
         floats: [run.cost_usd, run.model_ms],
         results: match layout.value_dirs.contains_key(id) {
             true => Some(results::encode(&detail.results)?),
@@ -146,7 +147,7 @@ fn from_row(row: &Row, opts: &RunOptions, results: bool, stamp: &RunStamp) -> Op
         (true, Some(kept)) => Some(results::decode(kept)?),
         _ => None,
     };
-    let mut run: Run = serde_json::from_slice(&row.run).ok()?;
+    let mut run: Run = postcard::from_bytes(&row.run).ok()?;
     [run.cost_usd, run.model_ms] = row.floats;
     if let Some(since) = row.clock_since_ms {
         run.status = status_by_clock(since, opts);

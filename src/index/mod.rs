@@ -172,10 +172,7 @@ impl RunIndex {
         opts: &RunOptions,
         read: impl Fn(&str) -> ReadRun,
     ) -> Vec<Run> {
-        self.entries(layout, opts, false, read)
-            .into_iter()
-            .map(|(_, e)| e.run)
-            .collect()
+        self.walk(layout, opts, false, read, |_, e| e.run)
     }
 
     /// [`list`](Self::list), each run with its id and, when `results` says so, the results of
@@ -187,6 +184,19 @@ impl RunIndex {
         results: bool,
         read: impl Fn(&str) -> ReadRun,
     ) -> Vec<(String, Entry)> {
+        self.walk(layout, opts, results, read, |id, e| (id.clone(), e))
+    }
+
+    /// [`entries`](Self::entries), each given to `out` (a listing of 100,000 runs keeps only
+    /// the runs: no entry is moved twice).
+    fn walk<T>(
+        &mut self,
+        layout: &Layout,
+        opts: &RunOptions,
+        results: bool,
+        read: impl Fn(&str) -> ReadRun,
+        out: impl FnMut(&String, Entry) -> T,
+    ) -> Vec<T> {
         let rows = match self.store.as_ref().map(|s| s.rows(results)) {
             Some(Ok(rows)) => rows,
             Some(Err(e)) => {
@@ -196,9 +206,11 @@ impl RunIndex {
             None => Vec::new(),
         };
         let had_rows = !rows.is_empty();
+        tracing::debug!(rows = rows.len(), "read the index's rows");
         let (pairs, gone) = merge(layout, rows);
         let looked = look_up(layout, pairs, opts, results);
-        self.settle(layout, looked, gone, !had_rows, read)
+        tracing::debug!(runs = looked.len(), "looked the runs up");
+        self.settle(layout, looked, gone, !had_rows, read, out)
     }
 
     /// Run `id` of `layout` with its results: from the index when its files prove it unchanged,
@@ -220,25 +232,26 @@ impl RunIndex {
             None => None,
         };
         let looked = look_up(layout, vec![(key, files, row)], opts, true);
-        let mut entries = self.settle(layout, looked, Vec::new(), false, read);
-        entries.pop().map(|(_, e)| e)
+        let mut entries = self.settle(layout, looked, Vec::new(), false, read, |_, e| e);
+        entries.pop()
     }
 
     /// Reads the runs the index could not vouch for, keeps what they gave and forgets the runs
     /// that are gone.
-    fn settle(
+    fn settle<T>(
         &mut self,
         layout: &Layout,
         looked: Vec<(&String, &crate::runs::RunFiles, Found)>,
         gone: Vec<String>,
         empty: bool,
         read: impl Fn(&str) -> ReadRun,
-    ) -> Vec<(String, Entry)> {
+        mut out: impl FnMut(&String, Entry) -> T,
+    ) -> Vec<T> {
         let mut entries = Vec::with_capacity(looked.len());
         let mut put = Vec::new();
         for (id, _, found) in looked {
             match found {
-                Found::Kept(entry) => entries.push((id.clone(), *entry)),
+                Found::Kept(entry) => entries.push(out(id, *entry)),
                 Found::Changed(stamp) => {
                     // Read now: a file changed while it is read has a later time, and is read
                     // again next time.
@@ -254,7 +267,7 @@ impl RunIndex {
                         ReadRun::Unreadable(run, why) => Entry::read(*run, None, Some(why)),
                         ReadRun::Gone => continue,
                     };
-                    entries.push((id.clone(), entry));
+                    entries.push(out(id, entry));
                 }
             }
         }

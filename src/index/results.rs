@@ -6,7 +6,7 @@
 use crate::runs::{ResultInfo, RetentionState};
 use serde::{Deserialize, Serialize};
 
-/// One result, as a JSON array rather than an object: the names would double its size.
+/// One result, kept in `postcard`'s compact binary form (as the run is).
 #[derive(Serialize, Deserialize)]
 struct Kept(
     String,         // tool call id
@@ -46,12 +46,12 @@ pub(super) fn encode(results: &[ResultInfo]) -> Option<Vec<u8>> {
             )
         })
         .collect();
-    serde_json::to_vec(&kept).ok()
+    postcard::to_stdvec(&kept).ok()
 }
 
 /// The results a row keeps; `None` when they cannot be read back (the run is read again).
 pub(super) fn decode(bytes: &[u8]) -> Option<Vec<ResultInfo>> {
-    let kept: Vec<Kept> = serde_json::from_slice(bytes).ok()?;
+    let kept: Vec<Kept> = postcard::from_bytes(bytes).ok()?;
     Some(
         kept.into_iter()
             .map(|k| ResultInfo {

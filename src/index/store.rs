@@ -22,10 +22,10 @@ pub(crate) struct Row {
     pub read_ms: i64,
     /// When the run's status is told by the clock: the instant its running window starts.
     pub clock_since_ms: Option<i64>,
-    /// The run, as JSON.
+    /// The run, in `postcard`'s compact binary form: a third of the size of its JSON, quicker
+    /// to read back, and its floating-point figures exact.
     pub run: Vec<u8>,
-    /// The run's floating-point figures, kept exactly: text of a float read back by serde_json
-    /// may differ in its last bit (`costUsd`, `modelMs`).
+    /// The run's floating-point figures, also in their own columns (for a look with `sqlite3`).
     pub floats: [f64; 2],
     /// The run's results (`results.rs`), for a run with a value directory; read only when
     /// asked for.
@@ -300,12 +300,7 @@ impl Store {
             let run: Vec<u8> = r.get(1)?;
             files += u64::from(stamp.contains("t=") && !stamp.contains("t=-;"));
             files += u64::from(!stamp.contains(";s=-;"));
-            #[derive(serde::Deserialize)]
-            #[serde(rename_all = "camelCase")]
-            struct Values {
-                value_files: u64,
-            }
-            files += serde_json::from_slice::<Values>(&run).map_or(0, |v| v.value_files);
+            files += postcard::from_bytes::<crate::runs::Run>(&run).map_or(0, |r| r.value_files);
         }
         Ok(files)
     }
