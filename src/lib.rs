@@ -32,6 +32,7 @@ pub mod demo;
 mod error;
 pub mod gc;
 pub mod index;
+pub mod insights;
 pub mod pins;
 pub mod retained;
 pub mod runs;

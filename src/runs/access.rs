@@ -416,7 +416,7 @@ fn open_file(path: &Path) -> Result<FileSource> {
     FileSource::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), &e))
 }
 
-fn unknown_call(run: &str, call: &str) -> Error {
+pub(crate) fn unknown_call(run: &str, call: &str) -> Error {
     Error::new(
         ErrorCode::UnknownCall,
         format!("run {run} has no result for tool call `{call}`"),
@@ -424,7 +424,7 @@ fn unknown_call(run: &str, call: &str) -> Error {
 }
 
 /// The `content` of the `tool_call_finished` line starting at `offset`.
-fn read_result_content(path: &Path, offset: u64) -> std::io::Result<String> {
+pub(crate) fn read_result_content(path: &Path, offset: u64) -> std::io::Result<String> {
     let mut file = File::open(path)?;
     file.seek(SeekFrom::Start(offset))?;
     let mut line = Vec::new();

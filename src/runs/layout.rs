@@ -99,10 +99,13 @@ pub struct Layout {
 
 impl Layout {
     pub fn read(root: &Path) -> io::Result<Self> {
-        let mut layout = Layout {
-            root: root.to_path_buf(),
-            ..Default::default()
-        };
+        // Gathered in vectors and sorted once, then made maps in one pass (a map built from
+        // sorted keys is built in bulk): a directory of 100,000 runs is read in a fraction of
+        // the time inserting each entry into the maps took.
+        let mut files: Vec<(String, bool, PathBuf)> = Vec::new(); // (id, is summary, path)
+        let mut value_dirs = Vec::new();
+        let mut linked_value_dirs = Vec::new();
+        let mut run_names = Vec::new();
         for entry in fs::read_dir(root)? {
             let entry = entry?;
             let Ok(name) = entry.file_name().into_string() else {
@@ -115,26 +118,42 @@ impl Layout {
             if name.ends_with(TEMP_SUFFIX) {
                 continue;
             }
-            if let Some(id) =
-                strip(&name, SUMMARY_SUFFIX).or_else(|| strip(&name, TRANSCRIPT_SUFFIX))
+            let summary = strip(&name, SUMMARY_SUFFIX);
+            if let Some((id, is_summary)) = summary
+                .map(|id| (id, true))
+                .or_else(|| strip(&name, TRANSCRIPT_SUFFIX).map(|id| (id, false)))
             {
-                layout.run_names.insert(id.to_owned());
-            }
-            if kind.is_file() {
-                if let Some(id) = strip(&name, SUMMARY_SUFFIX) {
-                    layout.runs.entry(id.to_owned()).or_default().summary = Some(entry.path());
-                } else if let Some(id) = strip(&name, TRANSCRIPT_SUFFIX) {
-                    layout.runs.entry(id.to_owned()).or_default().transcript = Some(entry.path());
+                run_names.push(id.to_owned());
+                if kind.is_file() {
+                    files.push((id.to_owned(), is_summary, entry.path()));
                 }
             } else if let Some(id) = strip(&name, VALUES_SUFFIX) {
                 if kind.is_dir() {
-                    layout.value_dirs.insert(id.to_owned(), entry.path());
+                    value_dirs.push((id.to_owned(), entry.path()));
                 } else if kind.is_symlink() {
-                    layout.linked_value_dirs.insert(id.to_owned());
+                    linked_value_dirs.push(id.to_owned());
                 }
             }
         }
-        Ok(layout)
+        files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut runs: Vec<(String, RunFiles)> = Vec::with_capacity(files.len());
+        for (id, is_summary, path) in files {
+            if runs.last().is_none_or(|(last, _)| *last != id) {
+                runs.push((id, RunFiles::default()));
+            }
+            let (_, run) = runs.last_mut().expect("pushed above");
+            match is_summary {
+                true => run.summary = Some(path),
+                false => run.transcript = Some(path),
+            }
+        }
+        Ok(Layout {
+            root: root.to_path_buf(),
+            runs: runs.into_iter().collect(),
+            value_dirs: value_dirs.into_iter().collect(),
+            linked_value_dirs: linked_value_dirs.into_iter().collect(),
+            run_names: run_names.into_iter().collect(),
+        })
     }
 
     /// Whether `<id>.values/` is also the own folder of a run called `<id>.values`.

@@ -109,6 +109,7 @@ impl RunsDir {
     pub fn list(&self) -> Result<Vec<Run>> {
         let _span = tracing::info_span!("runs_list", dir = %self.root.display()).entered();
         let layout = self.layout()?;
+        tracing::debug!(runs = layout.runs.len(), "read the runs directory");
         let opts = self.listing_opts(self.opts.now_ms);
         let mut runs = match self.index() {
             Some(mut index) => index.list(&layout, &opts, |id| read_row(&layout, id, &opts)),

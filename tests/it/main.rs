@@ -1,6 +1,7 @@
 //! Integration tests of the core and the `mctl` CLI: one test binary for the crate.
 
 mod cli;
+mod coverage;
 mod demo;
 mod fixtures;
 mod gc;

@@ -59,6 +59,17 @@ pub enum Command {
         #[arg(long, value_name = "TEXT")]
         query: Option<String>,
     },
+    /// What the model was shown of each value of a run: its stub and its peeks, the lines it
+    /// read twice, and the error-looking lines it never saw
+    Coverage {
+        run: String,
+        /// One value: a tool call id or a value id
+        call: Option<String>,
+        /// Error-looking lines match this regular expression instead of the default (see
+        /// docs/insights.md)
+        #[arg(long, value_name = "REGEX")]
+        error_pattern: Option<String>,
+    },
     /// The value id (file name stem) of tool call ids
     ValueId {
         #[arg(required = true)]

@@ -3,6 +3,7 @@
 //! Each command is a module of its own; they only call the core and print.
 
 mod cli;
+mod coverage;
 mod demo;
 mod full;
 mod gc;
@@ -55,6 +56,17 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             lines,
             query,
         } => peek::run(dir()?, &run, &call, lines, query, g.json),
+        Command::Coverage {
+            run,
+            call,
+            error_pattern,
+        } => coverage::run(
+            dir()?,
+            &run,
+            call.as_deref(),
+            error_pattern.as_deref(),
+            g.json,
+        ),
         Command::ValueId { calls } => value_id::run(&calls, g.json),
         Command::Gc(args) => gc::run(dir()?, &args, g.json),
         Command::Watch { poll } => watch::run(dir()?, poll, g.json),

@@ -1,0 +1,69 @@
+//! `mctl coverage RUN [CALL]`: what the model was shown of each value of a run.
+
+use crate::human::{bytes, clip, count};
+use crate::output::{print_json, print_text};
+use mission_control::insights::{ErrorPattern, ValueCoverage};
+use mission_control::runs::RunsDir;
+use std::fmt::Write as _;
+
+/// Width of the coverage bar, in characters.
+const BAR: usize = 20;
+
+pub fn run(
+    dir: RunsDir,
+    run: &str,
+    call: Option<&str>,
+    error_pattern: Option<&str>,
+    json: bool,
+) -> anyhow::Result<()> {
+    let errors = ErrorPattern::new(error_pattern)?;
+    let values = dir.coverage(run, call, &errors)?;
+    if json {
+        print_json(&values)
+    } else {
+        print_text(&table(&values))
+    }
+}
+
+fn table(values: &[ValueCoverage]) -> String {
+    if values.is_empty() {
+        return "no value over the threshold in this run\n".to_owned();
+    }
+    let mut out = String::new();
+    for v in values {
+        let filled = ((v.coverage * BAR as f64).round() as usize).min(BAR);
+        // A value with any line seen shows at least one mark.
+        let filled = if v.seen_lines > 0 { filled.max(1) } else { 0 };
+        let bar = format!("{}{}", "█".repeat(filled), "░".repeat(BAR - filled));
+        let peeks = match v.peeks.len() {
+            0 => "never peeked".to_owned(),
+            1 => "1 peek".to_owned(),
+            n => format!("{n} peeks"),
+        };
+        let _ = write!(
+            out,
+            "{:<28} {:<12} {:<10} {bar} {:>6.1}%  {}/{} lines  {peeks}",
+            clip(&v.tool_call_id, 28),
+            clip(&v.tool, 12),
+            v.state.as_str(),
+            v.coverage * 100.0,
+            count(v.seen_lines),
+            count(v.total_lines),
+        );
+        if v.reread_lines > 0 {
+            let _ = write!(out, ", {} re-read", count(v.reread_lines));
+        }
+        if v.peek_bytes > 0 {
+            let _ = write!(out, ", {} read back", bytes(v.peek_bytes));
+        }
+        match v.missed_errors.count {
+            0 => {}
+            1 => out.push_str(", 1 error-looking line never shown"),
+            n => {
+                let _ = write!(out, ", {n} error-looking lines never shown");
+            }
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,222 @@
+//! Peek coverage: for each value of a run, the lines of its full text the model was shown (in
+//! the stub the harness gave it, and in each `peek_value` answer the transcript recorded), the
+//! lines it was shown more than once, what reading back cost, and the error-looking lines it
+//! never saw.
+
+use super::errors::ErrorPattern;
+use super::peeks::{peek_calls, shown_lines, PeekCall};
+use crate::error::{Error, Result};
+use crate::retained::stub_layout;
+use crate::runs::{analyze_run, ResultInfo, RetentionState, RunsDir};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+use ts_rs::TS;
+
+/// Most line numbers of missed error-looking lines listed.
+const MISSED_LISTED: usize = 20;
+
+/// One `peek_value` call that read a value.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PeekShown {
+    pub tool_call_id: String,
+    /// Transcript line of its result.
+    pub line: u64,
+    /// Its input as given, without `id`: `start`/`end`, or `query`.
+    #[ts(type = "Record<string, unknown>")]
+    pub request: Map<String, Value>,
+    /// The lines it showed, as merged `[first, last]` ranges (none when it returned an error).
+    pub lines: Vec<[u64; 2]>,
+    /// Size of its answer: what reading back cost.
+    pub bytes: u64,
+    pub ok: bool,
+}
+
+/// The error-looking lines the model was never shown.
+#[derive(Debug, Clone, Default, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct MissedErrors {
+    pub count: u64,
+    /// The first 20 of their line numbers.
+    pub lines: Vec<u64>,
+}
+
+/// What the model was shown of one value (`mctl coverage --json`).
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ValueCoverage {
+    pub tool_call_id: String,
+    pub value_id: String,
+    pub tool: String,
+    pub state: RetentionState,
+    pub total_lines: u64,
+    /// The lines of its stub's head and tail previews, as merged `[first, last]` ranges.
+    pub stub_lines: Vec<[u64; 2]>,
+    pub peeks: Vec<PeekShown>,
+    /// Distinct lines shown at least once.
+    pub seen_lines: u64,
+    /// `seenLines / totalLines` (0 for an empty text).
+    pub coverage: f64,
+    /// Showings of a line beyond its first.
+    pub reread_lines: u64,
+    /// The bytes of every peek of it.
+    pub peek_bytes: u64,
+    pub never_peeked: bool,
+    pub missed_errors: MissedErrors,
+}
+
+impl RunsDir {
+    /// Peek coverage of every value of run `run` (a result over the threshold: retained,
+    /// damaged or unretained alike), or of the one `call` names (by tool call id or value id).
+    /// When a call id repeats, its last result counts (the one a resume replays last).
+    pub fn coverage(
+        &self,
+        run: &str,
+        call: Option<&str>,
+        errors: &ErrorPattern,
+    ) -> Result<Vec<ValueCoverage>> {
+        let layout = self.layout()?;
+        let id = self.resolve_run(&layout, run)?;
+        let detail = analyze_run(&layout, &id, &self.opts, false)
+            .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
+        let Some(path) = layout.runs[&id].transcript.clone() else {
+            return Ok(Vec::new()); // a summary only: no results
+        };
+        let reading = |e: std::io::Error| Error::io(format!("reading {}", path.display()), &e);
+        let peeks = peek_calls(&path).map_err(reading)?;
+        let mut values = Vec::new();
+        for (i, r) in detail.results.iter().enumerate() {
+            let last = !detail.results[i + 1..]
+                .iter()
+                .any(|later| later.value_id == r.value_id);
+            let named = call.is_none_or(|c| c == r.tool_call_id || c == r.value_id);
+            if r.state == RetentionState::Inline || !last || !named {
+                continue;
+            }
+            let content =
+                crate::runs::access::read_result_content(&path, r.offset).map_err(reading)?;
+            values.push(cover(r, &content, &peeks, errors));
+        }
+        if let (Some(c), true) = (call, values.is_empty()) {
+            if !detail
+                .results
+                .iter()
+                .any(|r| r.tool_call_id == c || r.value_id == c)
+            {
+                return Err(crate::runs::access::unknown_call(&id, c));
+            }
+        }
+        Ok(values)
+    }
+}
+
+/// The coverage of result `r`, whose full text is `content`.
+fn cover(
+    r: &ResultInfo,
+    content: &str,
+    peeks: &[PeekCall],
+    errors: &ErrorPattern,
+) -> ValueCoverage {
+    let stub = stub_layout(&r.value_id, &r.tool, content);
+    let mut seen = BTreeSet::new();
+    let mut showings = 0u64;
+    let mut stub_lines = Vec::new();
+    for (a, b) in [stub.head, stub.tail].into_iter().flatten() {
+        stub_lines.push([a, b]);
+        seen.extend(a..=b);
+        showings += b - a + 1;
+    }
+    let mut shown = Vec::new();
+    for p in peeks
+        .iter()
+        .filter(|p| p.value_id.as_deref() == Some(&r.value_id))
+    {
+        let lines = if p.ok {
+            shown_lines(&p.content)
+        } else {
+            Vec::new()
+        };
+        showings += lines.len() as u64;
+        seen.extend(lines.iter().copied());
+        shown.push(PeekShown {
+            tool_call_id: p.tool_call_id.clone(),
+            line: p.line,
+            request: p.request.clone(),
+            lines: ranges(lines),
+            bytes: p.content.len() as u64,
+            ok: p.ok,
+        });
+    }
+    let seen_lines = seen.len() as u64;
+    ValueCoverage {
+        tool_call_id: r.tool_call_id.clone(),
+        value_id: r.value_id.clone(),
+        tool: r.tool.clone(),
+        state: r.state,
+        total_lines: r.lines,
+        stub_lines: merge(stub_lines),
+        seen_lines,
+        coverage: if r.lines == 0 {
+            0.0
+        } else {
+            seen_lines as f64 / r.lines as f64
+        },
+        reread_lines: showings - seen_lines,
+        peek_bytes: shown.iter().map(|p| p.bytes).sum(),
+        never_peeked: shown.is_empty(),
+        peeks: shown,
+        missed_errors: missed(content, &seen, errors),
+    }
+}
+
+/// The error-looking lines of `content` not in `seen`.
+fn missed(content: &str, seen: &BTreeSet<u64>, errors: &ErrorPattern) -> MissedErrors {
+    let mut out = MissedErrors::default();
+    // Lines as the line model splits them: on `\n`, a `\r` before it not part of the line.
+    for (i, line) in content.lines().enumerate() {
+        let n = i as u64 + 1;
+        if !seen.contains(&n) && errors.matches(line) {
+            out.count += 1;
+            if out.lines.len() < MISSED_LISTED {
+                out.lines.push(n);
+            }
+        }
+    }
+    out
+}
+
+/// Line numbers as merged `[first, last]` ranges.
+fn ranges(mut lines: Vec<u64>) -> Vec<[u64; 2]> {
+    lines.sort_unstable();
+    lines.dedup();
+    merge(lines.into_iter().map(|n| [n, n]).collect())
+}
+
+/// Ranges sorted and merged where they overlap or touch.
+fn merge(mut ranges: Vec<[u64; 2]>) -> Vec<[u64; 2]> {
+    ranges.sort_unstable();
+    let mut out: Vec<[u64; 2]> = Vec::with_capacity(ranges.len());
+    for [a, b] in ranges {
+        match out.last_mut() {
+            Some(last) if a <= last[1].saturating_add(1) => last[1] = last[1].max(b),
+            _ => out.push([a, b]),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_merge_where_they_touch() {
+        assert_eq!(ranges(vec![5, 3, 4, 9, 4, 1]), [[1, 1], [3, 5], [9, 9]]);
+        assert_eq!(
+            merge(vec![[10, 12], [1, 4], [5, 6], [11, 20]]),
+            [[1, 6], [10, 20]]
+        );
+        assert!(ranges(Vec::new()).is_empty());
+    }
+}
