@@ -195,7 +195,7 @@ pub async fn follow_run(
     blocking(app, move |state, live| {
         state.runs_dir(&req.dir)?;
         let sink = update_sink(channel);
-        live.follow(req.dir, req.run, req.shown, req.token, sink)
+        live.follow_from(req.dir, req.run, req.shown, req.bytes, req.token, sink)
     })
     .await
 }

@@ -87,9 +87,10 @@ impl RunsDir {
         let peeks = peek_calls(&path).map_err(reading)?;
         let mut values = Vec::new();
         for (i, r) in detail.results.iter().enumerate() {
+            // A later inline result of the same call wrote no file: it does not replace this one.
             let last = !detail.results[i + 1..]
                 .iter()
-                .any(|later| later.value_id == r.value_id);
+                .any(|later| later.value_id == r.value_id && later.state != RetentionState::Inline);
             let named = call.is_none_or(|c| c == r.tool_call_id || c == r.value_id);
             if r.state == RetentionState::Inline || !last || !named {
                 continue;

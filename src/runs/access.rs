@@ -279,19 +279,21 @@ impl RunsDir {
         let Some(path) = value_file_in(&layout, &id, &info.tool_call_id) else {
             return Ok(None);
         };
-        let value = OpenValue::new(ValueText::File(open_file(&path)?))
-            .map_err(|e| Error::io("indexing the value", &e))?;
-        // Changed since it was checked: open it the thorough way.
+        // A file gone, cut short or changed since it was checked: open it the thorough way.
+        let Ok(value) = FileSource::open(&path).and_then(|f| OpenValue::new(ValueText::File(f)))
+        else {
+            return Ok(None);
+        };
         if value.index.bytes() != info.bytes {
             return Ok(None);
         }
         // The file holds the result's bytes (as far as sampled), so the stub of its text is the
         // stub of the result's.
         let stub = match info.bytes > self.opts.threshold {
-            true => Some(
-                stub_from_source(&info.value_id, &info.tool, &value.text, &value.index)
-                    .map_err(|e| Error::io("reading the value", &e))?,
-            ),
+            true => match stub_from_source(&info.value_id, &info.tool, &value.text, &value.index) {
+                Ok(stub) => Some(stub),
+                Err(_) => return Ok(None),
+            },
             false => None,
         };
         let info = ValueInfo {

@@ -213,6 +213,13 @@ impl DirState {
             t.read_kept();
             return self.transcript(id, opts);
         }
+        if t.has_stash() {
+            // A kept run read a moment ago (value files came): tell its lines first.
+            self.transcript(id, opts);
+        }
+        let Some(t) = self.tails.get_mut(id) else {
+            return;
+        };
         let seen = t.lines();
         *t = Tail::new(&self.root, id, opts);
         if let Ok(update) = t.poll() {

@@ -77,6 +77,9 @@ struct Kept {
     entry: Entry,
     len: u64,
     ino: u64,
+    /// A read was asked for (value files or the summary changed) and failed: the file's
+    /// unchanged length no longer proves the run unchanged.
+    must_read: bool,
 }
 
 impl Tail {
@@ -118,21 +121,38 @@ impl Tail {
             file_len: 0,
             pending_bytes: 0,
             error: None,
-            kept: Some(Box::new(Kept { entry, len, ino })),
+            kept: Some(Box::new(Kept {
+                entry,
+                len,
+                ino,
+                must_read: false,
+            })),
             stash: None,
         })
     }
 
     /// A tail of run `id` of runs directory `root` from its index, when the index vouches for
-    /// the run (the default cache directory's index; none when turned off): nothing is read
-    /// until the transcript changes. A follow starts so: the view has just read the run.
-    pub(crate) fn from_index(root: &Path, id: &str, opts: RunOptions) -> Option<Self> {
+    /// the run up to exactly `complete` bytes of complete lines (what a view read; the default
+    /// cache directory's index; none when turned off): nothing is read until the transcript
+    /// changes. A view further behind or ahead than the index is followed by reading.
+    pub(crate) fn from_index(
+        root: &Path,
+        id: &str,
+        opts: RunOptions,
+        complete: u64,
+    ) -> Option<Self> {
         let dir = crate::runs::RunsDir::open(root, opts).ok()?;
         let mut index = dir.index()?;
         let layout = dir.layout().ok()?;
         let listing = dir.listing_opts(opts.now_ms);
         let entry = index.one(&layout, id, &listing, |_| crate::index::ReadRun::Gone)?;
-        Self::kept(root, id, opts, entry)
+        let known_end = entry.transcript_len?.checked_sub(entry.run.pending_bytes)?;
+        (known_end == complete).then(|| Self::kept(root, id, opts, entry))?
+    }
+
+    /// Whether a read of a kept run found lines not yet told (the next poll tells them).
+    pub(crate) fn has_stash(&self) -> bool {
+        self.stash.is_some()
     }
 
     /// Whether the run is still as the index vouched for it, not read yet.
@@ -163,7 +183,10 @@ impl Tail {
             Ok(read) => read,
             Err(e) => {
                 self.error = Some((e.kind(), e.to_string()));
-                self.kept = Some(kept);
+                self.kept = Some(Box::new(Kept {
+                    must_read: true,
+                    ..*kept
+                }));
                 return;
             }
         };
@@ -190,8 +213,9 @@ impl Tail {
     pub fn poll(&mut self) -> io::Result<TailUpdate> {
         if let Some(kept) = &self.kept {
             // Unchanged: nothing to read, nothing to tell.
-            if fs::metadata(&self.transcript)
-                .is_ok_and(|m| m.len() == kept.len && identity(&m).ino == kept.ino)
+            if !kept.must_read
+                && fs::metadata(&self.transcript)
+                    .is_ok_and(|m| m.len() == kept.len && identity(&m).ino == kept.ino)
             {
                 return Ok(TailUpdate::default());
             }
@@ -203,7 +227,14 @@ impl Tail {
         let stash = self.stash.take();
         let polled = self.read();
         self.error = polled.as_ref().err().map(|e| (e.kind(), e.to_string()));
-        let mut update = polled?;
+        let mut update = match polled {
+            Ok(update) => update,
+            Err(e) => {
+                // What reading a kept run found is still news: told by the next poll.
+                self.stash = stash;
+                return Err(e);
+            }
+        };
         if let Some(mut stash) = stash {
             stash.events.append(&mut update.events);
             update.events = stash.events;

@@ -95,6 +95,11 @@ pub struct FollowRunRequest {
     pub run: String,
     #[ts(type = "number")]
     pub shown: u64,
+    /// Bytes of complete lines the view read (the run's `transcriptBytes - pendingBytes`): when
+    /// the index vouches for exactly these, the follow starts from it and reads nothing again.
+    #[serde(default)]
+    #[ts(type = "number | null", optional)]
+    pub bytes: Option<u64>,
     #[ts(type = "number")]
     pub token: u64,
 }

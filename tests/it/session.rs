@@ -373,3 +373,39 @@ fn a_follow_of_a_name_outside_the_directory_is_refused() {
         .unwrap_err();
     assert_eq!(err.code, mission_control::ErrorCode::UnknownRun);
 }
+
+#[test]
+fn a_follow_from_the_index_misses_nothing_the_view_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    write_run(&root, "r", 5);
+    crate::index::age(&root, OLD_MS);
+    // The index (of the default cache directory, as the app's) vouches for 5 lines.
+    RunsDir::open(&root, RunOptions::default())
+        .unwrap()
+        .list()
+        .unwrap();
+    let (live, changes) = session(&root);
+    let name = root.display().to_string();
+    let path = root.join("r.jsonl");
+    let all = std::fs::metadata(&path).unwrap().len();
+    let three: u64 = (0..3).map(|s| user_line("r", s).len() as u64).sum();
+
+    // A view that read 3 lines: the index is ahead of it, so the follow reads, and sends 4, 5.
+    let behind = Inbox::new();
+    live.follow_from(name.clone(), "r".into(), 3, Some(three), 1, behind.sink())
+        .unwrap();
+    let got = behind.wait("lines 4 and 5", |u| lines_of(u).len() >= 2);
+    assert_eq!(lines_of(&got), [4, 5]);
+
+    // A view that read all 5: nothing until the transcript grows, then line 6 only.
+    let current = Inbox::new();
+    live.follow_from(name, "r".into(), 5, Some(all), 2, current.sink())
+        .unwrap();
+    append(&path, &user_line("r", 5));
+    current.wait("line 6", |u| !lines_of(u).is_empty());
+    settle(&root, &changes);
+    let got = current.items();
+    assert_eq!(lines_of(&got), [6]);
+    assert_eq!(got.last().unwrap().run.events, 6);
+}

@@ -173,6 +173,22 @@ impl LiveSession {
         token: u64,
         sink: UpdateSink,
     ) -> Result<()> {
+        self.follow_from(dir, run, shown, None, token, sink)
+    }
+
+    /// [`follow`](Self::follow) by a view that read `bytes` of complete lines: when the index
+    /// vouches for exactly those, the follow starts from it and reads nothing until the
+    /// transcript changes (the view has just read a transcript that may be hundreds of
+    /// megabytes). Else, or without `bytes`, the transcript is read again.
+    pub fn follow_from(
+        &self,
+        dir: String,
+        run: String,
+        shown: u64,
+        bytes: Option<u64>,
+        token: u64,
+        sink: UpdateSink,
+    ) -> Result<()> {
         // A name like `../x` is no run: nothing outside the directory is read.
         if !is_valid_run_id(&run) {
             let message = format!("{run:?} is not a run id");
@@ -183,12 +199,12 @@ impl LiveSession {
             return Ok(()); // a newer follow came first, or this one already ended
         }
         let threshold = shared.threshold.load(Ordering::SeqCst);
-        // The view has just read the run whole: when the index vouches for it, nothing is read
-        // again until it changes (a transcript of hundreds of megabytes would take seconds).
+        // The view has just read the run whole: when the index vouches for exactly what it read,
+        // nothing is read again until it changes (hundreds of megabytes would take seconds).
         let opts = follow_opts(threshold);
         let root = Path::new(&dir);
-        let tail =
-            Tail::from_index(root, &run, opts).unwrap_or_else(|| Tail::new(root, &run, opts));
+        let kept = bytes.and_then(|b| Tail::from_index(root, &run, opts, b));
+        let tail = kept.unwrap_or_else(|| Tail::new(root, &run, opts));
         let cell = Arc::new(Mutex::new(Follower {
             dir: dir.clone(),
             run: run.clone(),

@@ -4,4 +4,9 @@
  * Follows a run from after line `shown`; `token` numbers the follows of a window in the order
  * the user opened them.
  */
-export type FollowRunRequest = { dir: string, run: string, shown: number, token: number, };
+export type FollowRunRequest = { dir: string, run: string, shown: number, 
+/**
+ * Bytes of complete lines the view read (the run's `transcriptBytes - pendingBytes`): when
+ * the index vouches for exactly these, the follow starts from it and reads nothing again.
+ */
+bytes?: number | null, token: number, };

@@ -86,9 +86,9 @@ export const ipc = {
   watchChanges: (onChange: (c: Item<'watch_changes'>) => void) => call('watch_changes', null, onChange),
   /** Follows a run: new timeline entries after line `shown`, each once, with the run's figures.
    *  Returns the follow's token, for `unfollowRun`. */
-  followRun: (dir: string, run: string, shown: number, onUpdate: (u: Item<'follow_run'>) => void) => {
+  followRun: (dir: string, run: string, shown: number, bytes: number | null, onUpdate: (u: Item<'follow_run'>) => void) => {
     const token = nextFollow();
-    const done = call('follow_run', { dir, run, shown, token }, onUpdate);
+    const done = call('follow_run', { dir, run, shown, bytes, token }, onUpdate);
     return { token, done };
   },
   /** Ends the follow `token` (a newer one goes on, whatever order the backend sees them in). */
