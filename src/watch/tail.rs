@@ -86,49 +86,49 @@ impl Tail {
     pub fn new(root: &Path, id: &str, opts: RunOptions) -> Self {
         let paths = RunPaths::new(root, id);
         let values_dir = paths.value_dir();
-        Self {
-            id: id.to_owned(),
-            transcript: paths.transcript(),
-            summary: paths.summary(),
-            analyzer: begin(id, &values_dir, opts),
-            values_dir,
-            opts,
-            cursor: Cursor::default(),
-            file: None,
-            file_len: 0,
-            pending_bytes: 0,
-            error: None,
-            kept: None,
-            stash: None,
-        }
+        let analyzer = begin(id, &values_dir, opts);
+        Self::with(paths, id, opts, analyzer, None)
     }
 
     /// A tail of a run the index vouches for (`entry` taken from it), nothing read: `None` for
     /// an entry the index did not vouch for.
     pub(crate) fn kept(root: &Path, id: &str, opts: RunOptions, entry: Entry) -> Option<Self> {
         let (len, ino) = (entry.transcript_len?, entry.transcript_ino?);
+        let kept = Kept {
+            entry,
+            len,
+            ino,
+            must_read: false,
+        };
+        // A placeholder fold until the run is read (no value file listed for it).
+        let analyzer = Analyzer::new(id, Default::default(), opts, true);
         let paths = RunPaths::new(root, id);
-        Some(Self {
+        Some(Self::with(paths, id, opts, analyzer, Some(Box::new(kept))))
+    }
+
+    /// A tail at the start of its transcript, folding into `analyzer`.
+    fn with(
+        paths: RunPaths,
+        id: &str,
+        opts: RunOptions,
+        analyzer: Analyzer,
+        kept: Option<Box<Kept>>,
+    ) -> Self {
+        Self {
             id: id.to_owned(),
             transcript: paths.transcript(),
             summary: paths.summary(),
-            // A placeholder until the run is read (no value file listed for it).
-            analyzer: Analyzer::new(id, Default::default(), opts, true),
             values_dir: paths.value_dir(),
+            analyzer,
             opts,
             cursor: Cursor::default(),
             file: None,
             file_len: 0,
             pending_bytes: 0,
             error: None,
-            kept: Some(Box::new(Kept {
-                entry,
-                len,
-                ino,
-                must_read: false,
-            })),
+            kept,
             stash: None,
-        })
+        }
     }
 
     /// A tail of run `id` of runs directory `root` from its index, when the index vouches for
