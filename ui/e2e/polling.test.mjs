@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { appendLive, liveRun } from './fixtures.mjs';
-import { root, startApp, waitFor } from './session.mjs';
+import { removeDirs, root, startApp, waitFor } from './session.mjs';
 
 const runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mc-e2e-poll-'));
 // Beside the ports of app.test.mjs.
@@ -23,7 +23,7 @@ before(async () => {
 
 after(async () => {
   await session?.stop();
-  fs.rmSync(runsDir, { recursive: true, force: true });
+  removeDirs(runsDir, session?.home ?? `${runsDir}-home`);
 });
 
 describe('a polled runs directory', () => {

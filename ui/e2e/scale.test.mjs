@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { manyRuns } from './fixtures.mjs';
-import { mctl, startApp, waitFor } from './session.mjs';
+import { mctl, removeDirs, startApp, waitFor } from './session.mjs';
 
 const RUNS = 10_000;
 const runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mc-e2e-scale-'));
@@ -28,7 +28,7 @@ before(() => {
 after(async () => {
   await session?.stop();
   console.log('timings (ms):', JSON.stringify(timings));
-  for (const d of [runsDir, cache, `${runsDir}-home`]) fs.rmSync(d, { recursive: true, force: true });
+  removeDirs(runsDir, cache, session?.home ?? `${runsDir}-home`);
 });
 
 describe('an archive of 10,000 runs with a warm index', () => {

@@ -47,7 +47,9 @@ function appEnv(scratch, env) {
     clean[name] = path.join(scratch, sub);
     fs.mkdirSync(clean[name], { recursive: true });
   }
-  return { ...clean, MCTL_CONFIG_DIR: path.join(scratch, 'mission-control'), ...env };
+  // No shader cache: the webview's GPU process would write one under the scratch home, and may
+  // still be writing it while the test removes that home after the session ends.
+  return { ...clean, MESA_SHADER_CACHE_DISABLE: 'true', MCTL_CONFIG_DIR: path.join(scratch, 'mission-control'), ...env };
 }
 
 /** Starts tauri-driver on `port` (and `port + 1`) with `env` added, and the app on `runsDir`;
@@ -71,9 +73,18 @@ export async function startApp(runsDir, port, env = {}) {
       'tauri:options': { application: app, args: ['--runs-dir', runsDir] },
     },
   });
+  const exited = new Promise((resolve) => driver.once('exit', resolve));
   const stop = async () => {
     await browser.deleteSession().catch(() => {});
     driver.kill();
+    await Promise.race([exited, sleep(5_000)]);
   };
   return { browser, stop, home: scratch };
+}
+
+/** Removes the directories a test made. The webview's helper processes may still be writing
+ *  (a shader cache under the scratch home) for a moment after the session ends, so a directory
+ *  that filled up again while being removed is retried rather than failing the file. */
+export function removeDirs(...dirs) {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 }
