@@ -4,6 +4,7 @@
 #     the same with --no-index (the baseline, median of 3 each);
 #   - after appending one event to 100 runs and adding 10 runs;
 #   - the index's size against the transcripts' bytes;
+#   - `mctl whatif` at three thresholds, warm index against --no-index (target: under 100 ms);
 #   - with BENCH_BIG_RUNS (100,000; 0 skips it) small runs, a warm listing.
 # BENCH_PROFILE=debug uses the debug build (the test command runs it small that way, so that it
 # compiles nothing more). Data lives in BENCH_DIR (target/bench-scale), kept between runs.
@@ -78,6 +79,14 @@ warm=$(three "$mctl" --runs-dir "$work" runs --json)
 "$mctl" --runs-dir "$work" --no-index runs --json > "$base/without.json"
 cmp -s "$base/with.json" "$base/without.json" || { echo "the index's answer differs" >&2; exit 1; }
 
+# The threshold what-if, from the sizes the index keeps of every result.
+wif=(whatif --threshold 8KiB,20KiB,64KiB --json)
+wi_plain=$(three "$mctl" --runs-dir "$work" --no-index "${wif[@]}")
+wi_warm=$(three "$mctl" --runs-dir "$work" "${wif[@]}")
+"$mctl" --runs-dir "$work" "${wif[@]}" > "$base/whatif-with.json"
+"$mctl" --runs-dir "$work" --no-index "${wif[@]}" > "$base/whatif-without.json"
+cmp -s "$base/whatif-with.json" "$base/whatif-without.json" || { echo "what-if: the index answered differently" >&2; exit 1; }
+
 # One event appended to 100 runs, 10 runs added.
 python3 - "$work" <<'PY'
 import json, os, sys
@@ -98,6 +107,9 @@ echo "tree: $runs runs, $(python3 -c "print(f'{$transcripts / 1e6:.0f}')") MB of
 printf '%-58s %8ss\n' "mctl runs --json --no-index (baseline)" "$plain"
 printf '%-58s %8ss\n' "mctl runs --json, warm index, nothing changed" "$warm"
 python3 -c "print(f'ratio: warm index / no index = {$warm / $plain:.3f}x (target <= 0.15x and <= 0.2 s)')"
+printf '%-58s %8ss\n' "mctl whatif (3 thresholds) --no-index (baseline)" "$wi_plain"
+printf '%-58s %8ss\n' "mctl whatif (3 thresholds), warm index" "$wi_warm"
+python3 -c "print(f'ratio: what-if warm index / no index = {$wi_warm / $wi_plain:.3f}x (target < 0.1 s)')"
 printf '%-58s %8ss\n' "after 1 event appended to 100 runs and 10 runs added" "$changed"
 python3 -c "print(f'index size: {$index_bytes / 1e6:.2f} MB = {100 * $index_bytes / $transcripts:.2f} % of the transcripts (target <= 5 %)')"
 

@@ -4,7 +4,7 @@
 use super::results;
 use super::stamp::{FileStamp, RunStamp};
 use super::store::Row;
-use super::Entry;
+use super::{Entry, Want};
 use crate::runs::layout::{summary_name, transcript_name, value_dir_name, Layout, RunFiles};
 use crate::runs::{Run, RunDetail, RunOptions, RunStatus};
 
@@ -36,13 +36,13 @@ pub(super) fn merge(layout: &Layout, rows: Vec<(String, Row)>) -> (Vec<Pair<'_>>
 }
 
 /// Stats every run's files and takes the runs they prove unchanged from their rows (with their
-/// results when `results` says so), on as many threads as there are cores (a listing of
+/// results or sizes when `want` says so), on as many threads as there are cores (a listing of
 /// 100,000 runs is 300,000 stats).
 pub(super) fn look_up<'a>(
     layout: &'a Layout,
     pairs: Vec<Pair<'a>>,
     opts: &RunOptions,
-    results: bool,
+    want: Want,
 ) -> Vec<(&'a String, &'a RunFiles, Found)> {
     let root = rustix::fs::open(
         &layout.root,
@@ -54,7 +54,7 @@ pub(super) fn look_up<'a>(
         let stamp = stamp_of(root.as_ref(), layout, id, files, opts.threshold);
         let kept = row
             .filter(|row| row.stamp == stamp.key() && stamp.settled_at(row.read_ms))
-            .and_then(|row| from_row(&row, opts, results, &stamp));
+            .and_then(|row| from_row(&row, opts, want, &stamp));
         let found = match kept {
             Some(entry) => Found::Kept(Box::new(entry)),
             None => Found::Changed(stamp),
@@ -134,20 +134,29 @@ pub(super) fn to_row(
             true => Some(results::encode(&detail.results)?),
             false => None,
         },
+        sizes: results::encode_sizes(&detail.results),
     })
 }
 
 /// The run a row keeps, its status told by the clock of `opts` when it depends on it, with its
-/// results when `results` asks for them and the row keeps any. `None` when the row
+/// results or sizes when `want` asks for them and the row keeps them. `None` when the row
 /// cannot be read back: the run is read again.
-fn from_row(row: &Row, opts: &RunOptions, results: bool, stamp: &RunStamp) -> Option<Entry> {
+fn from_row(row: &Row, opts: &RunOptions, want: Want, stamp: &RunStamp) -> Option<Entry> {
     // A row keeps results when its run had a value directory (not a link) when read; the
     // stamp, matched, says it still has.
-    let results = match (results, row.results.as_deref()) {
-        (true, Some(kept)) => Some(results::decode(kept)?),
+    let results = match (want, row.results.as_deref()) {
+        (Want::Results, Some(kept)) => Some(results::decode(kept)?),
         _ => None,
     };
-    let mut run: Run = postcard::from_bytes(&row.run).ok()?;
+    let sizes = match want {
+        Want::Sizes => Some(results::decode_sizes(row.sizes.as_deref()?)?),
+        _ => None,
+    };
+    // The what-if reads the sizes of 10,000 runs in under 100 ms: it does not read their rows.
+    let mut run: Run = match want {
+        Want::Sizes => Run::default(),
+        _ => postcard::from_bytes(&row.run).ok()?,
+    };
     [run.cost_usd, run.model_ms] = row.floats;
     if let Some(since) = row.clock_since_ms {
         run.status = status_by_clock(since, opts);
@@ -155,6 +164,7 @@ fn from_row(row: &Row, opts: &RunOptions, results: bool, stamp: &RunStamp) -> Op
     Some(Entry {
         run,
         results,
+        sizes,
         error: None,
         transcript_len: stamp.transcript.map(|t| t.len),
         transcript_ino: stamp.transcript.map(|t| t.ino),

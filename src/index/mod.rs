@@ -19,7 +19,7 @@ mod stamp;
 mod store;
 
 use crate::runs::layout::Layout;
-use crate::runs::{ResultInfo, Run, RunDetail, RunOptions};
+use crate::runs::{ResultInfo, ResultSizes, Run, RunDetail, RunOptions};
 use files::{open_store, set_aside};
 use lookup::{look_up, merge, status_by_clock, to_row, Found};
 use serde::Serialize;
@@ -50,12 +50,27 @@ pub enum ReadRun {
     Gone,
 }
 
+/// What a walk through the index reads of each run besides its row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Want {
+    /// The run alone (a listing).
+    Runs,
+    /// The results of a run that has a value directory (GC planning, storage figures).
+    Results,
+    /// The sizes of every result of every run (the threshold what-if). The runs themselves are
+    /// not read back: an entry from the index has an empty `run`.
+    Sizes,
+}
+
 /// One run of a listing through the index.
 pub struct Entry {
     pub run: Run,
     /// Its results, when asked for and the run has a value directory (a run read now always
     /// has them).
     pub results: Option<Vec<ResultInfo>>,
+    /// The sizes of all its results, when asked for (a run read now has them when it was read
+    /// with every stub measured).
+    pub sizes: Option<ResultSizes>,
     /// Why the run could not be read (it is shown as unreadable).
     pub error: Option<String>,
     /// The length of its transcript the index vouches for (a run taken from the index), up to
@@ -81,6 +96,7 @@ impl Entry {
     fn read(run: Run, results: Option<Vec<ResultInfo>>, error: Option<String>) -> Self {
         Self {
             run,
+            sizes: results.as_deref().and_then(ResultSizes::of),
             results,
             error,
             transcript_len: None,
@@ -172,19 +188,20 @@ impl RunIndex {
         opts: &RunOptions,
         read: impl Fn(&str) -> ReadRun,
     ) -> Vec<Run> {
-        self.walk(layout, opts, false, read, |_, e| e.run)
+        self.walk(layout, opts, Want::Runs, read, |_, e| e.run)
     }
 
-    /// [`list`](Self::list), each run with its id and, when `results` says so, the results of
-    /// the runs that have a value directory (what GC planning and the storage figures need).
+    /// [`list`](Self::list), each run with its id and what `want` asks for: the results of the
+    /// runs that have a value directory (what GC planning and the storage figures need), or the
+    /// sizes of every result (the threshold what-if).
     pub fn entries(
         &mut self,
         layout: &Layout,
         opts: &RunOptions,
-        results: bool,
+        want: Want,
         read: impl Fn(&str) -> ReadRun,
     ) -> Vec<(String, Entry)> {
-        self.walk(layout, opts, results, read, |id, e| (id.clone(), e))
+        self.walk(layout, opts, want, read, |id, e| (id.clone(), e))
     }
 
     /// [`entries`](Self::entries), each given to `out` (a listing of 100,000 runs keeps only
@@ -193,11 +210,11 @@ impl RunIndex {
         &mut self,
         layout: &Layout,
         opts: &RunOptions,
-        results: bool,
+        want: Want,
         read: impl Fn(&str) -> ReadRun,
         out: impl FnMut(&String, Entry) -> T,
     ) -> Vec<T> {
-        let rows = match self.store.as_ref().map(|s| s.rows(results)) {
+        let rows = match self.store.as_ref().map(|s| s.rows(want)) {
             Some(Ok(rows)) => rows,
             Some(Err(e)) => {
                 self.failed(&e);
@@ -208,7 +225,7 @@ impl RunIndex {
         let had_rows = !rows.is_empty();
         tracing::debug!(rows = rows.len(), "read the index's rows");
         let (pairs, gone) = merge(layout, rows);
-        let looked = look_up(layout, pairs, opts, results);
+        let looked = look_up(layout, pairs, opts, want);
         tracing::debug!(runs = looked.len(), "looked the runs up");
         self.settle(layout, looked, gone, !had_rows, read, out)
     }
@@ -231,7 +248,7 @@ impl RunIndex {
             }
             None => None,
         };
-        let looked = look_up(layout, vec![(key, files, row)], opts, true);
+        let looked = look_up(layout, vec![(key, files, row)], opts, Want::Results);
         let mut entries = self.settle(layout, looked, Vec::new(), false, read, |_, e| e);
         entries.pop()
     }

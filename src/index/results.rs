@@ -3,7 +3,7 @@
 //! transcript of a run that did not change. Runs without a value directory keep none (nothing
 //! of theirs is collected, and their results are small enough to read).
 
-use crate::runs::{ResultInfo, RetentionState};
+use crate::runs::{ResultInfo, ResultSizes, RetentionState};
 use serde::{Deserialize, Serialize};
 
 /// One result, kept in `postcard`'s compact binary form (as the run is).
@@ -22,6 +22,7 @@ struct Kept(
     Option<i64>,    // started
     Option<i64>,    // finished
     u64,            // byte offset of the line
+    Option<u64>,    // stub bytes
 );
 
 /// The results as the index keeps them.
@@ -43,6 +44,7 @@ pub(super) fn encode(results: &[ResultInfo]) -> Option<Vec<u8>> {
                 r.started_ms,
                 r.finished_ms,
                 r.offset,
+                r.stub_bytes,
             )
         })
         .collect();
@@ -68,7 +70,20 @@ pub(super) fn decode(bytes: &[u8]) -> Option<Vec<ResultInfo>> {
                 started_ms: k.10,
                 finished_ms: k.11,
                 offset: k.12,
+                stub_bytes: k.13,
             })
             .collect(),
     )
+}
+
+/// The sizes of every result of a run (the threshold what-if); `None` unless the run was read
+/// with every stub measured (a listing does not measure them: the what-if reads such a run
+/// again, once).
+pub(super) fn encode_sizes(results: &[ResultInfo]) -> Option<Vec<u8>> {
+    postcard::to_stdvec(&ResultSizes::of(results)?).ok()
+}
+
+/// The sizes a row keeps; `None` when they cannot be read back (the run is read again).
+pub(super) fn decode_sizes(bytes: &[u8]) -> Option<ResultSizes> {
+    postcard::from_bytes(bytes).ok()
 }

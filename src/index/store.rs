@@ -5,12 +5,13 @@
 //! Mission Control, made for another runs directory) it is renamed aside and built again, and a
 //! cache directory that cannot be written leaves the caller to read the runs itself.
 
+use super::Want;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use std::path::Path;
 use std::time::Duration;
 
 /// The layout of the tables; a file with a higher `user_version` is a newer Mission Control's.
-pub const SCHEMA: i64 = 2;
+pub const SCHEMA: i64 = 3;
 /// What the `meta` table's `app` says in an index of ours.
 const APP: &str = "mission-control-index";
 /// How long a writer waits for another process's transaction before giving up.
@@ -30,6 +31,8 @@ pub(crate) struct Row {
     /// The run's results (`results.rs`), for a run with a value directory; read only when
     /// asked for.
     pub results: Option<Vec<u8>>,
+    /// The sizes of every result (`results.rs`), for every run; read only when asked for.
+    pub sizes: Option<Vec<u8>>,
 }
 
 pub(crate) struct Store {
@@ -133,7 +136,8 @@ impl Store {
                  run BLOB NOT NULL,
                  cost_usd REAL NOT NULL,
                  model_ms REAL NOT NULL,
-                 results BLOB
+                 results BLOB,
+                 sizes BLOB
              ) WITHOUT ROWID;
              INSERT OR IGNORE INTO meta (key, value) VALUES ('app', '{APP}');
              PRAGMA user_version = {SCHEMA};"
@@ -154,9 +158,9 @@ impl Store {
     }
 
     /// Every run the index holds, in the order of their ids (bytewise, as the layout's), with
-    /// their results when `results` says so.
-    pub(crate) fn rows(&self, results: bool) -> rusqlite::Result<Vec<(String, Row)>> {
-        let sql = format!("{} ORDER BY id", select(results));
+    /// their results or sizes when `want` says so.
+    pub(crate) fn rows(&self, want: Want) -> rusqlite::Result<Vec<(String, Row)>> {
+        let sql = format!("{} ORDER BY id", select(want));
         let mut stmt = self.conn.prepare(&sql)?;
         let rows = stmt.query_map([], read_row)?;
         rows.collect()
@@ -164,7 +168,7 @@ impl Store {
 
     /// Run `id`'s row with its results, if the index holds it.
     pub(crate) fn row(&self, id: &str) -> rusqlite::Result<Option<Row>> {
-        let sql = format!("{} WHERE id = ?1", select(true));
+        let sql = format!("{} WHERE id = ?1", select(Want::Results));
         self.conn
             .query_row(&sql, [id], read_row)
             .optional()
@@ -184,8 +188,8 @@ impl Store {
         {
             let mut insert = tx.prepare(
                 "INSERT OR REPLACE INTO runs
-                 (id, stamp, read_ms, clock_since_ms, run, cost_usd, model_ms, results)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                 (id, stamp, read_ms, clock_since_ms, run, cost_usd, model_ms, results, sizes)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )?;
             for (id, row) in put {
                 insert.execute(params![
@@ -196,7 +200,8 @@ impl Store {
                     row.run,
                     row.floats[0],
                     row.floats[1],
-                    row.results
+                    row.results,
+                    row.sizes
                 ])?;
             }
             let mut delete = tx.prepare("DELETE FROM runs WHERE id = ?1")?;
@@ -242,12 +247,21 @@ impl Store {
     }
 }
 
-/// The query of rows, with or without their results (a listing needs none: leaving them out
-/// spares reading and copying them).
-fn select(results: bool) -> String {
-    let results = if results { "results" } else { "NULL" };
+/// The query of rows, with their results, their sizes or neither (a listing needs none:
+/// leaving them out spares reading and copying them).
+fn select(want: Want) -> String {
+    let results = if want == Want::Results {
+        "results"
+    } else {
+        "NULL"
+    };
+    let (run, sizes) = match want {
+        Want::Sizes => ("x''", "sizes"),
+        _ => ("run", "NULL"),
+    };
     format!(
-        "SELECT id, stamp, read_ms, clock_since_ms, run, cost_usd, model_ms, {results} FROM runs"
+        "SELECT id, stamp, read_ms, clock_since_ms, {run}, cost_usd, model_ms, {results}, {sizes} \
+         FROM runs"
     )
 }
 
@@ -261,6 +275,7 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, Row)> {
             run: r.get(4)?,
             floats: [r.get(5)?, r.get(6)?],
             results: r.get(7)?,
+            sizes: r.get(8)?,
         },
     ))
 }

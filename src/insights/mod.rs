@@ -1,10 +1,12 @@
-//! What retention did to a run, told from its transcript: which lines of each value the model
-//! was shown (its stub and its peeks) and which error-looking lines it never was
-//! (`docs/insights.md`).
+//! What retention did, told from the transcripts: which lines of each value the model was shown
+//! (its stub and its peeks) and which error-looking lines it never was, what another threshold
+//! would have done, and what a resume of a run sends (`docs/insights.md`).
 
 mod coverage;
 mod errors;
 mod peeks;
+mod whatif;
 
 pub use coverage::{MissedErrors, PeekShown, ValueCoverage};
 pub use errors::{ErrorPattern, DEFAULT_ERROR_PATTERN};
+pub use whatif::{bucket, what_if, Bucket, Figures, WhatIf};

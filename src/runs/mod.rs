@@ -143,7 +143,9 @@ impl RunsDir {
     ) -> Option<std::collections::HashMap<String, crate::index::Entry>> {
         let mut index = self.index()?;
         let opts = self.listing_opts(now_ms);
-        let entries = index.entries(layout, &opts, true, |id| read_row(layout, id, &opts));
+        let entries = index.entries(layout, &opts, crate::index::Want::Results, |id| {
+            read_row(layout, id, &opts)
+        });
         Some(
             entries
                 .into_iter()

@@ -148,12 +148,44 @@ pub struct ResultInfo {
     /// Bytes the model gets for this result on the next resume: the stub's size when retained,
     /// else the full text's.
     pub context_bytes: u64,
+    /// Size of the stub the core builds for this result: what it costs (or would cost, were it
+    /// retained) in context. Measured for a result whose value file exists, and for every
+    /// result when the threshold what-if asks; else `null`.
+    pub stub_bytes: Option<u64>,
     /// `ts` of the matching `tool_call_started`, for durations.
     pub started_ms: Option<i64>,
     pub finished_ms: Option<i64>,
     /// Byte offset of that line in the transcript, to read the full text back on demand.
     #[serde(skip)]
     pub offset: u64,
+}
+
+/// What the threshold what-if needs of a run's results: each one's tool, size and stub size,
+/// kept compact (a tool name once per run, not once per result: the index keeps this for
+/// every run, and the what-if reads it all).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize, Serialize)]
+pub struct ResultSizes {
+    pub tools: Vec<String>,
+    /// Each result: its tool (an index in `tools`), its bytes and its stub's bytes.
+    pub results: Vec<(u32, u64, u64)>,
+}
+
+impl ResultSizes {
+    /// The sizes of `results`; `None` unless every stub was measured.
+    pub fn of(results: &[ResultInfo]) -> Option<Self> {
+        let mut sizes = Self::default();
+        for r in results {
+            let tool = match sizes.tools.iter().position(|t| *t == r.tool) {
+                Some(i) => i,
+                None => {
+                    sizes.tools.push(r.tool.clone());
+                    sizes.tools.len() - 1
+                }
+            };
+            sizes.results.push((tool as u32, r.bytes, r.stub_bytes?));
+        }
+        Some(sizes)
+    }
 }
 
 /// A value file that matches no result of its run.

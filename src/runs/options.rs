@@ -18,6 +18,10 @@ pub struct RunOptions {
     pub now_ms: i64,
     /// How value files are compared with the transcript to tell retained from damaged.
     pub verify: Verify,
+    /// Whether the stub of every result is measured (the threshold what-if), not only of the
+    /// results over the threshold. Building a stub for each of a listing's many small results
+    /// would more than double what reading a run costs.
+    pub measure_stubs: bool,
 }
 
 /// How closely a value file is compared with its result.
@@ -39,6 +43,7 @@ impl Default for RunOptions {
             running_window_ms: 30 * 60 * 1000,
             now_ms: now_ms(),
             verify: Verify::Full,
+            measure_stubs: false,
         }
     }
 }

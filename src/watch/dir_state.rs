@@ -82,7 +82,7 @@ impl DirState {
         let Ok(layout) = dir.layout() else { return };
         let opts = self.opts_now();
         self.seeds = index
-            .entries(&layout, &opts, false, |_| ReadRun::Gone)
+            .entries(&layout, &opts, crate::index::Want::Runs, |_| ReadRun::Gone)
             .into_iter()
             .filter(|(_, e)| e.transcript_len.is_some())
             .collect();

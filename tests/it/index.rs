@@ -158,13 +158,26 @@ pub(crate) fn sample(root: &Path) {
     c.user("third").done().write();
 }
 
-/// Asserts that the listing, a GC plan and the storage figures are the same through the index
-/// and without it; how many runs the listing read.
+/// The threshold what-if (at a byte, the default, one byte over it and a mebibyte) through the
+/// index and without it, as JSON.
+fn whatif_both(root: &Path, cache: &Path) -> (Value, Value) {
+    let thresholds = [1, 20_480, 20_481, 1 << 20];
+    let answer = |d: RunsDir| serde_json::to_value(d.what_if(&thresholds, None).unwrap()).unwrap();
+    (
+        answer(dir(root, cache)),
+        answer(dir(root, cache).with_index(false)),
+    )
+}
+
+/// Asserts that the listing, a GC plan, the storage figures and the threshold what-if are the
+/// same through the index and without it; how many runs the listing read.
 fn assert_same(root: &Path, cache: &Path, what: &str) -> usize {
     let (indexed, plain, reads) = both(root, cache);
     assert_eq!(indexed, plain, "{what}");
     let (indexed, plain) = gc_both(root, cache);
     assert_eq!(indexed, plain, "GC, {what}");
+    let (indexed, plain) = whatif_both(root, cache);
+    assert_eq!(indexed, plain, "what-if, {what}");
     reads
 }
 
@@ -633,6 +646,8 @@ proptest::proptest! {
             proptest::prop_assert_eq!(indexed, plain, "after step {} ({:?})", i, change);
             let (indexed, plain) = gc_both(runs.path(), cache.path());
             proptest::prop_assert_eq!(indexed, plain, "GC after step {} ({:?})", i, change);
+            let (indexed, plain) = whatif_both(runs.path(), cache.path());
+            proptest::prop_assert_eq!(indexed, plain, "what-if after step {} ({:?})", i, change);
         }
     }
 }

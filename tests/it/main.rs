@@ -16,3 +16,4 @@ mod stub_golden;
 mod support;
 mod watch;
 mod watch_index;
+mod whatif;

@@ -30,9 +30,10 @@ pub struct Global {
     /// Print JSON for scripts instead of text for people
     #[arg(long, global = true)]
     pub json: bool,
-    /// Retention threshold in bytes: a result longer than this is retained
-    #[arg(long, global = true, value_name = "BYTES", default_value_t = retained::DEFAULT_THRESHOLD)]
-    pub threshold: u64,
+    /// Retention threshold (20480, 8KiB, 1MiB): a result longer than this is retained. `whatif`
+    /// takes several, separated by commas
+    #[arg(long, global = true, value_name = "SIZE", value_delimiter = ',', value_parser = parse_size, default_values_t = [retained::DEFAULT_THRESHOLD])]
+    pub threshold: Vec<u64>,
     /// How long a run with no terminal event counts as running after its transcript last changed
     #[arg(long, global = true, value_name = "DURATION", default_value = "30m", value_parser = humantime::parse_duration)]
     pub running_window: Duration,
@@ -69,6 +70,13 @@ pub enum Command {
         /// docs/insights.md)
         #[arg(long, value_name = "REGEX")]
         error_pattern: Option<String>,
+    },
+    /// What the harness would have retained, written and saved at other thresholds (given with
+    /// the global --threshold T[,T2,...]), over every tool result
+    Whatif {
+        /// Only this run's results
+        #[arg(long, value_name = "RUN")]
+        run: Option<String>,
     },
     /// The value id (file name stem) of tool call ids
     ValueId {
@@ -133,6 +141,16 @@ pub struct GcArgs {
     /// Delete what the plan lists (without it, nothing is deleted)
     #[arg(long)]
     pub apply: bool,
+}
+
+impl Global {
+    /// The one threshold every command but `whatif` takes.
+    pub fn threshold(&self) -> anyhow::Result<u64> {
+        match self.threshold.as_slice() {
+            [one] => Ok(*one),
+            _ => anyhow::bail!("--threshold takes one size here (several only for `whatif`)"),
+        }
+    }
 }
 
 pub fn parse_size(s: &str) -> Result<u64, String> {

@@ -18,6 +18,7 @@ mod show;
 mod stub;
 mod value_id;
 mod watch;
+mod whatif;
 
 use clap::Parser;
 use cli::{Cli, Command};
@@ -65,6 +66,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             &run,
             call.as_deref(),
             error_pattern.as_deref(),
+            g.json,
+        ),
+        Command::Whatif { run } => whatif::run(
+            output::runs_dir_at(g, mission_control::retained::DEFAULT_THRESHOLD)?,
+            &g.threshold,
+            run.as_deref(),
             g.json,
         ),
         Command::ValueId { calls } => value_id::run(&calls, g.json),

@@ -9,6 +9,12 @@ use std::path::PathBuf;
 
 /// `--runs-dir`, else `$MCTL_RUNS_DIR`, else the harness's own directory.
 pub fn runs_dir(g: &Global) -> anyhow::Result<RunsDir> {
+    runs_dir_at(g, g.threshold()?)
+}
+
+/// [`runs_dir`] read with retention threshold `threshold` (`whatif` takes several thresholds of
+/// its own and reads the runs at the default one, as a listing does).
+pub fn runs_dir_at(g: &Global, threshold: u64) -> anyhow::Result<RunsDir> {
     let root = match &g.runs_dir {
         Some(d) => d.clone(),
         None => match std::env::var_os("MCTL_RUNS_DIR").filter(|v| !v.is_empty()) {
@@ -18,7 +24,7 @@ pub fn runs_dir(g: &Global) -> anyhow::Result<RunsDir> {
         },
     };
     let opts = RunOptions {
-        threshold: g.threshold,
+        threshold,
         running_window_ms: i64::try_from(g.running_window.as_millis()).unwrap_or(i64::MAX),
         now_ms: now_ms(),
         ..RunOptions::default()

@@ -76,11 +76,13 @@ impl Analyzer {
             RetentionState::Damaged => run.damaged += 1,
         }
         // Spec B.5: a resume sends the stub whenever the value file exists (it does not compare
-        // bytes), so a damaged result costs a stub too.
-        let context_bytes = match state {
-            RetentionState::Retained | RetentionState::Damaged => {
-                stub_for(&vid, &tool, content).len() as u64
-            }
+        // bytes), so a damaged result costs a stub too. Other results' stubs are measured only
+        // when asked for (the threshold what-if asks what any of them would cost retained).
+        let stubbed = matches!(state, RetentionState::Retained | RetentionState::Damaged);
+        let stub_bytes = (stubbed || self.opts.measure_stubs)
+            .then(|| stub_for(&vid, &tool, content).len() as u64);
+        let context_bytes = match (stubbed, stub_bytes) {
+            (true, Some(stub)) => stub,
             _ => bytes,
         };
         ResultInfo {
@@ -94,6 +96,7 @@ impl Analyzer {
             line: n,
             value_file_bytes: file.map(|f| f.bytes),
             context_bytes,
+            stub_bytes,
             started_ms: self.started_ts.get(id).copied(),
             finished_ms: ts,
             offset,

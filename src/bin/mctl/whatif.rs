@@ -1,0 +1,71 @@
+//! `mctl whatif --threshold T[,T2,...] [--run RUN]`: what other thresholds would have retained,
+//! written and saved.
+
+use crate::human::{bytes, clip, count};
+use crate::output::{print_json, print_text};
+use mission_control::insights::{Figures, WhatIf};
+use mission_control::runs::RunsDir;
+use std::fmt::Write as _;
+
+/// Most tools listed under each threshold in text; the rest are summed in one line.
+const TOOLS_SHOWN: usize = 8;
+
+pub fn run(dir: RunsDir, thresholds: &[u64], run: Option<&str>, json: bool) -> anyhow::Result<()> {
+    let answers = dir.what_if(thresholds, run)?;
+    if json {
+        print_json(&answers)
+    } else {
+        print_text(&text(&answers))
+    }
+}
+
+fn text(answers: &[WhatIf]) -> String {
+    let mut out = String::new();
+    for (i, a) in answers.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let f = &a.figures;
+        let _ = writeln!(
+            out,
+            "threshold {} ({} B): {} of {} results retained",
+            bytes(a.threshold),
+            a.threshold,
+            count(f.retained),
+            count(f.results),
+        );
+        let _ = writeln!(out, "  {}", line(f));
+        let mut tools: Vec<(&String, &Figures)> = a.per_tool.iter().collect();
+        tools.sort_by(|x, y| y.1.saved_bytes.cmp(&x.1.saved_bytes).then(x.0.cmp(y.0)));
+        for (tool, f) in tools.iter().take(TOOLS_SHOWN) {
+            let _ = writeln!(
+                out,
+                "  {:<16} {:>6} retained  {}",
+                clip(tool, 16),
+                count(f.retained),
+                line(f)
+            );
+        }
+        if tools.len() > TOOLS_SHOWN {
+            let _ = writeln!(out, "  … and {} more tools", tools.len() - TOOLS_SHOWN);
+        }
+    }
+    out
+}
+
+/// Context, saving and disk of one set of figures.
+fn line(f: &Figures) -> String {
+    let saved = if f.saved_bytes >= 0 {
+        format!("saves {}", bytes(f.saved_bytes as u64))
+    } else {
+        format!("costs {} more", bytes(f.saved_bytes.unsigned_abs()))
+    };
+    let tokens = count(f.saved_tokens.unsigned_abs());
+    let sign = if f.saved_tokens < 0 { "-" } else { "" };
+    format!(
+        "context {} of {} ({saved}, ~{sign}{tokens} tokens), values on disk {}",
+        bytes(f.context_bytes),
+        bytes(f.total_bytes),
+        bytes(f.value_bytes),
+    )
+}

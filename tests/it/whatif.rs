@@ -1,0 +1,108 @@
+//! The threshold what-if (`mctl whatif`) on hand-built runs: the threshold itself stays inline,
+//! one byte over is retained, and each retained result costs exactly the stub the core builds.
+
+use crate::support::*;
+use mission_control::retained::{stub_for, value_id};
+use serde_json::Value;
+
+/// `n` bytes of text in lines of 80 bytes.
+fn text(n: usize) -> String {
+    let line = format!("{}\n", "x".repeat(79));
+    let mut s = line.repeat(n / 80 + 1);
+    s.truncate(n);
+    s
+}
+
+fn runs() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = RunFile::new(dir.path(), "a");
+    a.user("go")
+        .tool("at", "read_file", &text(20_480), false)
+        .tool("over", "read_file", &text(20_481), true)
+        .tool("small", "bash", "ok\n", false)
+        .done()
+        .write();
+    let mut b = RunFile::new(dir.path(), "b");
+    b.user("go")
+        .tool("big", "bash", &text(100_000), false)
+        .done()
+        .write();
+    dir
+}
+
+fn whatif(root: &std::path::Path, args: &[&str]) -> Value {
+    let mut all = vec!["whatif"];
+    all.extend_from_slice(args);
+    mctl_json(root, &all)
+}
+
+#[test]
+fn at_the_threshold_and_one_byte_over() {
+    let dir = runs();
+    let answers = whatif(dir.path(), &["--threshold", "20480,20KiB,1MiB"]);
+    let [at, same, huge] = answers.as_array().unwrap().as_slice() else {
+        panic!("three answers: {answers}");
+    };
+    assert_eq!(at["threshold"], 20_480);
+    assert_eq!(same, at, "20KiB is 20,480 bytes");
+    assert_eq!(at["results"], 4);
+    assert_eq!(at["totalBytes"], 20_480 + 20_481 + 3 + 100_000);
+    // Only `over` (20,481 bytes) and `big`: the one at exactly 20,480 stays inline.
+    assert_eq!(at["retained"], 2);
+    assert_eq!(at["valueBytes"], 20_481 + 100_000);
+    let stubs = stub_for(&value_id("over"), "read_file", &text(20_481)).len()
+        + stub_for(&value_id("big"), "bash", &text(100_000)).len();
+    assert_eq!(at["contextBytes"], 20_480 + 3 + stubs as u64);
+    let saved = 20_481 + 100_000 - stubs as i64;
+    assert_eq!(at["savedBytes"], saved);
+    assert_eq!(at["savedTokens"], saved / 4);
+    assert_eq!(at["perTool"]["read_file"]["retained"], 1);
+    assert_eq!(at["perTool"]["bash"]["retained"], 1);
+    assert_eq!(at["perTool"]["bash"]["results"], 2);
+    // Sizes per power of two: 3 → 4, 20,480 and 20,481 → 32,768, 100,000 → 131,072.
+    let histogram: Vec<(u64, u64)> = at["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["le"].as_u64().unwrap(), b["count"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(histogram, [(4, 1), (32_768, 2), (131_072, 1)]);
+    assert_eq!(huge["retained"], 0);
+    assert_eq!(huge["savedBytes"], 0);
+    assert_eq!(huge["contextBytes"], huge["totalBytes"]);
+
+    // One byte lower retains the one at 20,480 too.
+    let lower = whatif(dir.path(), &["--threshold", "20479"]);
+    assert_eq!(lower[0]["retained"], 3);
+}
+
+#[test]
+fn one_run_and_the_default_threshold() {
+    let dir = runs();
+    let one = whatif(dir.path(), &["--run", "b"]);
+    assert_eq!(one[0]["threshold"], 20_480);
+    assert_eq!(one[0]["results"], 1);
+    assert_eq!(one[0]["perTool"].as_object().unwrap().len(), 1);
+    let text = stdout(&mctl(dir.path(), &["whatif", "--threshold", "8KiB"]));
+    assert!(
+        text.contains("threshold 8.0 KiB (8192 B): 3 of 4 results retained"),
+        "{text}"
+    );
+}
+
+#[test]
+fn several_thresholds_are_for_whatif_only() {
+    let dir = runs();
+    let out = mctl(dir.path(), &["runs", "--threshold", "1,2"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("several only for `whatif`"),
+        "{}",
+        stderr(&out)
+    );
+    let out = mctl(dir.path(), &["whatif", "--threshold", "lots"]);
+    assert_eq!(out.status.code(), Some(2));
+    // A size is taken everywhere a threshold is.
+    let runs = mctl_json(dir.path(), &["runs", "--threshold", "1MiB"]);
+    assert_eq!(find(&runs, "b")["retained"], 0);
+}
