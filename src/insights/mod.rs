@@ -5,8 +5,12 @@
 mod coverage;
 mod errors;
 mod peeks;
+mod resume;
 mod whatif;
 
 pub use coverage::{MissedErrors, PeekShown, ValueCoverage};
 pub use errors::{ErrorPattern, DEFAULT_ERROR_PATTERN};
+pub use resume::{
+    ProviderFunction, ProviderToolCall, ReplayShape, ResumeMessage, ResumePreview, StubbedResult,
+};
 pub use whatif::{bucket, what_if, Bucket, Figures, WhatIf};

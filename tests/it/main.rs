@@ -11,6 +11,7 @@ mod layout;
 mod open_value;
 mod peek_golden;
 mod props;
+mod resume;
 mod session;
 mod stub_golden;
 mod support;

@@ -71,6 +71,16 @@ pub enum Command {
         #[arg(long, value_name = "REGEX")]
         error_pattern: Option<String>,
     },
+    /// The messages resuming a run now would replay (spec Part C), stubs where value files are
+    Resume {
+        run: String,
+        /// The replay shape [default: text-fold for provider `ollama`, else structured]
+        #[arg(long, value_enum)]
+        shape: Option<Shape>,
+        /// As if every value file of the run were gone (what GC would change)
+        #[arg(long)]
+        without_values: bool,
+    },
     /// What the harness would have retained, written and saved at other thresholds (given with
     /// the global --threshold T[,T2,...]), over every tool result
     Whatif {
@@ -115,6 +125,12 @@ pub enum Command {
         #[arg(long, value_name = "MS")]
         now: Option<i64>,
     },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Shape {
+    Structured,
+    TextFold,
 }
 
 #[derive(Args)]

@@ -13,6 +13,7 @@ mod logging;
 mod output;
 mod peek;
 mod pins;
+mod resume;
 mod runs;
 mod show;
 mod stub;
@@ -68,6 +69,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             error_pattern.as_deref(),
             g.json,
         ),
+        Command::Resume {
+            run,
+            shape,
+            without_values,
+        } => resume::run(dir()?, &run, shape, without_values, g.json),
         Command::Whatif { run } => whatif::run(
             output::runs_dir_at(g, mission_control::retained::DEFAULT_THRESHOLD)?,
             &g.threshold,

@@ -1,0 +1,421 @@
+//! The resume preview: the provider messages that resuming a run now would replay, built by the
+//! harness's rules (spec Part C, `docs/insights.md`), each result over the threshold replaced by
+//! its stub exactly when its value file exists now.
+
+use crate::error::{Error, Result};
+use crate::retained::stub_for;
+use crate::runs::{analyze_run, RetentionState, RunOptions, RunsDir, Verify};
+use crate::transcript::event::{Attachment, Envelope, ToolResult};
+use crate::transcript::{read_lines, Cursor};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use ts_rs::TS;
+
+/// The provider the harness gives the text-fold shape (spec C.1); every other gets structured.
+const TEXT_FOLD_PROVIDER: &str = "ollama";
+/// The system message a compaction marker leaves (spec C.4), before the summary.
+const COMPACTED: &str = "[Earlier conversation compacted to save context]";
+
+/// How results ride in the replayed messages (spec C.2, C.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReplayShape {
+    /// `tool` messages with call ids and names, `tool_calls` on assistant messages.
+    Structured,
+    /// Results folded into the text of the next assistant message.
+    TextFold,
+}
+
+/// A tool call as the provider gets it: `{id, type: "function", function: {name, arguments}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct ProviderToolCall {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub function: ProviderFunction,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct ProviderFunction {
+    pub name: String,
+    /// The call's input as compact JSON.
+    pub arguments: String,
+}
+
+/// A result replayed as its stub.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct StubbedResult {
+    pub tool_call_id: String,
+    pub value_id: String,
+    /// The full text's size: what it would send without its value file.
+    pub full_bytes: u64,
+    pub stub_bytes: u64,
+}
+
+/// One replayed message.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ResumeMessage {
+    /// `system`, `user`, `assistant` or `tool`.
+    pub role: String,
+    pub content: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<Vec<ProviderToolCall>>,
+    /// Image attachments' data URIs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub images: Option<Vec<String>>,
+    /// Transcript line of the event it comes from.
+    pub line: u64,
+    /// The results in it that ride as their stub.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stubs: Vec<StubbedResult>,
+}
+
+/// What resuming a run now would send before the new user turn (`mctl resume --json`).
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ResumePreview {
+    pub shape: ReplayShape,
+    pub messages: Vec<ResumeMessage>,
+    /// The bytes of every message's content and of every tool call's name and arguments.
+    pub bytes: u64,
+    /// `bytes / 4`, as the harness estimates tokens.
+    pub estimated_tokens: u64,
+    /// The run's provider (which chooses the shape unless one is asked for).
+    pub provider: Option<String>,
+    /// Whether every value file was taken as gone (what GC of the run would change).
+    pub without_values: bool,
+    /// Results replayed as their stub.
+    pub stubbed: u64,
+}
+
+/// The events a replay reads; every other is ignored (spec C.1).
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Replayed {
+    UserMessage {
+        #[serde(default)]
+        text: String,
+        #[serde(default)]
+        attachments: Vec<Attachment>,
+    },
+    AssistantMessage {
+        #[serde(default)]
+        content: Vec<Block>,
+    },
+    ToolCallFinished {
+        #[serde(rename = "toolCallId")]
+        tool_call_id: String,
+        result: ToolResult,
+    },
+    ContextCompacted {
+        #[serde(default)]
+        summary: Option<String>,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block {
+    Text {
+        #[serde(default)]
+        text: String,
+    },
+    ToolCall {
+        #[serde(rename = "toolCallId")]
+        tool_call_id: String,
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(default)]
+        input: Option<Value>,
+    },
+    #[serde(other)]
+    Other,
+}
+
+/// Just enough of an event to find the calls that were answered (the structured shape's
+/// first pass), without parsing results.
+#[derive(Deserialize)]
+struct Kind<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: &'a str,
+    #[serde(rename = "toolCallId")]
+    tool_call_id: Option<String>,
+}
+
+/// What replaying a result sends: its text or its stub.
+struct ResultText {
+    content: String,
+    stub: Option<StubbedResult>,
+}
+
+impl RunsDir {
+    /// What resuming run `run` now would replay, in `shape` (else the one its provider gets);
+    /// `without_values` takes every value file as gone.
+    pub fn resume(
+        &self,
+        run: &str,
+        shape: Option<ReplayShape>,
+        without_values: bool,
+    ) -> Result<ResumePreview> {
+        let layout = self.layout()?;
+        let id = self.resolve_run(&layout, run)?;
+        // Which results have a value file now: a size comparison tells that (a damaged file
+        // rides as a stub too, spec B.5), without reading every value.
+        let opts = RunOptions {
+            verify: Verify::Size,
+            ..self.opts
+        };
+        let detail = analyze_run(&layout, &id, &opts, false)
+            .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
+        let provider = detail.run.provider.clone();
+        let shape = shape.unwrap_or(match provider.as_deref() {
+            Some(TEXT_FOLD_PROVIDER) => ReplayShape::TextFold,
+            _ => ReplayShape::Structured,
+        });
+        let stubbed: HashMap<u64, (String, String)> = detail
+            .results
+            .iter()
+            .filter(|r| {
+                !without_values
+                    && matches!(r.state, RetentionState::Retained | RetentionState::Damaged)
+            })
+            .map(|r| (r.line, (r.value_id.clone(), r.tool.clone())))
+            .collect();
+        let mut replay = Replay::new(shape);
+        if let Some(path) = layout.runs[&id].transcript.clone() {
+            let reading = |e: std::io::Error| Error::io(format!("reading {}", path.display()), &e);
+            if shape == ReplayShape::Structured {
+                replay.answered = answered_calls(&path).map_err(reading)?;
+            }
+            read_lines(&path, Cursor::default(), |line| {
+                let Ok(env) = serde_json::from_slice::<Envelope>(line.bytes) else {
+                    return; // unreadable lines are skipped, as the run model skips them
+                };
+                if let Ok(event) = serde_json::from_str::<Replayed>(env.event.get()) {
+                    replay.event(line.number, event, &stubbed);
+                }
+            })
+            .map_err(reading)?;
+        }
+        Ok(replay.finish(provider, without_values))
+    }
+}
+
+/// The ids of the calls that have a `tool_call_finished` anywhere in transcript `path`.
+fn answered_calls(path: &std::path::Path) -> std::io::Result<HashSet<String>> {
+    let mut ids = HashSet::new();
+    read_lines(path, Cursor::default(), |line| {
+        let Ok(env) = serde_json::from_slice::<Envelope>(line.bytes) else {
+            return;
+        };
+        if let Ok(Kind {
+            kind: "tool_call_finished",
+            tool_call_id: Some(id),
+        }) = serde_json::from_str::<Kind>(env.event.get())
+        {
+            ids.insert(id);
+        }
+    })?;
+    Ok(ids)
+}
+
+/// The replay's state as it goes through the transcript.
+struct Replay {
+    shape: ReplayShape,
+    messages: Vec<ResumeMessage>,
+    /// Calls answered somewhere in the transcript (structured shape).
+    answered: HashSet<String>,
+    /// Tool names learned from replayed tool call blocks (structured shape).
+    names: HashMap<String, String>,
+    /// Results waiting for the next assistant message (text-fold shape).
+    pending: Vec<ResultText>,
+}
+
+impl Replay {
+    fn new(shape: ReplayShape) -> Self {
+        Self {
+            shape,
+            messages: Vec::new(),
+            answered: HashSet::new(),
+            names: HashMap::new(),
+            pending: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, role: &str, content: String, line: u64) -> &mut ResumeMessage {
+        self.messages.push(ResumeMessage {
+            role: role.to_owned(),
+            content,
+            name: None,
+            tool_call_id: None,
+            tool_calls: None,
+            images: None,
+            line,
+            stubs: Vec::new(),
+        });
+        self.messages.last_mut().expect("just pushed")
+    }
+
+    fn event(&mut self, line: u64, event: Replayed, stubbed: &HashMap<u64, (String, String)>) {
+        match event {
+            Replayed::UserMessage { text, attachments } => {
+                self.pending.clear();
+                let (content, images) = user_content(text, attachments);
+                self.push("user", content, line).images = images;
+            }
+            Replayed::AssistantMessage { content } => self.assistant(line, content),
+            Replayed::ToolCallFinished {
+                tool_call_id,
+                result,
+            } => {
+                let text = result_text(&tool_call_id, result.content, stubbed.get(&line));
+                match self.shape {
+                    ReplayShape::TextFold => self.pending.push(text),
+                    ReplayShape::Structured => {
+                        let name = self.names.get(&tool_call_id).cloned().unwrap_or_default();
+                        let m = self.push("tool", text.content, line);
+                        m.name = Some(name);
+                        m.tool_call_id = Some(tool_call_id);
+                        m.stubs.extend(text.stub);
+                    }
+                }
+            }
+            Replayed::ContextCompacted { summary } => {
+                self.messages.clear();
+                self.pending.clear();
+                self.names.clear();
+                let summary = summary.unwrap_or_default();
+                self.push("system", format!("{COMPACTED}\n{summary}"), line);
+            }
+            Replayed::Other => {}
+        }
+    }
+
+    fn assistant(&mut self, line: u64, blocks: Vec<Block>) {
+        let mut text = String::new();
+        let mut calls = Vec::new();
+        for block in blocks {
+            match block {
+                Block::Text { text: t } => text.push_str(&t),
+                Block::ToolCall {
+                    tool_call_id,
+                    name,
+                    input,
+                } if self.shape == ReplayShape::Structured => {
+                    let name = name.unwrap_or_default();
+                    self.names.insert(tool_call_id.clone(), name.clone());
+                    // A call without a result is dropped: provider APIs reject unanswered calls.
+                    if self.answered.contains(&tool_call_id) {
+                        let input = input.unwrap_or_else(|| Value::Object(Default::default()));
+                        calls.push(ProviderToolCall {
+                            id: tool_call_id,
+                            kind: "function".to_owned(),
+                            function: ProviderFunction {
+                                name,
+                                arguments: input.to_string(),
+                            },
+                        });
+                    }
+                }
+                // Thinking is dropped; so are text-fold's tool call blocks.
+                _ => {}
+            }
+        }
+        let mut stubs = Vec::new();
+        if !self.pending.is_empty() {
+            let mut folded = String::new();
+            for r in self.pending.drain(..) {
+                folded.push_str("\n[tool_result]\n");
+                folded.push_str(&r.content);
+                folded.push_str("\n[tool_result]\n:end");
+                stubs.extend(r.stub);
+            }
+            if !text.is_empty() {
+                text.push_str("\n\n");
+            }
+            text.push_str(&folded);
+        }
+        let m = self.push("assistant", text, line);
+        m.tool_calls = (!calls.is_empty()).then_some(calls);
+        m.stubs = stubs;
+    }
+
+    fn finish(self, provider: Option<String>, without_values: bool) -> ResumePreview {
+        // Text-fold results still pending at the end are dropped (spec C.3).
+        let bytes: u64 = self
+            .messages
+            .iter()
+            .map(|m| {
+                let calls = m.tool_calls.iter().flatten();
+                m.content.len() as u64
+                    + calls
+                        .map(|c| (c.function.name.len() + c.function.arguments.len()) as u64)
+                        .sum::<u64>()
+            })
+            .sum();
+        let stubbed = self.messages.iter().map(|m| m.stubs.len() as u64).sum();
+        ResumePreview {
+            shape: self.shape,
+            messages: self.messages,
+            bytes,
+            estimated_tokens: bytes / 4,
+            provider,
+            without_values,
+            stubbed,
+        }
+    }
+}
+
+/// A user message's content and images (spec C.1): the text, then its text attachments.
+fn user_content(text: String, attachments: Vec<Attachment>) -> (String, Option<Vec<String>>) {
+    let mut files = Vec::new();
+    let mut images = Vec::new();
+    for a in attachments {
+        match a.data_uri {
+            Some(uri) => images.push(uri),
+            None => files.push(format!(
+                "File: {}\n```\n{}\n```",
+                a.path.unwrap_or_default(),
+                a.content.unwrap_or_default()
+            )),
+        }
+    }
+    let mut content = text;
+    if !files.is_empty() {
+        content.push_str("\n\n[Files attached for context]\n");
+        content.push_str(&files.join("\n\n"));
+    }
+    (content, (!images.is_empty()).then_some(images))
+}
+
+/// What a result sends: its stub when it has a value file now (`stubbed` names its value id
+/// and tool), else its text.
+fn result_text(call: &str, content: String, stubbed: Option<&(String, String)>) -> ResultText {
+    match stubbed {
+        Some((value_id, tool)) => {
+            let stub = stub_for(value_id, tool, &content);
+            ResultText {
+                stub: Some(StubbedResult {
+                    tool_call_id: call.to_owned(),
+                    value_id: value_id.clone(),
+                    full_bytes: content.len() as u64,
+                    stub_bytes: stub.len() as u64,
+                }),
+                content: stub,
+            }
+        }
+        None => ResultText {
+            content,
+            stub: None,
+        },
+    }
+}
