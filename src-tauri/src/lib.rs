@@ -3,6 +3,7 @@
 
 mod commands;
 mod gc_commands;
+mod insight_commands;
 mod live;
 mod logging;
 mod settings;
@@ -77,6 +78,9 @@ fn handlers() -> impl Fn(tauri::ipc::Invoke<tauri::Wry>) -> bool + Send + Sync +
         commands::follow_run,
         commands::unfollow_run,
         commands::run_rows,
+        insight_commands::coverage,
+        insight_commands::what_if,
+        insight_commands::resume_preview,
     ]
 }
 

@@ -102,6 +102,11 @@ pub(super) fn build_log(rng: &mut Rng, crates: usize) -> String {
     let mut out = String::from("$ cargo build --release --locked\n    Updating index\n");
     for i in 0..crates {
         let _ = writeln!(out, "   Compiling {}-{i} v{}", name(rng), version(rng));
+        // An error the model never sees: in the middle of the log, far from the stub's head
+        // and tail and from the end it peeks at.
+        if i == crates / 2 {
+            out.push_str("warning: build script of `openssl-sys v0.9.103` failed on its first attempt: connection reset by peer (retried)\n");
+        }
         if rng.u8(..25) == 0 {
             let _ = writeln!(
                 out,

@@ -1,7 +1,8 @@
 //! `mctl demo`: a realistic runs directory to try Mission Control on, and the fixture of the
 //! app's end-to-end tests. Runs of every status, several providers and models, retained reads
-//! (a lock file, a single-line minified JSON, a build log with its error near the end), inline
-//! results, peek conversations, a subagent, a compaction, a run still going with a torn last
+//! (a lock file, a single-line minified JSON, a build log with its error near the end and an
+//! error-looking line in its middle the model never sees), inline results, peek conversations
+//! (one reading the same lines twice), values never peeked, a subagent, a compaction, a run still going with a torn last
 //! line, collected and damaged values, a stray, an orphan, a corrupt line and hostile text.
 //! The bytes written depend only on the seed and the clock passed in.
 
@@ -334,6 +335,22 @@ impl Demo<'_> {
         );
         w.tool(
             &c2[0],
+            "peek_value",
+            json!({"id": vid, "start": total - 20}),
+            &format!("lines {}-", total - 20),
+            true,
+            &tail,
+            2,
+        );
+        // The same lines again: what the coverage view counts as read twice.
+        let again = w.assistant(
+            "",
+            "Reading the end of the log again to be sure of the line number.",
+            &[("peek_value", json!({"id": vid, "start": total - 20}))],
+            CODEX,
+        );
+        w.tool(
+            &again[0],
             "peek_value",
             json!({"id": vid, "start": total - 20}),
             &format!("lines {}-", total - 20),

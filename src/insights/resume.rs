@@ -61,19 +61,26 @@ pub struct ResumeMessage {
     /// `system`, `user`, `assistant` or `tool`.
     pub role: String,
     pub content: String,
+    /// The size of the content the provider gets (`content` may be cut, below).
+    pub content_bytes: u64,
+    /// Whether `content` is only its first bytes ([`ResumePreview::clip`]).
+    pub clipped: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub name: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub tool_call_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub tool_calls: Option<Vec<ProviderToolCall>>,
     /// Image attachments' data URIs.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub images: Option<Vec<String>>,
     /// Transcript line of the event it comes from.
     pub line: u64,
     /// The results in it that ride as their stub.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stubs: Vec<StubbedResult>,
 }
 
@@ -93,6 +100,24 @@ pub struct ResumePreview {
     pub without_values: bool,
     /// Results replayed as their stub.
     pub stubbed: u64,
+}
+
+impl ResumePreview {
+    /// Cuts each message's content to its first `max` bytes (on a character boundary), for a
+    /// view: the figures stay those of the whole.
+    pub fn clip(&mut self, max: u64) {
+        let max = usize::try_from(max).unwrap_or(usize::MAX);
+        for m in &mut self.messages {
+            if m.content.len() > max {
+                let end = (0..=max)
+                    .rev()
+                    .find(|&i| m.content.is_char_boundary(i))
+                    .unwrap_or(0);
+                m.content.truncate(end);
+                m.clipped = true;
+            }
+        }
+    }
 }
 
 /// The events a replay reads; every other is ignored (spec C.1).
@@ -255,6 +280,8 @@ impl Replay {
         self.messages.push(ResumeMessage {
             role: role.to_owned(),
             content,
+            content_bytes: 0,
+            clipped: false,
             name: None,
             tool_call_id: None,
             tool_calls: None,
@@ -349,7 +376,10 @@ impl Replay {
         m.stubs = stubs;
     }
 
-    fn finish(self, provider: Option<String>, without_values: bool) -> ResumePreview {
+    fn finish(mut self, provider: Option<String>, without_values: bool) -> ResumePreview {
+        for m in &mut self.messages {
+            m.content_bytes = m.content.len() as u64;
+        }
         // Text-fold results still pending at the end are dropped (spec C.3).
         let bytes: u64 = self
             .messages
@@ -417,5 +447,25 @@ fn result_text(call: &str, content: String, stubbed: Option<&(String, String)>) 
             content,
             stub: None,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_cuts_on_a_character_boundary_and_keeps_the_figures() {
+        let mut replay = Replay::new(ReplayShape::Structured);
+        replay.push("user", "é".repeat(10), 1);
+        replay.push("user", "short".to_owned(), 2);
+        let mut p = replay.finish(None, false);
+        p.clip(5);
+        assert_eq!(p.messages[0].content, "éé");
+        assert!(p.messages[0].clipped);
+        assert_eq!(p.messages[0].content_bytes, 20);
+        assert_eq!(p.messages[1].content, "short");
+        assert!(!p.messages[1].clipped);
+        assert_eq!(p.bytes, 25);
     }
 }

@@ -9,6 +9,7 @@
 
 use super::{ResultRef, Settings};
 use crate::gc::{GcReport, Progress, StorageStats};
+use crate::insights::{ResumePreview, ValueCoverage, WhatIf};
 use crate::retained::open::LinesPage;
 use crate::runs::{PeekAnswer, RunDetail, ValueInfo, ValueVerdict};
 use crate::watch::{Change, RunList, RunPatch, RunUpdate};
@@ -106,6 +107,12 @@ contract! {
     follow_run: FollowRunRequest => (), stream RunUpdate;
     unfollow_run: UnfollowRunRequest => ();
     run_rows: RunRowsRequest => Vec<RunPatch>;
+    /// What the model was shown of each value of a run (`mctl coverage`).
+    coverage: CoverageRequest => Vec<ValueCoverage>;
+    /// The threshold what-if (`mctl whatif`).
+    what_if: WhatIfRequest => Vec<WhatIf>;
+    /// The messages a resume of a run would replay (`mctl resume`).
+    resume_preview: ResumeRequest => ResumePreview;
 }
 
 /// Writes the TypeScript of every type the contract names into `out`, each in its own file,

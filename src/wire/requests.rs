@@ -3,6 +3,7 @@
 //! every caller that still uses the old name fails the type check.
 
 use crate::gc::GcPolicy;
+use crate::insights::ReplayShape;
 use crate::retained::PeekRequest;
 use crate::watch::RunKey;
 use serde::{Deserialize, Serialize};
@@ -117,4 +118,43 @@ pub struct UnfollowRunRequest {
 #[serde(rename_all = "camelCase")]
 pub struct RunRowsRequest {
     pub runs: Vec<RunKey>,
+}
+
+/// Peek coverage of a run's values, or of the one `call` names.
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CoverageRequest {
+    pub dir: String,
+    pub run: String,
+    #[serde(default)]
+    #[ts(optional)]
+    pub call: Option<String>,
+}
+
+/// The threshold what-if of a runs directory (or one run) at each of `thresholds`.
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct WhatIfRequest {
+    pub dir: String,
+    #[ts(type = "number[]")]
+    pub thresholds: Vec<u64>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub run: Option<String>,
+}
+
+/// What resuming a run would replay; each message's content cut to `maxContent` bytes when
+/// given (a view pages nothing of it: an unretained value can be hundreds of megabytes).
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ResumeRequest {
+    pub dir: String,
+    pub run: String,
+    #[serde(default)]
+    #[ts(optional)]
+    pub shape: Option<ReplayShape>,
+    pub without_values: bool,
+    #[serde(default)]
+    #[ts(type = "number | null", optional)]
+    pub max_content: Option<u64>,
 }

@@ -23,6 +23,12 @@ valueFileBytes: number | null,
  */
 contextBytes: number, 
 /**
+ * Size of the stub the core builds for this result: what it costs (or would cost, were it
+ * retained) in context. Measured for a result whose value file exists, and for every
+ * result when the threshold what-if asks; else `null`.
+ */
+stubBytes: number | null, 
+/**
  * `ts` of the matching `tool_call_started`, for durations.
  */
 startedMs: number | null, finishedMs: number | null, };

@@ -1,5 +1,6 @@
 // Generated from src/wire/commands.rs: the app's commands by name. Do not edit.
 import type { Change } from './Change';
+import type { CoverageRequest } from './CoverageRequest';
 import type { DirRequest } from './DirRequest';
 import type { FollowRunRequest } from './FollowRunRequest';
 import type { GcPlanRequest } from './GcPlanRequest';
@@ -10,6 +11,8 @@ import type { PeekAnswer } from './PeekAnswer';
 import type { PeekValueRequest } from './PeekValueRequest';
 import type { Progress } from './Progress';
 import type { ResultRef } from './ResultRef';
+import type { ResumePreview } from './ResumePreview';
+import type { ResumeRequest } from './ResumeRequest';
 import type { RunDetail } from './RunDetail';
 import type { RunList } from './RunList';
 import type { RunPatch } from './RunPatch';
@@ -21,10 +24,13 @@ import type { SetRunsDirsRequest } from './SetRunsDirsRequest';
 import type { Settings } from './Settings';
 import type { StorageStats } from './StorageStats';
 import type { UnfollowRunRequest } from './UnfollowRunRequest';
+import type { ValueCoverage } from './ValueCoverage';
 import type { ValueInfo } from './ValueInfo';
 import type { ValueLinesRequest } from './ValueLinesRequest';
 import type { ValueTextRequest } from './ValueTextRequest';
 import type { ValueVerdict } from './ValueVerdict';
+import type { WhatIf } from './WhatIf';
+import type { WhatIfRequest } from './WhatIfRequest';
 
 export interface Commands {
   settings: { request: null; response: Settings; stream: null };
@@ -48,6 +54,9 @@ export interface Commands {
   follow_run: { request: FollowRunRequest; response: null; stream: RunUpdate };
   unfollow_run: { request: UnfollowRunRequest; response: null; stream: null };
   run_rows: { request: RunRowsRequest; response: Array<RunPatch>; stream: null };
+  coverage: { request: CoverageRequest; response: Array<ValueCoverage>; stream: null };
+  what_if: { request: WhatIfRequest; response: Array<WhatIf>; stream: null };
+  resume_preview: { request: ResumeRequest; response: ResumePreview; stream: null };
 }
 
 export type CommandName = keyof Commands;

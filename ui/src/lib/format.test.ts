@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { age, bytes, cost, count, duration, time, tokensOf } from './format';
+import { age, bytes, cost, count, duration, percent, plural, time, tokensOf } from './format';
 
 describe('format', () => {
   it('sizes', () => {
@@ -31,5 +31,21 @@ describe('format', () => {
     expect(cost(0.0012)).toBe('$0.0012');
     expect(tokensOf(65_300)).toBe(16_325);
     expect(time(1_793_534_400_000)).toBe('2026-11-01 12:00:00Z');
+  });
+});
+
+describe('plural and percent', () => {
+  it('puts the noun in the right form', () => {
+    expect(plural(1, 'value')).toBe('1 value');
+    expect(plural(0, 'value')).toBe('0 values');
+    expect(plural(1500, 'line')).toBe('1,500 lines');
+    expect(plural(2, 'match', 'matches')).toBe('2 matches');
+  });
+  it('reads a ratio as a percentage', () => {
+    expect(percent(0)).toBe('0%');
+    expect(percent(0.0004)).toBe('<0.1%');
+    expect(percent(0.031)).toBe('3.1%');
+    expect(percent(0.456)).toBe('46%');
+    expect(percent(1)).toBe('100%');
   });
 });

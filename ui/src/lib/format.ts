@@ -62,3 +62,18 @@ export function time(ms: number | null | undefined): string {
   const d = new Date(ms);
   return d.toISOString().replace('T', ' ').slice(0, 19) + 'Z';
 }
+
+/** "1 line", "2 lines", "1,500 lines": a count with its noun in the right form (`many` for
+ *  nouns whose plural is not `one` + "s"). */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}
+
+/** A ratio as a percentage people read: "3.1%", "<0.1%" for a sliver, "100%". */
+export function percent(ratio: number): string {
+  if (!Number.isFinite(ratio) || ratio <= 0) return '0%';
+  if (ratio >= 1) return '100%';
+  const p = ratio * 100;
+  if (p < 0.1) return '<0.1%';
+  return `${p < 10 ? p.toFixed(1) : p.toFixed(0)}%`;
+}

@@ -6,6 +6,7 @@ import type { CommandName, Commands } from '../gen/commands';
 import type { ErrorCode } from '../gen/ErrorCode';
 import type { GcPolicy } from '../gen/GcPolicy';
 import type { PeekRequest } from '../gen/PeekRequest';
+import type { ReplayShape } from '../gen/ReplayShape';
 import type { ResultRef } from '../gen/ResultRef';
 import type { RunKey } from '../gen/RunKey';
 
@@ -95,6 +96,14 @@ export const ipc = {
   unfollowRun: (token: number) => call('unfollow_run', { token }),
   /** The runs named, as they stand now; `run: null` for a run that is gone. */
   runRows: (runs: RunKey[]) => call('run_rows', { runs }),
+  /** What the model was shown of each value of a run, or of the one `callId` names. */
+  coverage: (dir: string, run: string, callId?: string) => call('coverage', { dir, run, call: callId }),
+  /** The threshold what-if of a runs directory (or one run) at each threshold. */
+  whatIf: (dir: string, thresholds: number[], run?: string) => call('what_if', { dir, thresholds, run }),
+  /** The messages a resume of `run` would replay now (or after GC: `withoutValues`), each
+   *  message's content cut to `maxContent` bytes for the view. */
+  resumePreview: (dir: string, run: string, withoutValues: boolean, maxContent = 8192, shape?: ReplayShape) =>
+    call('resume_preview', { dir, run, withoutValues, maxContent, shape }),
 };
 
 // Follow tokens grow in the order the user opens runs; the backend starts over when a window

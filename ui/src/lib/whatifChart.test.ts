@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import type { Figures } from '../gen/Figures';
+import type { WhatIf } from '../gen/WhatIf';
+import { MAX_SERIES, exponentOf, histogramData, overThreshold, thresholdAt } from './whatifChart';
+
+function figures(histogram: Array<[number, number]>): Figures {
+  const results = histogram.reduce((s, [, c]) => s + c, 0);
+  return {
+    results, totalBytes: 0, retained: 0, valueBytes: 0, contextBytes: 0, savedBytes: 0, savedTokens: 0,
+    histogram: histogram.map(([le, count]) => ({ le, count, bytes: le * count })),
+  };
+}
+
+describe('the what-if histogram', () => {
+  const answer: WhatIf = {
+    threshold: 20480,
+    ...figures([[1024, 5], [32768, 3], [65536, 1]]),
+    perTool: { read_file: figures([[1024, 1], [32768, 3]]), bash: figures([[1024, 4], [65536, 1]]) },
+  };
+  it('stacks one series per tool over the buckets, most results first', () => {
+    const h = histogramData(answer);
+    expect(h.buckets).toEqual([1024, 32768, 65536]);
+    expect(h.labels).toEqual(['≤ 1.0 KiB', '≤ 32.0 KiB', '≤ 64.0 KiB']);
+    expect(h.series.map((s) => s.label)).toEqual(['bash', 'read_file']);
+    expect(h.series[0].data).toEqual([4, 0, 1]);
+    expect(h.series[1].data).toEqual([1, 3, 0]);
+  });
+  it('draws solid only the buckets whose results are all over the threshold', () => {
+    const [bash] = histogramData(answer).series;
+    expect(bash.colors[0].length).toBe(9); // faded: #rrggbbaa
+    expect(bash.colors[1].length).toBe(9); // 16 KiB-32 KiB: partly under 20,480
+    expect(bash.colors[2].length).toBe(7);
+    expect(overThreshold(32768, 16384)).toBe(true);
+    expect(overThreshold(32768, 20480)).toBe(false);
+  });
+  it('sums the tools past the first few in one series', () => {
+    const many: WhatIf = { ...answer, perTool: {} };
+    for (let i = 0; i < MAX_SERIES + 3; i++) many.perTool[`t${i}`] = figures([[1024, 1]]);
+    const h = histogramData(many);
+    expect(h.series).toHaveLength(MAX_SERIES + 1);
+    expect(h.series[MAX_SERIES]).toMatchObject({ label: '3 other tools', data: [3, 0, 0] });
+  });
+  it('maps the slider to thresholds and back', () => {
+    expect(thresholdAt(14)).toBe(16384);
+    expect(exponentOf(20480)).toBe(14.25);
+    expect(thresholdAt(exponentOf(65536))).toBe(65536);
+  });
+});

@@ -1,0 +1,65 @@
+// The what-if histogram's data: results per power-of-two size bucket, one stacked series per
+// tool, the buckets over the threshold drawn solid (those results would be retained) and the
+// others faded. Pure, so that it is tested without a canvas.
+import type { WhatIf } from '../gen/WhatIf';
+import { bytes } from './format';
+
+/** Colours of the tools' series, in order (the most results first). */
+const PALETTE = ['#6d4fc2', '#0b7fc7', '#1a7f45', '#b8860b', '#c2185b', '#00838f', '#8d6e63', '#5c6bc0', '#9e9d24', '#607d8b'];
+/** More tools than this are summed in one "other tools" series. */
+export const MAX_SERIES = 8;
+
+export interface Series {
+  label: string;
+  /** Results per bucket, in the order of `buckets`. */
+  data: number[];
+  /** One colour per bucket: solid when the bucket is over the threshold. */
+  colors: string[];
+}
+
+export interface HistogramData {
+  /** Each bucket's upper bound, ascending. */
+  buckets: number[];
+  labels: string[];
+  series: Series[];
+}
+
+/** Whether every result of bucket `le` (sizes over `le / 2`, at most `le`) is over `threshold`. */
+export function overThreshold(le: number, threshold: number): boolean {
+  return le / 2 >= threshold;
+}
+
+export function histogramData(answer: WhatIf): HistogramData {
+  const buckets = [...new Set(answer.histogram.map((b) => b.le))].sort((a, b) => a - b);
+  const tools = Object.entries(answer.perTool).sort((a, b) => b[1].results - a[1].results || a[0].localeCompare(b[0]));
+  const shown = tools.slice(0, MAX_SERIES);
+  const rest = tools.slice(MAX_SERIES);
+  const counts = (hist: WhatIf['histogram']) => buckets.map((le) => hist.find((b) => b.le === le)?.count ?? 0);
+  const rows: Array<[string, number[]]> = shown.map(([name, f]) => [name, counts(f.histogram)]);
+  if (rest.length) {
+    const sum = buckets.map(() => 0);
+    for (const [, f] of rest) counts(f.histogram).forEach((c, i) => (sum[i] += c));
+    rows.push([`${rest.length} other tools`, sum]);
+  }
+  return {
+    buckets,
+    labels: buckets.map((le) => `≤ ${bytes(le)}`),
+    series: rows.map(([label, data], i) => {
+      const color = PALETTE[i % PALETTE.length];
+      return {
+        label,
+        data,
+        colors: buckets.map((le) => (overThreshold(le, answer.threshold) ? color : `${color}40`)),
+      };
+    }),
+  };
+}
+
+/** The slider's position (a power of two, in quarter steps) to a threshold in bytes, and back. */
+export function thresholdAt(exponent: number): number {
+  return Math.round(2 ** exponent);
+}
+
+export function exponentOf(threshold: number): number {
+  return Math.round(Math.log2(Math.max(1, threshold)) * 4) / 4;
+}
