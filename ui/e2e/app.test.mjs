@@ -91,7 +91,7 @@ describe('Mission Control desktop app', () => {
     await waitFor(async () => (await browser.$$('[data-testid="timeline"] article')).length > 5, 'the timeline');
     const types = await browser.execute(() => [...document.querySelectorAll('[data-testid="timeline"] article')].map((a) => a.dataset.type));
     assert.ok(types.includes('user_message') && types.includes('tool_call_finished'));
-    assert.match(await text('[data-testid="retention"]'), /1 values retained/);
+    assert.match(await text('[data-testid="retention"]'), /1 value retained/);
     await browser.saveScreenshot(path.join(shots, 'run-timeline.png'));
   });
 
@@ -254,7 +254,7 @@ describe('Mission Control desktop app', () => {
     await openRun(id);
     // The demo run has a retained result, an unretained one and a damaged one (its file differs
     // from the result): with the files gone, all three are unretained.
-    await waitFor(async () => (await text('[data-testid="retention"]')).includes('1 values retained'), 'the retained value');
+    await waitFor(async () => (await text('[data-testid="retention"]')).includes('1 value retained'), 'the retained value');
     const values = path.join(runsDir, `${id}.values`);
     const files = fs.readdirSync(values).filter((f) => f.endsWith('.txt'));
     assert.ok(files.length > 0);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Figures } from '../gen/Figures';
 import type { WhatIf } from '../gen/WhatIf';
-import { MAX_SERIES, exponentOf, histogramData, overThreshold, thresholdAt } from './whatifChart';
+import { MAX_SERIES, exponentOf, histogramData, isRoundCount, overThreshold, thresholdAt } from './whatifChart';
 
 function figures(histogram: Array<[number, number]>): Figures {
   const results = histogram.reduce((s, [, c]) => s + c, 0);
@@ -44,5 +44,11 @@ describe('the what-if histogram', () => {
     expect(thresholdAt(14)).toBe(16384);
     expect(exponentOf(20480)).toBe(14.25);
     expect(thresholdAt(exponentOf(65536))).toBe(65536);
+  });
+});
+
+describe('the log axis', () => {
+  it('labels whole counts of 1, 2 and 5 times a power of ten', () => {
+    expect([0.5, 1, 2, 3, 5, 10, 20, 40, 50, 1000].filter(isRoundCount)).toEqual([1, 2, 5, 10, 20, 50, 1000]);
   });
 });

@@ -63,3 +63,10 @@ export function thresholdAt(exponent: number): number {
 export function exponentOf(threshold: number): number {
   return Math.round(Math.log2(Math.max(1, threshold)) * 4) / 4;
 }
+
+/** Whether a log axis labels `v`: 1, 2 and 5 times a power of ten, from 1 up. */
+export function isRoundCount(v: number): boolean {
+  if (!Number.isInteger(v) || v < 1) return false;
+  const scale = 10 ** Math.floor(Math.log10(v));
+  return [1, 2, 5].includes(v / scale);
+}
