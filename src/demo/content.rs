@@ -177,3 +177,40 @@ pub(super) fn source_file(rng: &mut Rng, lines: usize) -> String {
     }
     out
 }
+
+/// A `cargo test --color=always` log of `tests` tests in terminal colours (SGR sequences), one
+/// failing: what a build log looks like before any viewer strips it.
+pub(super) fn coloured_log(tests: usize) -> String {
+    const GREEN: &str = "\u{1b}[32m";
+    const RED: &str = "\u{1b}[1;31m";
+    const YELLOW: &str = "\u{1b}[33m";
+    const BOLD: &str = "\u{1b}[1m";
+    const RESET: &str = "\u{1b}[0m";
+    let mut out =
+        format!("{BOLD}{GREEN}   Compiling{RESET} billing-core v0.9.0 (/work/billing/core)\n");
+    out.push_str(&format!(
+        "{YELLOW}warning{RESET}{BOLD}: unused import: `std::fmt`{RESET}\n"
+    ));
+    out.push_str(&format!(
+        "{BOLD}{GREEN}    Finished{RESET} `test` profile in 41.07s\n"
+    ));
+    out.push_str(&format!(
+        "     {BOLD}{GREEN}Running{RESET} unittests src/lib.rs\n\nrunning {tests} tests\n"
+    ));
+    for i in 0..tests {
+        let (mark, colour) = if i == tests / 2 {
+            ("FAILED", RED)
+        } else {
+            ("ok", GREEN)
+        };
+        let _ = writeln!(
+            out,
+            "test invoice::tests::case_{i:04} ... {colour}{mark}{RESET}"
+        );
+    }
+    out.push_str(&format!(
+        "\ntest result: {RED}FAILED{RESET}. {} passed; 1 failed; 0 ignored; 0 measured\n",
+        tests - 1
+    ));
+    out
+}

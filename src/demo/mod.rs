@@ -680,7 +680,8 @@ impl Demo<'_> {
             "anthropic",
             "claude-sonnet-4-5",
         );
-        w.user("Render this: <script>window.__mc_pwned = 'user'</script> and <img src=x onerror=\"window.__mc_pwned='img'\"> [docs](javascript:window.__mc_pwned='link')");
+        // U+202E (RIGHT-TO-LEFT OVERRIDE) would show `evil` as `live` if it were obeyed.
+        w.user("Render this \u{202E}evil\u{202C}: <script>window.__mc_pwned = 'user'</script> and <img src=x onerror=\"window.__mc_pwned='img'\"> [docs](javascript:window.__mc_pwned='link')");
         let payload = "<script>window.__mc_pwned='tool'</script>\n<img src=x onerror=\"window.__mc_pwned='tool-img'\">\n<a href=\"javascript:window.__mc_pwned='tool-link'\">click</a>\n\u{1b}[31mred\u{1b}[0m \u{1b}]8;;http://example.invalid\u{7}link\u{1b}]8;;\u{7}\n".repeat(300);
         let c = w.assistant("<iframe src=\"javascript:window.__mc_pwned='thinking'\"></iframe>", "Here it is: <b onmouseover=\"window.__mc_pwned='html'\">bold</b> and [a link](javascript:window.__mc_pwned='md').", &[("<img src=x onerror=alert(1)>", json!({"html": "<script>1</script>"}))], SONNET);
         w.tool(
@@ -691,6 +692,23 @@ impl Demo<'_> {
             true,
             &payload,
             5,
+        );
+        // A build log in terminal colours, retained: colours shown, line numbers unchanged.
+        let log = content::coloured_log(1200);
+        let c2 = w.assistant(
+            "",
+            "",
+            &[("bash", json!({"command": "cargo test --color=always"}))],
+            SONNET,
+        );
+        w.tool(
+            &c2[0],
+            "bash",
+            json!({"command": "cargo test --color=always"}),
+            "cargo test --color=always",
+            true,
+            &log,
+            30_000,
         );
         w.done();
         self.save(w, None, None, None)

@@ -23,6 +23,7 @@ struct Kept(
     Option<i64>,    // finished
     u64,            // byte offset of the line
     Option<u64>,    // stub bytes
+    u64,            // invisible format characters
 );
 
 /// The results as the index keeps them.
@@ -45,6 +46,7 @@ pub(super) fn encode(results: &[ResultInfo]) -> Option<Vec<u8>> {
                 r.finished_ms,
                 r.offset,
                 r.stub_bytes,
+                r.format_chars,
             )
         })
         .collect();
@@ -71,6 +73,7 @@ pub(super) fn decode(bytes: &[u8]) -> Option<Vec<ResultInfo>> {
                 finished_ms: k.11,
                 offset: k.12,
                 stub_bytes: k.13,
+                format_chars: k.14,
             })
             .collect(),
     )

@@ -1,6 +1,7 @@
 //! Retained values (spec Part B): value ids, the line model, the stub and peek. Each is one
 //! pure function used by every caller: the CLI, the desktop app and GC.
 
+mod format_chars;
 pub(crate) mod lines;
 pub(crate) mod open;
 pub(crate) mod peek;
@@ -9,6 +10,7 @@ pub(crate) mod source;
 pub(crate) mod stub;
 pub(crate) mod value_id;
 
+pub use format_chars::{count_format_chars, is_format_char};
 pub use lines::{LineIndex, LineSpan};
 pub use open::{LinesPage, OpenValue, PageLine, ValueText, PAGE_LINE_MAX, PAGE_MAX_LINES};
 pub use peek::{

@@ -100,6 +100,9 @@ pub struct ValueInfo {
     pub ok: bool,
     pub bytes: u64,
     pub lines: u64,
+    /// Invisible format characters in the result's text (as the transcript has it); `null` for
+    /// a stray file, which is not read whole to count them.
+    pub format_chars: Option<u64>,
     pub source: TextSource,
     /// The value file, when there is one.
     pub value_path: Option<String>,
@@ -254,6 +257,7 @@ impl RunsDir {
             ok: info.ok,
             bytes: info.bytes,
             lines: info.lines,
+            format_chars: Some(info.format_chars),
             source,
             value_path: file.map(|p| p.to_string_lossy().into_owned()),
             stub,
@@ -304,6 +308,7 @@ impl RunsDir {
             ok: info.ok,
             bytes: info.bytes,
             lines: value.index.lines(),
+            format_chars: Some(info.format_chars),
             source: TextSource::File,
             value_path: Some(path.to_string_lossy().into_owned()),
             stub,
@@ -366,6 +371,7 @@ impl RunsDir {
             ok: true,
             bytes: value.index.bytes(),
             lines: value.index.lines(),
+            format_chars: None,
             source: TextSource::File,
             value_path: Some(path.to_string_lossy().into_owned()),
             stub: None,

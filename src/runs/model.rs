@@ -139,6 +139,9 @@ pub struct ResultInfo {
     /// Size of the full text in bytes (UTF-8).
     pub bytes: u64,
     pub lines: u64,
+    /// Invisible format characters in it (bidirectional controls, zero-width characters): a
+    /// text that holds any can be shown as other than what the model got.
+    pub format_chars: u64,
     pub state: RetentionState,
     pub value_id: String,
     /// Transcript line of the `tool_call_finished` event.

@@ -111,3 +111,51 @@ fn the_demo_has_every_status_retention_state_and_a_torn_line() {
     );
     assert!(text.contains("node_modules/left-pad"));
 }
+
+/// The demo's coloured build log: its escape sequences are bytes like any other, so its line
+/// numbers, its stub's gutter and its peek answers are those of its real text.
+#[test]
+fn a_coloured_log_keeps_its_line_numbers_and_peek_answers() {
+    use mission_control::retained::PeekRequest;
+    use mission_control::runs::{RunOptions, RunsDir};
+    let dir = demo("1");
+    let runs = RunsDir::open(dir.path().join("runs"), RunOptions::default())
+        .unwrap()
+        .with_index(false);
+    let detail = runs.detail("run_hostile_markup").unwrap();
+    let log = detail.results.iter().find(|r| r.tool == "bash").unwrap();
+    assert_eq!(log.state.as_str(), "retained");
+    let full = runs
+        .find_result("run_hostile_markup", &log.tool_call_id)
+        .unwrap();
+    let text = full.content;
+    assert!(text.contains("\u{1b}[1;31mFAILED\u{1b}[0m"));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(log.lines, lines.len() as u64);
+    let range = PeekRequest::Range {
+        start: 5,
+        end: Some(7),
+    };
+    let peek = runs
+        .peek("run_hostile_markup", &log.tool_call_id, &range)
+        .unwrap();
+    for n in 5..=7 {
+        let shown = format!("{n}: {}\n", lines[n - 1]);
+        assert!(
+            peek.peek.text.contains(&shown),
+            "line {n} as is: {}",
+            peek.peek.text
+        );
+    }
+    let query = PeekRequest::Query {
+        text: "FAILED".to_owned(),
+    };
+    let found = runs
+        .peek("run_hostile_markup", &log.tool_call_id, &query)
+        .unwrap();
+    let expected: Vec<u64> = (1..=lines.len() as u64)
+        .filter(|&n| lines[n as usize - 1].contains("FAILED"))
+        .collect();
+    assert_eq!(found.peek.lines, expected);
+    assert_eq!(expected.len(), 2, "the failing test and the summary");
+}

@@ -166,6 +166,74 @@ describe('Mission Control desktop app', () => {
     assert.ok(user.includes('<script>window.__mc_pwned'));
   });
 
+  it('shows a right-to-left override as a mark, and obeys it nowhere', async () => {
+    // In the list, the run view's title and the timeline: the mark is drawn, and `evil` after it
+    // still reads left to right (with the override obeyed it would read `live`).
+    const seen = await browser.execute(() => {
+      const places = [
+        document.querySelector('[data-run="run_hostile_markup"] .name'),
+        document.querySelector('[data-testid="run-title"]'),
+        document.querySelector('[data-testid="timeline"] article[data-type="user_message"]'),
+      ];
+      return places.map((place) => {
+        const mark = place?.querySelector('.fmt');
+        if (!mark) return null;
+        const walker = document.createTreeWalker(place, NodeFilter.SHOW_TEXT);
+        let node = walker.nextNode();
+        while (node && !node.data.startsWith('evil')) node = walker.nextNode();
+        if (!node) return null;
+        const x = (i) => {
+          const r = document.createRange();
+          r.setStart(node, i);
+          r.setEnd(node, i + 1);
+          return r.getBoundingClientRect().left;
+        };
+        return {
+          label: getComputedStyle(mark, '::before').content,
+          copied: place.textContent.includes('\u202Eevil'),
+          leftToRight: x(0) < x(1) && x(1) < x(2) && x(2) < x(3),
+        };
+      });
+    });
+    for (const [i, s] of seen.entries()) {
+      assert.ok(s, `place ${i} shows the mark`);
+      assert.equal(s.label, '"⟨U+202E⟩"', `place ${i}`);
+      assert.ok(s.copied, `place ${i} keeps the real character for copying`);
+      assert.ok(s.leftToRight, `place ${i}: "evil" is not reversed`);
+    }
+  });
+
+  it('shows a coloured build log in colour, with its line numbers, and raw on request', async () => {
+    const buttons = await browser.$$('[data-testid="timeline"] article[data-type="tool_call_finished"] [data-testid="open-result"]');
+    await buttons[buttons.length - 1].click();
+    const coloured = await waitFor(
+      () => browser.execute(() => {
+        const row = document.querySelector('[data-testid="full-text"] [data-line="1"]');
+        const span = row?.querySelector('.sgr');
+        return span ? { text: row.textContent, color: span.style.color, bold: span.classList.contains('bold') } : null;
+      }),
+      'the coloured first line',
+    );
+    assert.match(coloured.text, /^1\s+Compiling billing-core/);
+    assert.ok(!coloured.text.includes('[1m'), 'no escape garbage');
+    assert.ok(coloured.color && coloured.bold);
+    // The failing test, in red, at its true line number.
+    await (await browser.$('[data-testid="jump"]')).setValue('607');
+    await browser.keys('Enter');
+    const failed = await waitFor(
+      () => browser.execute(() => {
+        const row = document.querySelector('[data-testid="full-text"] [data-line="607"]');
+        return row?.querySelector('.sgr') ? row.textContent : null;
+      }),
+      'line 607',
+    );
+    assert.match(failed, /case_0600 \.\.\. FAILED$/);
+    await browser.saveScreenshot(path.join(shots, 'hostile-run.png'));
+    await (await browser.$('[data-testid="show-raw"]')).click();
+    await waitFor(async () => (await text('[data-testid="full-text"] [data-line="607"]')).includes('⟨ESC⟩[1;31mFAILED⟨ESC⟩[0m'), 'the raw escapes');
+    await (await browser.$('[data-testid="back"]')).click();
+  });
+
   it('shows where the value bytes are and collects orphans after a confirmation', async () => {
     await (await browser.$('[data-testid="open-storage"]')).click();
     await waitFor(async () => (await text('[data-testid="storage-total"]')).includes('B'), 'the storage figures');
@@ -193,7 +261,7 @@ describe('Mission Control desktop app', () => {
       const el = await browser.$('[data-testid="gc-result"]');
       return (await el.isExisting()) ? el.getText() : null;
     }, 'the GC result');
-    assert.match(result, /Deleted 1 files/);
+    assert.match(result, /Deleted 1 file \(/);
     assert.ok(!fs.existsSync(orphanDir), 'the orphan directory is gone');
     // The audit log of the app's config directory names the file it deleted.
     const audit = fs.readFileSync(path.join(session.home, 'mission-control', 'gc-audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));

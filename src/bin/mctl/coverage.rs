@@ -1,6 +1,6 @@
 //! `mctl coverage RUN [CALL]`: what the model was shown of each value of a run.
 
-use crate::human::{bytes, clip, count};
+use crate::human::{bytes, clip, count, plurals};
 use crate::output::{print_json, print_text};
 use mission_control::insights::{ErrorPattern, ValueCoverage};
 use mission_control::runs::RunsDir;
@@ -37,18 +37,18 @@ fn table(values: &[ValueCoverage]) -> String {
         let bar = format!("{}{}", "█".repeat(filled), "░".repeat(BAR - filled));
         let peeks = match v.peeks.len() {
             0 => "never peeked".to_owned(),
-            1 => "1 peek".to_owned(),
-            n => format!("{n} peeks"),
+            n => plurals(n as u64, "peek"),
         };
         let _ = write!(
             out,
-            "{:<28} {:<12} {:<10} {bar} {:>6.1}%  {}/{} lines  {peeks}",
+            "{:<28} {:<12} {:<10} {bar} {:>6.1}%  {}/{} {}  {peeks}",
             clip(&v.tool_call_id, 28),
             clip(&v.tool, 12),
             v.state.as_str(),
             v.coverage * 100.0,
             count(v.seen_lines),
             count(v.total_lines),
+            if v.total_lines == 1 { "line" } else { "lines" },
         );
         if v.reread_lines > 0 {
             let _ = write!(out, ", {} re-read", count(v.reread_lines));
@@ -56,12 +56,9 @@ fn table(values: &[ValueCoverage]) -> String {
         if v.peek_bytes > 0 {
             let _ = write!(out, ", {} read back", bytes(v.peek_bytes));
         }
-        match v.missed_errors.count {
-            0 => {}
-            1 => out.push_str(", 1 error-looking line never shown"),
-            n => {
-                let _ = write!(out, ", {n} error-looking lines never shown");
-            }
+        if v.missed_errors.count > 0 {
+            let missed = plurals(v.missed_errors.count, "error-looking line");
+            let _ = write!(out, ", {missed} never shown");
         }
         out.push('\n');
     }

@@ -13,9 +13,9 @@ pub fn run(dir: &Path, seed: u64, now: Option<i64>, json: bool) -> anyhow::Resul
         print_json(&report)
     } else {
         print_text(&format!(
-            "wrote {} runs ({} files, {}) into {}\n",
-            report.runs,
-            report.files,
+            "wrote {} ({}, {}) into {}\n",
+            human::plurals(report.runs, "run"),
+            human::plurals(report.files, "file"),
             human::bytes(report.bytes),
             dir.display()
         ))

@@ -48,9 +48,9 @@ pub fn run(dir: RunsDir, args: &GcArgs, json: bool) -> anyhow::Result<()> {
             last = Instant::now();
             let _ = write!(
                 std::io::stderr(),
-                "\rdeleting: {}/{} files, {} of {}   ",
+                "\rdeleting: {}/{}, {} of {}   ",
                 p.done,
-                p.total,
+                human::plurals(p.total, "file"),
                 human::bytes(p.bytes),
                 human::bytes(p.total_bytes)
             );
@@ -72,8 +72,8 @@ fn describe(r: &GcReport) -> String {
     if r.resumed > 0 {
         let _ = writeln!(
             out,
-            "{} files are left over from an apply that was interrupted: included.",
-            r.resumed
+            "{} left over from an apply that was interrupted: included.",
+            human::plural(r.resumed, "file is", "files are")
         );
     }
     let _ = writeln!(
@@ -99,10 +99,10 @@ fn describe(r: &GcReport) -> String {
     }
     let _ = writeln!(
         out,
-        "{verb} {} files, {} in {} runs; the next resumes carry {} again (about {} tokens)",
-        r.files.len(),
+        "{verb} {}, {} in {}; the next resumes carry {} again (about {} tokens)",
+        human::plurals(r.files.len() as u64, "file"),
         human::bytes(r.total_bytes),
-        r.runs.len(),
+        human::plurals(r.runs.len() as u64, "run"),
         human::bytes(r.context_bytes),
         human::count(r.context_tokens)
     );

@@ -20,6 +20,21 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
+/// `n` and its noun in the right form: "1 run", "2 runs", "0 runs" (`many` for a noun whose
+/// plural is not `one` + "s").
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// [`plural`] of a noun whose plural adds "s".
+pub fn plurals(n: u64, one: &str) -> String {
+    if n == 1 {
+        format!("{n} {one}")
+    } else {
+        format!("{n} {one}s")
+    }
+}
+
 pub fn count(n: u64) -> String {
     match n {
         0..=9_999 => n.to_string(),
@@ -44,9 +59,15 @@ pub fn age(now_ms: i64, then_ms: Option<i64>) -> String {
 /// Cuts `s` to `width` characters, marking the cut, and strips control characters (transcript
 /// text is untrusted: an escape sequence must not reach the terminal).
 pub fn clip(s: &str, width: usize) -> String {
+    // An invisible format character (a bidirectional override) shows as its label: a terminal
+    // that obeys it would show other text than the transcript holds.
     let clean: String = s
         .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
+        .map(|c| match c {
+            c if c.is_control() => " ".to_owned(),
+            c if mission_control::retained::is_format_char(c) => format!("⟨U+{:04X}⟩", c as u32),
+            c => c.to_string(),
+        })
         .collect();
     if clean.chars().count() <= width {
         return clean;
@@ -83,7 +104,7 @@ pub fn runs_table(runs: &[Run], now_ms: i64) -> String {
             clip(&r.title, 60),
         );
     }
-    let _ = writeln!(out, "{} runs", runs.len());
+    let _ = writeln!(out, "{}", plurals(runs.len() as u64, "run"));
     out
 }
 
@@ -121,15 +142,15 @@ pub fn run_detail(d: &RunDetail) -> String {
     );
     let _ = writeln!(
         out,
-        "  values    {} files, {} on disk",
-        r.value_files,
+        "  values    {}, {} on disk",
+        plurals(r.value_files, "file"),
         bytes(r.value_bytes)
     );
     if r.pending_bytes > 0 {
         let _ = writeln!(
             out,
-            "  pending   {} bytes of a line still being written",
-            r.pending_bytes
+            "  pending   {} of a line still being written",
+            plurals(r.pending_bytes, "byte")
         );
     }
     let _ = writeln!(out, "\nTIMELINE");
@@ -205,11 +226,11 @@ fn event_line(e: &TimelineEvent) -> String {
 
 fn result_brief(r: &ResultInfo) -> String {
     format!(
-        "{} {} {} {} lines {}{}",
+        "{} {} {} {} {}{}",
         clip(&r.tool, 30),
         if r.ok { "ok" } else { "error" },
         bytes(r.bytes),
-        r.lines,
+        plurals(r.lines, "line"),
         r.state.as_str(),
         if r.state.as_str() == "inline" {
             String::new()
@@ -252,13 +273,15 @@ pub fn change_line(change: &Change) -> String {
                 .map(|l| format!("{}:{}", l.line, l.kind))
                 .collect();
             let pending = if *pending_bytes > 0 {
-                format!(" (+{pending_bytes} bytes pending)")
+                format!(" (+{} pending)", plurals(*pending_bytes, "byte"))
             } else {
                 String::new()
             };
             format!("appended   {run} {}{pending}", types.join(" "))
         }
-        Change::Reset { run, lines, .. } => format!("reset      {run} (read again: {lines} lines)"),
+        Change::Reset { run, lines, .. } => {
+            format!("reset      {run} (read again: {})", plurals(*lines, "line"))
+        }
         Change::Summarised { run, .. } => format!("summarised {run}"),
         Change::Finished { run, status, .. } => format!("finished   {run} {status}"),
         Change::RunRemoved { run, .. } => format!("removed    {run}"),
@@ -276,5 +299,24 @@ pub fn change_line(change: &Change) -> String {
             interval_ms,
         } => format!("polling    {dir} every {interval_ms} ms: {reason}"),
         Change::Scanned { dir } => format!("scanned    {dir}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_take_the_right_form() {
+        assert_eq!(plurals(1, "run"), "1 run");
+        assert_eq!(plurals(0, "run"), "0 runs");
+        assert_eq!(plurals(11, "file"), "11 files");
+        assert_eq!(plural(1, "file is", "files are"), "1 file is");
+        assert_eq!(plural(3, "file is", "files are"), "3 files are");
+    }
+
+    #[test]
+    fn clipped_text_shows_format_characters_and_no_controls() {
+        assert_eq!(clip("a\u{202E}evil\u{1b}[31m", 40), "a⟨U+202E⟩evil [31m");
     }
 }

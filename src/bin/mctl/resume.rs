@@ -2,7 +2,7 @@
 //! the run now would replay.
 
 use crate::cli::Shape;
-use crate::human::{bytes, count};
+use crate::human::{bytes, count, plurals};
 use crate::output::{print_json, print_text};
 use mission_control::insights::{ReplayShape, ResumePreview};
 use mission_control::runs::RunsDir;
@@ -37,8 +37,8 @@ fn text(p: &ResumePreview) -> String {
     };
     let _ = writeln!(
         out,
-        "{} messages, {} (~{} tokens), {shape} shape{}; {} stubbed",
-        p.messages.len(),
+        "{}, {} (~{} tokens), {shape} shape{}; {} stubbed",
+        plurals(p.messages.len() as u64, "message"),
         bytes(p.bytes),
         count(p.estimated_tokens),
         if p.without_values {

@@ -28,11 +28,12 @@ fn text(answers: &[WhatIf]) -> String {
         let f = &a.figures;
         let _ = writeln!(
             out,
-            "threshold {} ({} B): {} of {} results retained",
+            "threshold {} ({} B): {} of {} {} retained",
             bytes(a.threshold),
             a.threshold,
             count(f.retained),
             count(f.results),
+            if f.results == 1 { "result" } else { "results" },
         );
         let _ = writeln!(out, "  {}", line(f));
         let mut tools: Vec<(&String, &Figures)> = a.per_tool.iter().collect();

@@ -2,7 +2,7 @@
 //! its value file, and what it costs in the model's context.
 
 use super::Analyzer;
-use crate::retained::{count_lines, stub_for, value_id};
+use crate::retained::{count_format_chars, count_lines, stub_for, value_id};
 use crate::runs::layout::stem_file_name;
 use crate::runs::model::{Problem, ProblemKind, ResultInfo, RetentionState};
 use crate::runs::values::{find_value_file, matches_content};
@@ -91,6 +91,7 @@ impl Analyzer {
             ok,
             bytes,
             lines: count_lines(content.as_bytes()),
+            format_chars: count_format_chars(content.as_bytes()),
             state,
             value_id: vid,
             line: n,

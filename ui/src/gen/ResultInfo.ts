@@ -8,7 +8,12 @@ export type ResultInfo = { toolCallId: string, tool: string, ok: boolean,
 /**
  * Size of the full text in bytes (UTF-8).
  */
-bytes: number, lines: number, state: RetentionState, valueId: string, 
+bytes: number, lines: number, 
+/**
+ * Invisible format characters in it (bidirectional controls, zero-width characters): a
+ * text that holds any can be shown as other than what the model got.
+ */
+formatChars: number, state: RetentionState, valueId: string, 
 /**
  * Transcript line of the `tool_call_finished` event.
  */

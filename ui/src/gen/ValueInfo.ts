@@ -7,7 +7,12 @@ import type { Verified } from "./Verified";
 /**
  * A tool result (or a stray value file) opened for the compare view.
  */
-export type ValueInfo = { toolCallId: string, tool: string, valueId: string, state: ValueState, ok: boolean, bytes: number, lines: number, source: TextSource, 
+export type ValueInfo = { toolCallId: string, tool: string, valueId: string, state: ValueState, ok: boolean, bytes: number, lines: number, 
+/**
+ * Invisible format characters in the result's text (as the transcript has it); `null` for
+ * a stray file, which is not read whole to count them.
+ */
+formatChars: number | null, source: TextSource, 
 /**
  * The value file, when there is one.
  */

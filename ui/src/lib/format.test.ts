@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { age, bytes, cost, count, duration, percent, plural, time, tokensOf } from './format';
+import { age, bytes, cost, count, counted, duration, percent, plural, time, tokensOf } from './format';
 
 describe('format', () => {
   it('sizes', () => {
@@ -40,6 +40,8 @@ describe('plural and percent', () => {
     expect(plural(0, 'value')).toBe('0 values');
     expect(plural(1500, 'line')).toBe('1,500 lines');
     expect(plural(2, 'match', 'matches')).toBe('2 matches');
+    expect(counted(1, 'line')).toBe('1 line');
+    expect(counted(1907, 'line')).toBe('1.9k lines');
   });
   it('reads a ratio as a percentage', () => {
     expect(percent(0)).toBe('0%');

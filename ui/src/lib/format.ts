@@ -77,3 +77,8 @@ export function percent(ratio: number): string {
   if (p < 0.1) return '<0.1%';
   return `${p < 10 ? p.toFixed(1) : p.toFixed(0)}%`;
 }
+
+/** [`plural`] with the count shortened as `count` does: "1 line", "1.9k lines". */
+export function counted(n: number, one: string, many = `${one}s`): string {
+  return `${count(n)} ${n === 1 ? one : many}`;
+}

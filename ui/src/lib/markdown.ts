@@ -4,6 +4,7 @@
 // the result still goes through DOMPurify before it reaches the page.
 import DOMPurify from 'dompurify';
 import MarkdownIt from 'markdown-it';
+import { pieces } from './untrusted';
 
 const md = new MarkdownIt({ html: false, linkify: false, typographer: false, breaks: false });
 
@@ -24,9 +25,37 @@ const ALLOWED_TAGS = [
 
 export function renderMarkdown(text: string): string {
   const html = md.render(text);
-  return DOMPurify.sanitize(html, {
+  const fragment = DOMPurify.sanitize(html, {
     ALLOWED_TAGS,
     ALLOWED_ATTR: ['class', 'title', 'start', 'align'],
     ALLOW_DATA_ATTR: false,
+    RETURN_DOM_FRAGMENT: true,
   });
+  markFormatChars(fragment);
+  const box = document.createElement('div');
+  box.append(fragment);
+  return box.innerHTML;
+}
+
+/** Wraps every invisible format character of the text under `root` in a labelled, isolated
+ *  mark (as SafeText shows them), built as elements, never as markup. */
+function markFormatChars(root: Node) {
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const texts: Text[] = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) if (/\p{Cf}/u.test(n.nodeValue ?? '')) texts.push(n as Text);
+  for (const t of texts) {
+    const parts: Node[] = [];
+    for (const p of pieces(t.nodeValue ?? '', false)) {
+      if (p.kind === 'format') {
+        const mark = document.createElement('span');
+        mark.className = 'fmt';
+        mark.dataset.label = p.label;
+        mark.textContent = p.char;
+        parts.push(mark);
+      } else {
+        parts.push(document.createTextNode(p.kind === 'text' ? p.text : p.raw));
+      }
+    }
+    t.replaceWith(...parts);
+  }
 }
