@@ -38,11 +38,14 @@ pub fn runs_dir_at(g: &Global, threshold: u64) -> anyhow::Result<RunsDir> {
 }
 
 pub fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
-    // Serialized first, then written: a closed pipe then surfaces as a plain io::Error.
-    let mut text = serde_json::to_vec_pretty(value)?;
-    text.push(b'\n');
-    let mut out = io::stdout().lock();
-    out.write_all(&text)?;
+    // Written as it is serialized, through a buffer: a listing of 100,000 runs is never held
+    // whole in memory. A write error (a closed pipe) surfaces as a plain io::Error.
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    serde_json::to_writer_pretty(&mut out, value).map_err(|e| match e.io_error_kind() {
+        Some(kind) => anyhow::Error::from(io::Error::from(kind)),
+        None => anyhow::Error::from(e),
+    })?;
+    out.write_all(b"\n")?;
     out.flush()?;
     Ok(())
 }
