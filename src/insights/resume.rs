@@ -5,7 +5,7 @@
 use crate::error::{Error, Result};
 use crate::retained::stub_for;
 use crate::runs::{analyze_run, RetentionState, RunOptions, RunsDir, Verify};
-use crate::transcript::event::{Attachment, Envelope, ToolResult};
+use crate::transcript::event::{Attachment, Envelope};
 use crate::transcript::{read_lines, Cursor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -103,41 +103,60 @@ pub struct ResumePreview {
 }
 
 impl ResumePreview {
-    /// Cuts each message's content to its first `max` bytes (on a character boundary), for a
-    /// view: the figures stay those of the whole.
+    /// Cuts each message's content and each tool call's arguments to their first `max` bytes
+    /// (on a character boundary), and each image's data URI to its first 64, for a view: the
+    /// figures stay those of the whole.
     pub fn clip(&mut self, max: u64) {
         let max = usize::try_from(max).unwrap_or(usize::MAX);
         for m in &mut self.messages {
-            if m.content.len() > max {
-                let end = (0..=max)
-                    .rev()
-                    .find(|&i| m.content.is_char_boundary(i))
-                    .unwrap_or(0);
-                m.content.truncate(end);
-                m.clipped = true;
+            m.clipped |= cut(&mut m.content, max);
+            for c in m.tool_calls.iter_mut().flatten() {
+                m.clipped |= cut(&mut c.function.arguments, max);
+            }
+            for uri in m.images.iter_mut().flatten() {
+                m.clipped |= cut(uri, IMAGE_SHOWN);
             }
         }
     }
 }
 
-/// The events a replay reads; every other is ignored (spec C.1).
+/// Bytes of an image's data URI a clipped preview keeps (its kind and the start of its data).
+const IMAGE_SHOWN: usize = 64;
+
+/// Cuts `s` to at most `max` bytes on a character boundary; whether it cut anything.
+fn cut(s: &mut String, max: usize) -> bool {
+    if s.len() <= max {
+        return false;
+    }
+    let end = (0..=max)
+        .rev()
+        .find(|&i| s.is_char_boundary(i))
+        .unwrap_or(0);
+    s.truncate(end);
+    true
+}
+
+/// The events a replay reads; every other is ignored (spec C.1). Parsed leniently: a missing
+/// or `null` field is empty, and a content block that cannot be read is skipped alone, so that
+/// an odd field never drops a whole message from the preview.
 #[derive(Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Replayed {
     UserMessage {
         #[serde(default)]
-        text: String,
+        text: Option<String>,
         #[serde(default)]
-        attachments: Vec<Attachment>,
+        attachments: Option<Vec<Attachment>>,
     },
     AssistantMessage {
         #[serde(default)]
-        content: Vec<Block>,
+        content: Option<Vec<Value>>,
     },
     ToolCallFinished {
         #[serde(rename = "toolCallId")]
         tool_call_id: String,
-        result: ToolResult,
+        #[serde(default)]
+        result: Option<ReplayResult>,
     },
     ContextCompacted {
         #[serde(default)]
@@ -147,12 +166,19 @@ enum Replayed {
     Other,
 }
 
+/// A result as replayed: its text only (`ok` is never sent).
+#[derive(Deserialize)]
+struct ReplayResult {
+    #[serde(default)]
+    content: Option<String>,
+}
+
 #[derive(Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Block {
     Text {
         #[serde(default)]
-        text: String,
+        text: Option<String>,
     },
     ToolCall {
         #[serde(rename = "toolCallId")]
@@ -167,11 +193,12 @@ enum Block {
 }
 
 /// Just enough of an event to find the calls that were answered (the structured shape's
-/// first pass), without parsing results.
+/// first pass), without parsing results. A `tool_call_finished` whose `toolCallId` is not a
+/// string is no answer here, and no message in the replay either.
 #[derive(Deserialize)]
-struct Kind<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: &'a str,
+struct Kind {
+    #[serde(rename = "type")]
+    kind: String,
     #[serde(rename = "toolCallId")]
     tool_call_id: Option<String>,
 }
@@ -243,11 +270,13 @@ fn answered_calls(path: &std::path::Path) -> std::io::Result<HashSet<String>> {
             return;
         };
         if let Ok(Kind {
-            kind: "tool_call_finished",
+            kind,
             tool_call_id: Some(id),
         }) = serde_json::from_str::<Kind>(env.event.get())
         {
-            ids.insert(id);
+            if kind == "tool_call_finished" {
+                ids.insert(id);
+            }
         }
     })?;
     Ok(ids)
@@ -296,15 +325,20 @@ impl Replay {
         match event {
             Replayed::UserMessage { text, attachments } => {
                 self.pending.clear();
-                let (content, images) = user_content(text, attachments);
+                let attachments = attachments.unwrap_or_default();
+                let (content, images) = user_content(text.unwrap_or_default(), attachments);
                 self.push("user", content, line).images = images;
             }
-            Replayed::AssistantMessage { content } => self.assistant(line, content),
+            Replayed::AssistantMessage { content } => {
+                let blocks = content.unwrap_or_default().into_iter();
+                self.assistant(line, blocks.filter_map(|b| serde_json::from_value(b).ok()));
+            }
             Replayed::ToolCallFinished {
                 tool_call_id,
                 result,
             } => {
-                let text = result_text(&tool_call_id, result.content, stubbed.get(&line));
+                let content = result.and_then(|r| r.content).unwrap_or_default();
+                let text = result_text(&tool_call_id, content, stubbed.get(&line));
                 match self.shape {
                     ReplayShape::TextFold => self.pending.push(text),
                     ReplayShape::Structured => {
@@ -327,12 +361,12 @@ impl Replay {
         }
     }
 
-    fn assistant(&mut self, line: u64, blocks: Vec<Block>) {
+    fn assistant(&mut self, line: u64, blocks: impl Iterator<Item = Block>) {
         let mut text = String::new();
         let mut calls = Vec::new();
         for block in blocks {
             match block {
-                Block::Text { text: t } => text.push_str(&t),
+                Block::Text { text: Some(t) } => text.push_str(&t),
                 Block::ToolCall {
                     tool_call_id,
                     name,

@@ -182,3 +182,32 @@ fn mctl_resume_prints_the_same_json() {
     let out = mctl(dir.path(), &["resume", "nope"]);
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[test]
+fn odd_fields_drop_no_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = RunFile::new(dir.path(), "r");
+    r.event(json!({"type": "user_message", "messageId": "u", "text": "go", "attachments": null}));
+    assistant(
+        &mut r,
+        json!([
+            {"type": "text", "text": "Calling."},
+            {"type": "tool_call", "name": "no id"},
+            "not a block",
+            call("c1", "bash", json!({"cmd": "ls"}))
+        ]),
+    );
+    r.event(json!({"type": "tool_call_finished", "toolCallId": "c1"}));
+    r.event(json!({"type": "assistant_message", "messageId": "a2", "content": null}));
+    r.write();
+    let p = preview(dir.path(), Some(ReplayShape::Structured), false);
+    let roles: Vec<&str> = p.messages.iter().map(|m| m.role.as_str()).collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "assistant"]);
+    assert_eq!(p.messages[1].content, "Calling.");
+    let calls = p.messages[1].tool_calls.as_ref().unwrap();
+    assert_eq!(calls.len(), 1, "the block without an id is skipped, alone");
+    assert_eq!(
+        p.messages[2].content, "",
+        "a result without content replays empty"
+    );
+}

@@ -5,6 +5,7 @@ use crate::cli::Shape;
 use crate::human::{bytes, count, plurals};
 use crate::output::{print_json, print_text};
 use mission_control::insights::{ReplayShape, ResumePreview};
+use mission_control::retained::is_format_char;
 use mission_control::runs::RunsDir;
 use std::fmt::Write as _;
 
@@ -55,10 +56,10 @@ fn text(p: &ResumePreview) -> String {
     for m in &p.messages {
         let mut head = format!("── {} (line {})", m.role, m.line);
         if let Some(name) = &m.name {
-            let _ = write!(head, " {name}");
+            let _ = write!(head, " {}", safe(name));
         }
         if let Some(id) = &m.tool_call_id {
-            let _ = write!(head, " #{id}");
+            let _ = write!(head, " #{}", safe(id));
         }
         for s in &m.stubs {
             let _ = write!(
@@ -82,18 +83,34 @@ fn text(p: &ResumePreview) -> String {
             );
         }
         if let Some(images) = &m.images {
-            let _ = writeln!(out, "+ {} image(s)", images.len());
+            let _ = writeln!(out, "+ {}", plurals(images.len() as u64, "image"));
         }
     }
     out
 }
 
+/// Transcript text for a terminal: newlines and tabs kept, other control characters as
+/// `\u{..}`, invisible format characters (a right-to-left override) as their label.
 fn safe(s: &str) -> String {
     s.chars()
         .map(|c| match c {
             '\n' | '\t' => c.to_string(),
             c if c.is_control() => c.escape_unicode().to_string(),
+            c if is_format_char(c) => format!("⟨U+{:04X}⟩", c as u32),
             c => c.to_string(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_and_overrides_never_reach_the_terminal() {
+        assert_eq!(
+            safe("a\u{1b}[31mb\u{202E}c\nd"),
+            "a\\u{1b}[31mb⟨U+202E⟩c\nd"
+        );
+    }
 }

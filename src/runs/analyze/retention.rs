@@ -91,7 +91,7 @@ impl Analyzer {
             ok,
             bytes,
             lines: count_lines(content.as_bytes()),
-            format_chars: count_format_chars(content.as_bytes()),
+            format_chars: count_format_chars(content),
             state,
             value_id: vid,
             line: n,

@@ -47,7 +47,8 @@ describe('plural and percent', () => {
     expect(percent(0)).toBe('0%');
     expect(percent(0.0004)).toBe('<0.1%');
     expect(percent(0.031)).toBe('3.1%');
-    expect(percent(0.456)).toBe('46%');
+    expect(percent(0.456)).toBe('45%');
+    expect(percent(0.996)).toBe('>99%');
     expect(percent(1)).toBe('100%');
   });
 });

@@ -75,7 +75,9 @@ export function percent(ratio: number): string {
   if (ratio >= 1) return '100%';
   const p = ratio * 100;
   if (p < 0.1) return '<0.1%';
-  return `${p < 10 ? p.toFixed(1) : p.toFixed(0)}%`;
+  if (p < 10) return `${p.toFixed(1)}%`;
+  // Rounded down: a value with lines unseen never reads 100%.
+  return p >= 99 ? '>99%' : `${Math.floor(p)}%`;
 }
 
 /** [`plural`] with the count shortened as `count` does: "1 line", "1.9k lines". */

@@ -61,6 +61,15 @@ describe('terminal colours', () => {
       { kind: 'control', raw: '\u0007', label: '⟨^G⟩' },
     ]);
   });
+  it('marks the sequences the colour parser would drop or half-read', () => {
+    expect(pieces('a\u001b[?25mb\u001b[38:5:196mc')).toEqual([
+      { kind: 'text', text: 'a' },
+      { kind: 'control', raw: '\u001b[?25m', label: '⟨ESC[?25m⟩' },
+      { kind: 'text', text: 'b' },
+      { kind: 'control', raw: '\u001b[38:5:196m', label: '⟨ESC[38:5:196m⟩' },
+      { kind: 'text', text: 'c' },
+    ]);
+  });
   it('show raw: every byte kept, escapes as marks', () => {
     const raw = pieces(log, false);
     expect(raw[0]).toEqual({ kind: 'control', raw: '\u001b', label: '⟨ESC⟩' });

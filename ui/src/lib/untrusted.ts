@@ -84,7 +84,9 @@ export function pieces(text: string, ansi = true): Piece[] {
   const others: string[] = [];
   const hole = placeholder(text);
   const masked = text.replace(ESCAPES, (seq) => {
-    if (seq.startsWith('\u001b[') && seq.endsWith('m')) return seq;
+    // Only plain SGR (digits and semicolons) goes to anser: it would drop a private sequence
+    // (`ESC[?25m`) or half-read a colon one (`ESC[38:5:196m`) without a trace.
+    if (/^\u001b\[[0-9;]*m$/.test(seq)) return seq;
     others.push(seq);
     return hole;
   });
