@@ -13,6 +13,11 @@ pub fn count_format_chars(text: &str) -> u64 {
     text.chars().filter(|&c| is_format_char(c)).count() as u64
 }
 
+/// How the views and `mctl` show format character `c`: `⟨U+202E⟩`.
+pub fn format_label(c: char) -> String {
+    format!("⟨U+{:04X}⟩", c as u32)
+}
+
 /// Whether `c` is a format character (general category Cf, Unicode 15.1).
 pub fn is_format_char(c: char) -> bool {
     matches!(

@@ -10,7 +10,7 @@ pub(crate) mod source;
 pub(crate) mod stub;
 pub(crate) mod value_id;
 
-pub use format_chars::{count_format_chars, is_format_char};
+pub use format_chars::{count_format_chars, format_label, is_format_char};
 pub use lines::{LineIndex, LineSpan};
 pub use open::{LinesPage, OpenValue, PageLine, ValueText, PAGE_LINE_MAX, PAGE_MAX_LINES};
 pub use peek::{

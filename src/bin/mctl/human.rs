@@ -65,7 +65,9 @@ pub fn clip(s: &str, width: usize) -> String {
         .chars()
         .map(|c| match c {
             c if c.is_control() => " ".to_owned(),
-            c if mission_control::retained::is_format_char(c) => format!("⟨U+{:04X}⟩", c as u32),
+            c if mission_control::retained::is_format_char(c) => {
+                mission_control::retained::format_label(c)
+            }
             c => c.to_string(),
         })
         .collect();

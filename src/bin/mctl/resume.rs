@@ -5,7 +5,7 @@ use crate::cli::Shape;
 use crate::human::{bytes, count, plurals};
 use crate::output::{print_json, print_text};
 use mission_control::insights::{ReplayShape, ResumePreview};
-use mission_control::retained::is_format_char;
+use mission_control::retained::{format_label, is_format_char};
 use mission_control::runs::RunsDir;
 use std::fmt::Write as _;
 
@@ -96,7 +96,7 @@ fn safe(s: &str) -> String {
         .map(|c| match c {
             '\n' | '\t' => c.to_string(),
             c if c.is_control() => c.escape_unicode().to_string(),
-            c if is_format_char(c) => format!("⟨U+{:04X}⟩", c as u32),
+            c if is_format_char(c) => format_label(c),
             c => c.to_string(),
         })
         .collect()
