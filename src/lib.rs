@@ -16,6 +16,7 @@
 //!   the TypeScript generated from it.
 //! - [`index::RunIndex`]: what a listing derives, kept between runs in the cache directory so
 //!   that a listing costs what changed (used by [`list`] unless turned off).
+//! - [`search::SearchQuery`] through [`runs::RunsDir::search`]: every run and value searched.
 //! - [`retained`]: the spec's pure functions on retained values (`value_id`, the stub, peek).
 //!
 //! [`list`]: runs::RunsDir::list
@@ -36,6 +37,7 @@ pub mod insights;
 pub mod pins;
 pub mod retained;
 pub mod runs;
+pub mod search;
 pub mod transcript;
 pub mod watch;
 pub mod wire;

@@ -6,7 +6,7 @@
 use super::errors::ErrorPattern;
 use super::peeks::{peek_calls, shown_lines, PeekCall};
 use crate::error::{Error, Result};
-use crate::retained::stub_layout;
+use crate::retained::{stub_layout, Stub};
 use crate::runs::{analyze_run, ResultInfo, RetentionState, RunsDir};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -120,26 +120,21 @@ fn cover(
     errors: &ErrorPattern,
 ) -> ValueCoverage {
     let stub = stub_layout(&r.value_id, &r.tool, content);
-    let mut seen = BTreeSet::new();
+    let seen = SeenLines::of(&stub, &r.value_id, peeks).lines;
     let mut showings = 0u64;
     let mut stub_lines = Vec::new();
     for (a, b) in [stub.head, stub.tail].into_iter().flatten() {
         stub_lines.push([a, b]);
-        seen.extend(a..=b);
         showings += b - a + 1;
     }
     let mut shown = Vec::new();
-    for p in peeks
-        .iter()
-        .filter(|p| p.value_id.as_deref() == Some(&r.value_id))
-    {
+    for p in peeks_of(peeks, &r.value_id) {
         let lines = if p.ok {
             shown_lines(&p.content)
         } else {
             Vec::new()
         };
         showings += lines.len() as u64;
-        seen.extend(lines.iter().copied());
         shown.push(PeekShown {
             tool_call_id: p.tool_call_id.clone(),
             line: p.line,
@@ -169,6 +164,35 @@ fn cover(
         peeks: shown,
         missed_errors: missed(content, &seen, errors),
     }
+}
+
+/// The lines of one value the model was shown: those of its stub's head and tail previews and
+/// of every successful peek of it. The one rule behind coverage and a search's `seen`.
+pub(crate) struct SeenLines {
+    pub lines: BTreeSet<u64>,
+}
+
+impl SeenLines {
+    pub(crate) fn of(stub: &Stub, value_id: &str, peeks: &[PeekCall]) -> Self {
+        let mut lines = BTreeSet::new();
+        for (a, b) in [stub.head, stub.tail].into_iter().flatten() {
+            lines.extend(a..=b);
+        }
+        for p in peeks_of(peeks, value_id).filter(|p| p.ok) {
+            lines.extend(shown_lines(&p.content));
+        }
+        Self { lines }
+    }
+
+    pub(crate) fn contains(&self, line: u64) -> bool {
+        self.lines.contains(&line)
+    }
+}
+
+fn peeks_of<'p>(peeks: &'p [PeekCall], value_id: &'p str) -> impl Iterator<Item = &'p PeekCall> {
+    peeks
+        .iter()
+        .filter(move |p| p.value_id.as_deref() == Some(value_id))
 }
 
 /// The error-looking lines of `content` not in `seen`.

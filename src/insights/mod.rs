@@ -8,8 +8,10 @@ mod peeks;
 mod resume;
 mod whatif;
 
+pub(crate) use coverage::SeenLines;
 pub use coverage::{MissedErrors, PeekShown, ValueCoverage};
 pub use errors::{ErrorPattern, DEFAULT_ERROR_PATTERN};
+pub(crate) use peeks::{peek_calls, PeekCall};
 pub use resume::{
     ProviderFunction, ProviderToolCall, ReplayShape, ResumeMessage, ResumePreview, StubbedResult,
 };

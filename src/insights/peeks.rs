@@ -14,7 +14,7 @@ use std::path::Path;
 pub(super) const PEEK_TOOL: &str = "peek_value";
 
 /// One `peek_value` call and its result.
-pub(super) struct PeekCall {
+pub(crate) struct PeekCall {
     pub tool_call_id: String,
     /// Transcript line of its result.
     pub line: u64,
@@ -44,7 +44,7 @@ struct Finished {
 
 /// Every `peek_value` call of transcript `path` that has a result, in file order. Lines that
 /// cannot be read are skipped, as the run model skips them.
-pub(super) fn peek_calls(path: &Path) -> io::Result<Vec<PeekCall>> {
+pub(crate) fn peek_calls(path: &Path) -> io::Result<Vec<PeekCall>> {
     let mut inputs: HashMap<String, Map<String, Value>> = HashMap::new();
     let mut calls = Vec::new();
     read_lines(path, Cursor::default(), |line| {

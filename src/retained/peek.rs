@@ -305,6 +305,16 @@ fn peek_query(id: &str, src: &(impl ByteSource + ?Sized), query: &str) -> Result
     })
 }
 
+/// The [`LONG_LINE`] bytes of line `start..end` shown around a match at `first_match` of
+/// `match_len` bytes: the match centred, then the window slid back inside the line. A query
+/// peek and a search cut a long line the same way.
+pub(crate) fn hit_window(start: u64, end: u64, first_match: u64, match_len: u64) -> (u64, u64) {
+    let around = LONG_LINE.saturating_sub(match_len) / 2;
+    let from = first_match.saturating_sub(around).max(start);
+    let to = (from + LONG_LINE).min(end);
+    (to.saturating_sub(LONG_LINE).max(start), to)
+}
+
 /// One matching line: whole when short, else a window of [`LONG_LINE`] bytes around the first
 /// match, with `…` where it was cut and a note of which bytes are shown.
 fn render_hit(
@@ -318,11 +328,7 @@ fn render_hit(
         let line = read_range(src, span.start, span.end)?;
         return Ok(format!("{gutter}{}\n", render(&line)));
     }
-    // Centre the match in the window, then slide the window back inside the line.
-    let around = LONG_LINE.saturating_sub(query_len) / 2;
-    let mut from = hit.first_match.saturating_sub(around).max(span.start);
-    let to = (from + LONG_LINE).min(span.end);
-    from = to.saturating_sub(LONG_LINE).max(span.start);
+    let (from, to) = hit_window(span.start, span.end, hit.first_match, query_len);
     // Read a few bytes past the window so that a character it cuts can be left out whole.
     let raw = read_range(src, from, (to + 4).min(span.end))?;
     let skip = if from > span.start {

@@ -12,6 +12,7 @@ mod open_value;
 mod peek_golden;
 mod props;
 mod resume;
+mod search;
 mod session;
 mod stub_golden;
 mod support;

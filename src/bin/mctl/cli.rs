@@ -88,6 +88,9 @@ pub enum Command {
         #[arg(long, value_name = "RUN")]
         run: Option<String>,
     },
+    /// Search every run's messages, tool inputs, tool results and value files (exit 0 with hits,
+    /// 1 without, 2 on an error)
+    Search(SearchArgs),
     /// The value id (file name stem) of tool call ids
     ValueId {
         #[arg(required = true)]
@@ -125,6 +128,31 @@ pub enum Command {
         #[arg(long, value_name = "MS")]
         now: Option<i64>,
     },
+}
+
+#[derive(Args)]
+pub struct SearchArgs {
+    /// What to look for: a literal, case-sensitive substring unless --regex or --ignore-case
+    pub pattern: String,
+    /// Read the pattern as a Rust regular expression
+    #[arg(long, short = 'e')]
+    pub regex: bool,
+    /// Match regardless of case
+    #[arg(long, short = 'i')]
+    pub ignore_case: bool,
+    /// Only this run (an id or a unique prefix of one)
+    #[arg(long, value_name = "RUN")]
+    pub run: Option<String>,
+    /// Where to look: any of messages, inputs, results, values
+    #[arg(
+        long = "in",
+        value_name = "KINDS",
+        default_value = "messages,inputs,results,values"
+    )]
+    pub kinds: String,
+    /// Stop after this many hits
+    #[arg(long, value_name = "N")]
+    pub max: Option<u64>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]

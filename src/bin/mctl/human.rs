@@ -59,10 +59,20 @@ pub fn age(now_ms: i64, then_ms: Option<i64>) -> String {
 /// Cuts `s` to `width` characters, marking the cut, and strips control characters (transcript
 /// text is untrusted: an escape sequence must not reach the terminal).
 pub fn clip(s: &str, width: usize) -> String {
-    // An invisible format character (a bidirectional override) shows as its label: a terminal
-    // that obeys it would show other text than the transcript holds.
-    let clean: String = s
-        .chars()
+    let clean = safe(s);
+    if clean.chars().count() <= width {
+        return clean;
+    }
+    let mut out: String = clean.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// `s` fit for a terminal: each control character a space, and each invisible format
+/// character (a bidirectional override) its label: a terminal that obeys one would show other
+/// text than the transcript holds.
+pub fn safe(s: &str) -> String {
+    s.chars()
         .map(|c| match c {
             c if c.is_control() => " ".to_owned(),
             c if mission_control::retained::is_format_char(c) => {
@@ -70,13 +80,7 @@ pub fn clip(s: &str, width: usize) -> String {
             }
             c => c.to_string(),
         })
-        .collect();
-    if clean.chars().count() <= width {
-        return clean;
-    }
-    let mut out: String = clean.chars().take(width.saturating_sub(1)).collect();
-    out.push('…');
-    out
+        .collect()
 }
 
 pub fn runs_table(runs: &[Run], now_ms: i64) -> String {

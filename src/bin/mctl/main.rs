@@ -15,6 +15,7 @@ mod peek;
 mod pins;
 mod resume;
 mod runs;
+mod search;
 mod show;
 mod stub;
 mod value_id;
@@ -29,19 +30,30 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     logging::init();
     let cli = Cli::parse();
+    // `search` answers as grep does: 0 with hits, 1 without, 2 on an error.
+    if let Command::Search(args) = &cli.command {
+        return match search::run(&cli.global, args) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(e) => fail(&e, 2),
+        };
+    }
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            // A closed pipe (`mctl full ... | head`) is not an error.
-            if e.downcast_ref::<io::Error>()
-                .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
-            {
-                return ExitCode::SUCCESS;
-            }
-            let _ = writeln!(io::stderr(), "mctl: {e:#}");
-            ExitCode::from(1)
-        }
+        Err(e) => fail(&e, 1),
     }
+}
+
+/// Says what went wrong on one line of stderr and exits with `code`.
+fn fail(e: &anyhow::Error, code: u8) -> ExitCode {
+    // A closed pipe (`mctl full ... | head`) is not an error.
+    if e.downcast_ref::<io::Error>()
+        .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    {
+        return ExitCode::SUCCESS;
+    }
+    let _ = writeln!(io::stderr(), "mctl: {e:#}");
+    ExitCode::from(code)
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -80,6 +92,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             run.as_deref(),
             g.json,
         ),
+        Command::Search(_) => unreachable!("answered in main"),
         Command::ValueId { calls } => value_id::run(&calls, g.json),
         Command::Gc(args) => gc::run(dir()?, &args, g.json),
         Command::Watch { poll } => watch::run(dir()?, poll, g.json),

@@ -1,0 +1,339 @@
+//! Search across a runs directory (`mctl search`, the app's search box; `docs/search.md`):
+//! message text, tool call inputs, tool results and value files, with ripgrep's own searcher
+//! over both cores. A retained result is searched once, through its value file; every other
+//! result through its text in the transcript; stray value files too. Each hit in a value says
+//! whether the model was shown that line, by the coverage rule.
+
+mod hit;
+mod matcher;
+mod scan;
+mod transcript;
+
+pub use hit::{HitKind, SearchHit};
+pub use scan::Skipped;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::index::Entry;
+use crate::insights::{peek_calls, PeekCall, SeenLines};
+use crate::retained::{stub_from_source, FileSource, LineIndex};
+use crate::runs::layout::Layout;
+use crate::runs::options::RunOptions;
+use crate::runs::values::list_value_files;
+use crate::runs::{analyze_run, ResultInfo, RetentionState, RunsDir};
+use hit::Origin;
+use matcher::{Matcher, Pattern};
+use scan::Ctx;
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+use std::io;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::OnceLock;
+use std::time::Instant;
+use transcript::{search_transcript, Transcript};
+use ts_rs::TS;
+
+/// Which kinds of text a search looks in (`--in messages,inputs,results,values`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kinds(u8);
+
+impl Kinds {
+    pub const ALL: Kinds = Kinds(0b1111);
+
+    pub fn of(kinds: &[HitKind]) -> Self {
+        Kinds(kinds.iter().fold(0, |bits, k| bits | Self::bit(*k)))
+    }
+
+    /// `messages,inputs,results,values` (any of them, singular or plural).
+    pub fn parse(list: &str) -> Result<Self> {
+        let mut kinds = Vec::new();
+        for word in list.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+            kinds.push(match word.trim_end_matches('s') {
+                "message" => HitKind::Message,
+                "input" => HitKind::Input,
+                "result" => HitKind::Result,
+                "value" => HitKind::Value,
+                _ => {
+                    return Err(Error::new(
+                        ErrorCode::Invalid,
+                        format!("unknown kind `{word}`: give messages, inputs, results or values"),
+                    ))
+                }
+            });
+        }
+        if kinds.is_empty() {
+            return Err(Error::new(ErrorCode::Invalid, "--in names no kind"));
+        }
+        Ok(Self::of(&kinds))
+    }
+
+    fn bit(k: HitKind) -> u8 {
+        match k {
+            HitKind::Message => 1,
+            HitKind::Input => 2,
+            HitKind::Result => 4,
+            HitKind::Value => 8,
+        }
+    }
+
+    pub fn has(self, k: HitKind) -> bool {
+        self.0 & Self::bit(k) != 0
+    }
+
+    fn in_transcripts(self) -> bool {
+        self.has(HitKind::Message) || self.has(HitKind::Input) || self.has(HitKind::Result)
+    }
+}
+
+/// What to search for, and where.
+#[derive(Debug, Clone)]
+pub struct SearchQuery {
+    pub pattern: String,
+    /// Rust regex syntax; else a literal substring.
+    pub regex: bool,
+    pub ignore_case: bool,
+    /// One run (an id or a unique prefix of one); else every run.
+    pub run: Option<String>,
+    pub kinds: Kinds,
+    /// Stop after this many hits.
+    pub max: Option<u64>,
+}
+
+/// The end of a search (the last line of `mctl search --json`, with `"kind":"summary"`).
+#[derive(Debug, Clone, Default, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchSummary {
+    pub hits: u64,
+    /// Transcripts and value files searched.
+    pub files: u64,
+    /// Their bytes.
+    pub bytes: u64,
+    pub elapsed_ms: u64,
+    /// `--max` hits were found and the search stopped there.
+    pub truncated: bool,
+    /// The search was cancelled before it ended.
+    pub cancelled: bool,
+    /// Runs looked at.
+    pub runs: u64,
+    /// Files (or lines) that could not be searched, and why.
+    pub skipped: Vec<Skipped>,
+}
+
+impl RunsDir {
+    /// Searches the runs directory, handing each batch of hits to `emit` as it is found (from
+    /// several threads, one batch at a time per file, a file's hits in order). Stops early when
+    /// `cancel` is set or `query.max` hits were found.
+    pub fn search(
+        &self,
+        query: &SearchQuery,
+        cancel: &AtomicBool,
+        emit: &(dyn Fn(Vec<SearchHit>) + Sync),
+    ) -> Result<SearchSummary> {
+        let started = Instant::now();
+        let matcher = Matcher::new(&Pattern {
+            text: query.pattern.clone(),
+            regex: query.regex,
+            ignore_case: query.ignore_case,
+        })?;
+        let layout = self.layout()?;
+        let ids: Vec<String> = match &query.run {
+            Some(run) => vec![self.resolve_run(&layout, run)?],
+            None => {
+                let mut ids: Vec<String> = layout.runs.keys().cloned().collect();
+                // A value directory without a run holds only strays; they are searched too.
+                ids.extend(
+                    (layout.value_dirs.keys())
+                        .filter(|id| !layout.runs.contains_key(*id))
+                        .cloned(),
+                );
+                ids
+            }
+        };
+        let opts = self.listing_opts(self.opts.now_ms);
+        let indexed = self
+            .indexed_results(&layout, opts.now_ms)
+            .unwrap_or_default();
+        let ctx = Ctx::new(matcher, query.max, cancel, emit);
+        let kinds = query.kinds;
+        rayon::scope(|s| {
+            for id in &ids {
+                let (ctx, layout, opts, indexed) = (&ctx, &layout, &opts, &indexed);
+                s.spawn(move |_| {
+                    let run = RunSearch::new(ctx, layout, id, indexed.get(id), opts);
+                    // The run's value files are searched in tasks of their own, which borrow it.
+                    rayon::scope(|s| run.search(s, kinds));
+                });
+            }
+        });
+        let skipped = std::mem::take(&mut *ctx.skipped.lock().expect("skipped lock"));
+        Ok(SearchSummary {
+            hits: ctx.hits(),
+            files: ctx.files.load(std::sync::atomic::Ordering::Relaxed),
+            bytes: ctx.bytes.load(std::sync::atomic::Ordering::Relaxed),
+            elapsed_ms: started.elapsed().as_millis() as u64,
+            truncated: ctx.truncated(),
+            cancelled: ctx.cancelled(),
+            runs: ids.len() as u64,
+            skipped,
+        })
+    }
+}
+
+/// One run being searched: its transcript in one task, each value file in another.
+struct RunSearch<'a> {
+    ctx: &'a Ctx<'a>,
+    id: &'a str,
+    transcript: Option<&'a Path>,
+    value_dir: Option<&'a Path>,
+    /// Its results, with retention states as a listing tells them.
+    results: Vec<ResultInfo>,
+    /// The transcript's `peek_value` calls, read once when a value first has a hit.
+    peeks: OnceLock<Vec<PeekCall>>,
+}
+
+impl<'a> RunSearch<'a> {
+    fn new(
+        ctx: &'a Ctx<'a>,
+        layout: &'a Layout,
+        id: &'a str,
+        entry: Option<&Entry>,
+        opts: &RunOptions,
+    ) -> Self {
+        let transcript = layout.runs.get(id).and_then(|f| f.transcript.as_deref());
+        let value_dir = layout.value_dirs.get(id).map(|p| p.as_path());
+        // Only a run with values has results searched elsewhere than in its transcript.
+        let results = match (value_dir, transcript) {
+            (Some(_), Some(path)) => match entry.and_then(|e| e.results.clone()) {
+                Some(results) => results,
+                None => match analyze_run(layout, id, opts, false) {
+                    Ok(detail) => detail.results,
+                    Err(e) => {
+                        ctx.skip(path, format!("the run could not be read: {e}"));
+                        Vec::new()
+                    }
+                },
+            },
+            _ => Vec::new(),
+        };
+        Self {
+            ctx,
+            id,
+            transcript,
+            value_dir,
+            results,
+            peeks: OnceLock::new(),
+        }
+    }
+
+    fn search<'s>(&'s self, scope: &rayon::Scope<'s>, kinds: Kinds) {
+        let retained: Vec<&ResultInfo> = (self.results.iter())
+            .filter(|r| r.state == RetentionState::Retained)
+            .collect();
+        if kinds.has(HitKind::Value) {
+            if let Some(dir) = self.value_dir {
+                self.search_values(scope, dir, &retained);
+            }
+        }
+        if let (Some(path), true) = (self.transcript, kinds.in_transcripts()) {
+            let skip: HashSet<u64> = retained.iter().map(|r| r.line).collect();
+            let t = Transcript {
+                run: self.id,
+                path,
+                skip: &skip,
+                kinds,
+            };
+            match search_transcript(self.ctx, &t) {
+                Ok(bytes) => self.ctx.searched(bytes),
+                Err(e) => self.ctx.skip(path, reason(&e)),
+            }
+        }
+    }
+
+    /// Spawns a search of each value file: a retained result's, once, and each stray one.
+    fn search_values<'s>(
+        &'s self,
+        scope: &rayon::Scope<'s>,
+        dir: &Path,
+        retained: &[&'s ResultInfo],
+    ) {
+        let files = match list_value_files(dir) {
+            Ok(files) => files,
+            Err(e) => return self.ctx.skip(dir, reason(&e)),
+        };
+        let named: HashSet<&str> = self.results.iter().map(|r| r.value_id.as_str()).collect();
+        // The last retained result of a value id is the one its file holds.
+        let by_value: HashMap<&str, &ResultInfo> =
+            retained.iter().map(|r| (r.value_id.as_str(), *r)).collect();
+        for (stem, file) in files {
+            let result = by_value.get(stem.as_str()).copied();
+            if result.is_none() && named.contains(stem.as_str()) {
+                continue; // a damaged or unretained result's file: its text is the transcript's
+            }
+            let origin = Origin {
+                run: self.id.to_owned(),
+                line: result.map(|r| r.line),
+                tool_call_id: result.map(|r| r.tool_call_id.clone()),
+                value_id: Some(stem.clone()),
+                stray: result.is_none(),
+            };
+            scope.spawn(move |_| {
+                if !self.ctx.stopped() {
+                    self.search_value(&file.path, &origin, result);
+                }
+            });
+        }
+    }
+
+    fn search_value(&self, path: &Path, origin: &Origin, result: Option<&ResultInfo>) {
+        let mut seen: Option<Option<SeenLines>> = None;
+        let mut finish = |hits: &mut [SearchHit]| {
+            if hits.is_empty() {
+                return;
+            }
+            // A stray file's lines were never shown: no stub, no peek named it.
+            let Some(r) = result else {
+                hits.iter_mut().for_each(|h| h.seen = Some(false));
+                return;
+            };
+            let lines = seen.get_or_insert_with(|| self.seen_lines(path, r));
+            for h in hits.iter_mut() {
+                h.seen = lines.as_ref().map(|l| l.contains(h.text_line));
+            }
+        };
+        match self
+            .ctx
+            .search_file(path, origin, HitKind::Value, &mut finish)
+        {
+            Ok(_) => {
+                let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+                self.ctx.searched(bytes);
+            }
+            Err(e) => self.ctx.skip(path, reason(&e)),
+        }
+    }
+
+    /// The lines of `r`'s value the model was shown; `None` when that cannot be told.
+    fn seen_lines(&self, path: &Path, r: &ResultInfo) -> Option<SeenLines> {
+        let peeks = self.peeks.get_or_init(|| {
+            (self.transcript)
+                .and_then(|t| peek_calls(t).ok())
+                .unwrap_or_default()
+        });
+        let src = FileSource::open(path).ok()?;
+        let index = LineIndex::build(&src).ok()?;
+        let stub = stub_from_source(&r.value_id, &r.tool, &src, &index).ok()?;
+        Some(SeenLines::of(&stub, &r.value_id, peeks))
+    }
+}
+
+/// Why a file could not be searched, in words.
+fn reason(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "it disappeared during the search".to_owned(),
+        _ if e.to_string().contains("allocation limit") => format!(
+            "a line longer than {} MiB: only lines up to that size are searched",
+            scan::LINE_LIMIT >> 20
+        ),
+        _ => e.to_string(),
+    }
+}

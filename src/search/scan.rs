@@ -1,0 +1,206 @@
+//! What every part of a search shares: the compiled pattern, the hit budget (`--max`), the
+//! cancel flag and the figures of the summary; and the one way a text is searched, whether it
+//! is a value file, a string of a transcript line in memory, or one streamed from a line too
+//! long to hold.
+
+use super::hit::{HitKind, LineHit, Origin, SearchHit};
+use super::matcher::Matcher;
+use grep_matcher::LineTerminator;
+use grep_searcher::{Searcher, SearcherBuilder, Sink, SinkMatch};
+use std::io::{self, Read};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// The longest line a text search holds in memory. A longer line in a value file is scanned
+/// in pieces by the query peek's own scan when the pattern is a plain literal, else skipped
+/// with a note in the summary.
+pub(crate) const LINE_LIMIT: usize = 64 << 20;
+
+/// Hits handed on together: a file's hits go out when it is done, or every this many.
+const BATCH: usize = 256;
+
+/// A file (or line) the search could not read, said in the summary.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Skipped {
+    pub path: String,
+    pub reason: String,
+}
+
+pub(crate) struct Ctx<'a> {
+    pub matcher: Matcher,
+    max: u64,
+    taken: AtomicU64,
+    truncated: AtomicBool,
+    cancel: &'a AtomicBool,
+    pub files: AtomicU64,
+    pub bytes: AtomicU64,
+    pub skipped: Mutex<Vec<Skipped>>,
+    emit: &'a (dyn Fn(Vec<SearchHit>) + Sync),
+}
+
+impl<'a> Ctx<'a> {
+    pub(crate) fn new(
+        matcher: Matcher,
+        max: Option<u64>,
+        cancel: &'a AtomicBool,
+        emit: &'a (dyn Fn(Vec<SearchHit>) + Sync),
+    ) -> Self {
+        Self {
+            matcher,
+            max: max.unwrap_or(u64::MAX),
+            taken: AtomicU64::new(0),
+            truncated: AtomicBool::new(false),
+            cancel,
+            files: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+            skipped: Mutex::new(Vec::new()),
+            emit,
+        }
+    }
+
+    /// Whether the search is over: cancelled, or `--max` hits taken.
+    pub(crate) fn stopped(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed) || self.truncated.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn truncated(&self) -> bool {
+        self.truncated.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn hits(&self) -> u64 {
+        self.taken.load(Ordering::Relaxed).min(self.max)
+    }
+
+    /// Takes one hit from the budget; `false` when it is spent (the search is then cut).
+    fn take(&self) -> bool {
+        if self.cancelled() {
+            return false;
+        }
+        if self.taken.fetch_add(1, Ordering::Relaxed) < self.max {
+            return true;
+        }
+        self.truncated.store(true, Ordering::Relaxed);
+        false
+    }
+
+    pub(crate) fn skip(&self, path: &Path, reason: impl Into<String>) {
+        let note = Skipped {
+            path: path.display().to_string(),
+            reason: reason.into(),
+        };
+        self.skipped.lock().expect("skipped lock").push(note);
+    }
+
+    pub(crate) fn searched(&self, bytes: u64) {
+        self.files.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    pub(crate) fn emit(&self, hits: Vec<SearchHit>) {
+        if !hits.is_empty() {
+            (self.emit)(hits);
+        }
+    }
+
+    fn searcher(&self) -> Searcher {
+        SearcherBuilder::new()
+            .line_number(true)
+            .line_terminator(LineTerminator::crlf())
+            .heap_limit(Some(LINE_LIMIT))
+            .build()
+    }
+
+    /// The matching lines of `text` (already in memory), each taken from the budget.
+    pub(crate) fn search_slice(&self, text: &[u8]) -> Vec<LineHit> {
+        let mut sink = Lines::new(self, None);
+        // Searching memory fails only when the sink stops it.
+        let _ = self
+            .searcher()
+            .search_slice(&self.matcher.inner, text, &mut sink);
+        sink.hits
+    }
+
+    /// The matching lines of a text streamed from `reader`.
+    pub(crate) fn search_reader(&self, reader: impl Read) -> io::Result<Vec<LineHit>> {
+        let mut sink = Lines::new(self, None);
+        self.searcher()
+            .search_reader(&self.matcher.inner, reader, &mut sink)?;
+        Ok(sink.hits)
+    }
+
+    /// Every matching line of file `path`, handed on in batches as `kind` hits of `origin`
+    /// (after `finish` has had its say on each batch). Returns the hits found, for the caller
+    /// to tell whether there were any.
+    pub(crate) fn search_file(
+        &self,
+        path: &Path,
+        origin: &Origin,
+        kind: HitKind,
+        finish: &mut dyn FnMut(&mut [SearchHit]),
+    ) -> io::Result<u64> {
+        let mut flush = |lines: Vec<LineHit>| {
+            let mut hits: Vec<SearchHit> = lines
+                .into_iter()
+                .map(|l| l.into_hit(origin, kind, 0))
+                .collect();
+            finish(&mut hits);
+            self.emit(hits);
+        };
+        let mut sink = Lines::new(self, Some(&mut flush));
+        let outcome = self
+            .searcher()
+            .search_path(&self.matcher.inner, path, &mut sink);
+        let found = sink.found;
+        let rest = std::mem::take(&mut sink.hits);
+        drop(sink);
+        flush(rest);
+        outcome.map(|()| found)
+    }
+}
+
+/// A searcher's sink: each matching line made a hit while the budget lasts.
+struct Lines<'c, 'f> {
+    ctx: &'c Ctx<'c>,
+    hits: Vec<LineHit>,
+    found: u64,
+    flush: Option<&'f mut dyn FnMut(Vec<LineHit>)>,
+}
+
+impl<'c, 'f> Lines<'c, 'f> {
+    fn new(ctx: &'c Ctx<'c>, flush: Option<&'f mut dyn FnMut(Vec<LineHit>)>) -> Self {
+        Self {
+            ctx,
+            hits: Vec::new(),
+            found: 0,
+            flush,
+        }
+    }
+}
+
+impl Sink for Lines<'_, '_> {
+    type Error = io::Error;
+
+    fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, io::Error> {
+        let number = m.line_number().unwrap_or(0);
+        let Some(hit) = LineHit::of(&self.ctx.matcher, number, m.bytes()) else {
+            return Ok(!self.ctx.stopped());
+        };
+        if !self.ctx.take() {
+            return Ok(false);
+        }
+        self.hits.push(hit);
+        self.found += 1;
+        if self.hits.len() >= BATCH {
+            if let Some(flush) = self.flush.as_mut() {
+                flush(std::mem::take(&mut self.hits));
+            }
+        }
+        Ok(true)
+    }
+}
