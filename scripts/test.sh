@@ -36,5 +36,8 @@ step "end-to-end tests of the desktop app (Xvfb, tauri-driver, WebKitWebDriver)"
 step "the index at a small scale (its answer equals a full read; figures printed, not asserted)"
 BENCH_RUNS=300 BENCH_BIG_RUNS=0 BENCH_PROFILE=debug BENCH_DIR="$target/bench-scale-small" MCTL="$target/debug/mctl" bench/scale.sh
 
+step "search beside ripgrep at a small scale (hits checked against rg's; figures printed)"
+BENCH_SEARCH_RUNS=100 BENCH_SEARCH_MB=32 BENCH_DIR="$target/bench-search-small" MCTL="$target/debug/mctl" python3 bench/search.py
+
 step "load test of live watching (1,000 events/s to 20 transcripts for 30 s, each reported once, in order)"
 MCTL="$target/debug/mctl" python3 bench/watch-load.py
