@@ -6,6 +6,7 @@ mod gc_commands;
 mod insight_commands;
 mod live;
 mod logging;
+mod search_commands;
 mod settings;
 mod state;
 
@@ -81,6 +82,8 @@ fn handlers() -> impl Fn(tauri::ipc::Invoke<tauri::Wry>) -> bool + Send + Sync +
         insight_commands::coverage,
         insight_commands::what_if,
         insight_commands::resume_preview,
+        search_commands::search,
+        search_commands::search_cancel,
     ]
 }
 

@@ -24,6 +24,8 @@ pub struct AppState {
     pub gc_plan: Mutex<Option<(String, GcPolicy, GcReport)>>,
     /// Set to stop a running apply between two files.
     pub gc_cancel: Arc<AtomicBool>,
+    /// The cancel flag of the search running (a new search sets it, then puts its own).
+    pub search: Mutex<Arc<AtomicBool>>,
 }
 
 pub struct Opened {
@@ -62,6 +64,7 @@ impl AppState {
             open: Mutex::new(VecDeque::new()),
             gc_plan: Mutex::new(None),
             gc_cancel: Arc::new(AtomicBool::new(false)),
+            search: Mutex::new(Arc::new(AtomicBool::new(false))),
         }
     }
 

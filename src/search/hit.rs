@@ -7,7 +7,9 @@ use serde::Serialize;
 use ts_rs::TS;
 
 /// What a hit was found in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, TS)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize, TS,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum HitKind {
     /// A user message's text, or the text (or thinking) of an assistant message.

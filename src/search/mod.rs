@@ -337,3 +337,90 @@ fn reason(e: &io::Error) -> String {
         _ => e.to_string(),
     }
 }
+
+/// Hits gathered into fewer, bigger batches for a front end that pays per message (the app's
+/// channel): the first batch goes at once (the first hit shows without delay), later ones when
+/// `size` hits are waiting or `wait` has passed since the last went; `flush` sends the rest.
+pub struct Batches<F: Fn(Vec<SearchHit>) + Sync> {
+    pending: std::sync::Mutex<(Vec<SearchHit>, Option<Instant>)>,
+    send: F,
+    size: usize,
+    wait: std::time::Duration,
+}
+
+impl<F: Fn(Vec<SearchHit>) + Sync> Batches<F> {
+    pub fn new(send: F, size: usize, wait: std::time::Duration) -> Self {
+        Self {
+            pending: std::sync::Mutex::new((Vec::new(), None)),
+            send,
+            size,
+            wait,
+        }
+    }
+
+    pub fn push(&self, hits: Vec<SearchHit>) {
+        let mut p = self.pending.lock().expect("batches lock");
+        p.0.extend(hits);
+        let due = p.1.is_none_or(|last| last.elapsed() >= self.wait);
+        if due || p.0.len() >= self.size {
+            let batch = std::mem::take(&mut p.0);
+            p.1 = Some(Instant::now());
+            // Sent under the lock: batches go out in the order they were gathered.
+            (self.send)(batch);
+        }
+    }
+
+    pub fn flush(&self) {
+        let mut p = self.pending.lock().expect("batches lock");
+        let batch = std::mem::take(&mut p.0);
+        if !batch.is_empty() {
+            (self.send)(batch);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    fn hit(n: u64) -> SearchHit {
+        SearchHit {
+            run: "r".into(),
+            kind: HitKind::Value,
+            line: None,
+            tool_call_id: None,
+            value_id: None,
+            value_line: Some(n),
+            text_line: n,
+            text_index: 0,
+            text: String::new(),
+            match_start: 0,
+            match_end: 0,
+            text_offset: 0,
+            line_bytes: 0,
+            seen: None,
+            stray: true,
+        }
+    }
+
+    #[test]
+    fn batches_send_the_first_at_once_then_gather_and_keep_the_order() {
+        let sent = Mutex::new(Vec::<Vec<u64>>::new());
+        let send = |hits: Vec<SearchHit>| {
+            sent.lock()
+                .unwrap()
+                .push(hits.iter().map(|h| h.text_line).collect())
+        };
+        let b = Batches::new(send, 3, Duration::from_secs(3600));
+        b.push(vec![hit(1)]);
+        b.push(vec![hit(2)]);
+        b.push(vec![hit(3)]);
+        b.push(vec![hit(4)]);
+        b.push(vec![hit(5)]);
+        b.flush();
+        b.flush();
+        assert_eq!(*sent.lock().unwrap(), [vec![1], vec![2, 3, 4], vec![5]]);
+    }
+}

@@ -12,6 +12,7 @@ use crate::gc::{GcReport, Progress, StorageStats};
 use crate::insights::{ResumePreview, ValueCoverage, WhatIf};
 use crate::retained::open::LinesPage;
 use crate::runs::{PeekAnswer, RunDetail, ValueInfo, ValueVerdict};
+use crate::search::SearchSummary;
 use crate::watch::{Change, RunList, RunPatch, RunUpdate};
 use crate::{Error, ErrorCode};
 use std::collections::BTreeMap;
@@ -113,6 +114,11 @@ contract! {
     what_if: WhatIfRequest => Vec<WhatIf>;
     /// The messages a resume of a run would replay (`mctl resume`).
     resume_preview: ResumeRequest => ResumePreview;
+    /// Searches every run of the directories named (`mctl search`); a new search cancels the
+    /// one before it.
+    search: SearchRequest => SearchSummary, stream SearchBatch;
+    /// Stops the running search.
+    search_cancel: () => ();
 }
 
 /// Writes the TypeScript of every type the contract names into `out`, each in its own file,

@@ -158,3 +158,34 @@ pub struct ResumeRequest {
     #[ts(type = "number | null", optional)]
     pub max_content: Option<u64>,
 }
+
+/// A search of every runs directory in `dirs` (`mctl search`), streaming its hits.
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchRequest {
+    pub dirs: Vec<String>,
+    pub pattern: String,
+    #[serde(default)]
+    pub regex: bool,
+    #[serde(default)]
+    pub ignore_case: bool,
+    #[serde(default)]
+    #[ts(optional)]
+    pub run: Option<String>,
+    /// Where to look (every kind when absent).
+    #[serde(default)]
+    #[ts(optional)]
+    pub kinds: Option<Vec<crate::search::HitKind>>,
+    /// Stop after this many hits, over all the directories.
+    #[serde(default)]
+    #[ts(type = "number | null", optional)]
+    pub max: Option<u64>,
+}
+
+/// Hits of a search found in runs directory `dir`, as they come.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchBatch {
+    pub dir: String,
+    pub hits: Vec<crate::search::SearchHit>,
+}

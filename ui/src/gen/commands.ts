@@ -19,6 +19,9 @@ import type { RunPatch } from './RunPatch';
 import type { RunRequest } from './RunRequest';
 import type { RunRowsRequest } from './RunRowsRequest';
 import type { RunUpdate } from './RunUpdate';
+import type { SearchBatch } from './SearchBatch';
+import type { SearchRequest } from './SearchRequest';
+import type { SearchSummary } from './SearchSummary';
 import type { SetPinnedRequest } from './SetPinnedRequest';
 import type { SetRunsDirsRequest } from './SetRunsDirsRequest';
 import type { Settings } from './Settings';
@@ -57,6 +60,8 @@ export interface Commands {
   coverage: { request: CoverageRequest; response: Array<ValueCoverage>; stream: null };
   what_if: { request: WhatIfRequest; response: Array<WhatIf>; stream: null };
   resume_preview: { request: ResumeRequest; response: ResumePreview; stream: null };
+  search: { request: SearchRequest; response: SearchSummary; stream: SearchBatch };
+  search_cancel: { request: null; response: null; stream: null };
 }
 
 export type CommandName = keyof Commands;

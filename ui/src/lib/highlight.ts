@@ -4,7 +4,7 @@
 import type { Stub } from '../gen/Stub';
 import type { ValueCoverage } from '../gen/ValueCoverage';
 
-export type Mark = 'head' | 'tail' | 'peek' | 'chosen';
+export type Mark = 'head' | 'tail' | 'peek' | 'chosen' | 'target';
 
 /** How many shades the model's peeks cycle through in the gutter. */
 export const PEEK_SHADES = 4;
@@ -17,8 +17,9 @@ export class Highlights {
   private missed = new Set<number>();
 
   /** `coverage`: what the model was shown of this value; `chosen`: the index of one of its
-   *  peeks, whose lines are highlighted. */
-  constructor(stub: Stub | null, peekLines: number[] = [], coverage: ValueCoverage | null = null, chosen: number | null = null) {
+   *  peeks, whose lines are highlighted; `target`: a line a search hit opened the value at. */
+  constructor(stub: Stub | null, peekLines: number[] = [], coverage: ValueCoverage | null = null, chosen: number | null = null, target: number | null = null) {
+    if (target != null) this.ranges.push([target, target, 'target']);
     if (stub?.head) this.ranges.push([stub.head[0], stub.head[1], 'head']);
     if (stub?.tail) this.ranges.push([stub.tail[0], stub.tail[1], 'tail']);
     for (const n of peekLines) this.peeked.add(n);

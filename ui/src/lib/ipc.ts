@@ -104,6 +104,10 @@ export const ipc = {
    *  message's content cut to `maxContent` bytes for the view. */
   resumePreview: (dir: string, run: string, withoutValues: boolean, maxContent = 8192, shape?: ReplayShape) =>
     call('resume_preview', { dir, run, withoutValues, maxContent, shape }),
+  /** Searches every run of `req.dirs`; `onHits` hears of each batch of hits as it is found.
+   *  Starting a search cancels the one before it (its promise then ends `cancelled`). */
+  search: (req: Request<'search'>, onHits: (b: Item<'search'>) => void) => call('search', req, onHits),
+  searchCancel: () => call('search_cancel', null),
 };
 
 // Follow tokens grow in the order the user opens runs; the backend starts over when a window
