@@ -92,24 +92,38 @@ impl LineHit {
         let line = raw.strip_suffix(b"\n").unwrap_or(raw);
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let (m0, m1) = matcher.find(line)?;
-        let len = line.len() as u64;
+        Some(Self::cut(number, line, 0, line.len() as u64, m0, m1))
+    }
+
+    /// The hit of line `number` (`line_len` bytes) from `window`, its bytes from offset `at`
+    /// on, with the match at `m0..m1` of the window: the window is all of a short line, or a
+    /// few bytes more than the cut of a long one read from its file.
+    pub(crate) fn cut(
+        number: u64,
+        window: &[u8],
+        at: u64,
+        line_len: u64,
+        m0: usize,
+        m1: usize,
+    ) -> Self {
+        let len = window.len() as u64;
         let (from, to) = hit_window(0, len, m0 as u64, (m1 - m0) as u64);
-        let from = char_start(line, from as usize).min(m0);
-        let to = char_end(line, to as usize).max(m0);
+        let from = char_start(window, from as usize, at == 0).min(m0);
+        let to = char_end(window, to as usize).max(m0);
         let m1 = m1.min(to).max(m0);
-        let before = String::from_utf8_lossy(&line[from..m0]);
-        let matched = String::from_utf8_lossy(&line[m0..m1]);
-        let after = String::from_utf8_lossy(&line[m1..to]);
+        let before = String::from_utf8_lossy(&window[from..m0]);
+        let matched = String::from_utf8_lossy(&window[m0..m1]);
+        let after = String::from_utf8_lossy(&window[m1..to]);
         let start = before.len() as u64;
         let end = start + matched.len() as u64;
-        Some(Self {
+        Self {
             number,
             text: format!("{before}{matched}{after}"),
             match_start: start,
             match_end: end,
-            text_offset: from as u64,
-            line_bytes: len,
-        })
+            text_offset: at + from as u64,
+            line_bytes: line_len,
+        }
     }
 
     pub(crate) fn into_hit(self, origin: &Origin, kind: HitKind, text_index: u32) -> SearchHit {
@@ -134,10 +148,11 @@ impl LineHit {
     }
 }
 
-/// `at` moved forward past the continuation bytes of a character the window cuts (at most 3).
-fn char_start(line: &[u8], at: usize) -> usize {
-    if at == 0 {
-        return 0; // the line's own start: shown whatever it holds
+/// `at` moved forward past the continuation bytes of a character the window cuts (at most 3);
+/// the line's own start stays, whatever it holds.
+fn char_start(line: &[u8], at: usize, line_start: bool) -> usize {
+    if at == 0 && line_start {
+        return 0;
     }
     let skip = line[at..]
         .iter()

@@ -20,6 +20,9 @@ pub(crate) struct Matcher {
     /// Set when a JSON line without this match (and without a `\u` escape) cannot hold a match
     /// in any of its decoded strings: a literal whose every byte JSON writes as itself.
     prefilter: bool,
+    /// The pattern's bytes when it is a case-sensitive literal: what a query peek's own scan
+    /// can look for in a line too long to hold.
+    pub literal: Option<Vec<u8>>,
 }
 
 impl Matcher {
@@ -49,6 +52,7 @@ impl Matcher {
         Ok(Self {
             inner,
             prefilter: !p.regex && plain,
+            literal: (!p.regex && !p.ignore_case).then(|| p.text.as_bytes().to_vec()),
         })
     }
 

@@ -330,8 +330,9 @@ impl<'a> RunSearch<'a> {
 fn reason(e: &io::Error) -> String {
     match e.kind() {
         io::ErrorKind::NotFound => "it disappeared during the search".to_owned(),
-        _ if e.to_string().contains("allocation limit") => format!(
-            "a line longer than {} MiB: only lines up to that size are searched",
+        _ if scan::too_long(e) => format!(
+            "a line longer than {} MiB: a regex or a case-insensitive search holds a line \
+             whole, and stops at that size (a case-sensitive literal searches any line)",
             scan::LINE_LIMIT >> 20
         ),
         _ => e.to_string(),

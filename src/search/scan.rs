@@ -5,6 +5,10 @@
 
 use super::hit::{HitKind, LineHit, Origin, SearchHit};
 use super::matcher::Matcher;
+use crate::retained::peek::hit_window;
+use crate::retained::query::scan_query;
+use crate::retained::source::read_range;
+use crate::retained::FileSource;
 use grep_matcher::LineTerminator;
 use grep_searcher::{Searcher, SearcherBuilder, Sink, SinkMatch};
 use std::io::{self, Read};
@@ -12,9 +16,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
-/// The longest line a text search holds in memory. A longer line in a value file is scanned
-/// in pieces by the query peek's own scan when the pattern is a plain literal, else skipped
-/// with a note in the summary.
+/// The longest line a text search holds in memory. A file with a longer line is scanned again
+/// by the query peek's own scan (one buffer, whatever the line) when the pattern is a
+/// case-sensitive literal; else it is skipped with a note in the summary.
 pub(crate) const LINE_LIMIT: usize = 64 << 20;
 
 /// Hits handed on together: a file's hits go out when it is done, or every this many.
@@ -135,8 +139,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Every matching line of file `path`, handed on in batches as `kind` hits of `origin`
-    /// (after `finish` has had its say on each batch). Returns the hits found, for the caller
-    /// to tell whether there were any.
+    /// (after `finish` has had its say on each batch). Returns how many there were.
     pub(crate) fn search_file(
         &self,
         path: &Path,
@@ -145,8 +148,7 @@ impl<'a> Ctx<'a> {
         finish: &mut dyn FnMut(&mut [SearchHit]),
     ) -> io::Result<u64> {
         let mut flush = |lines: Vec<LineHit>| {
-            let mut hits: Vec<SearchHit> = lines
-                .into_iter()
+            let mut hits: Vec<SearchHit> = (lines.into_iter())
                 .map(|l| l.into_hit(origin, kind, 0))
                 .collect();
             finish(&mut hits);
@@ -156,12 +158,63 @@ impl<'a> Ctx<'a> {
         let outcome = self
             .searcher()
             .search_path(&self.matcher.inner, path, &mut sink);
-        let found = sink.found;
+        let (found, last) = (sink.found, sink.last);
         let rest = std::mem::take(&mut sink.hits);
         drop(sink);
         flush(rest);
-        outcome.map(|()| found)
+        match outcome {
+            Err(e) if too_long(&e) && self.matcher.literal.is_some() => {
+                let more = self.long_lines(path, found, last)?;
+                let n = more.len() as u64;
+                flush(more);
+                Ok(found + n)
+            }
+            other => other.map(|()| found),
+        }
     }
+
+    /// The hits after line `last` of a file with a line too long to hold, found by the query
+    /// peek's scan (the pattern is a case-sensitive literal), each read back as its cut only.
+    fn long_lines(&self, path: &Path, found: u64, last: u64) -> io::Result<Vec<LineHit>> {
+        let Some(needle) = self.matcher.literal.as_deref() else {
+            return Ok(Vec::new());
+        };
+        let src = FileSource::open(path)?;
+        let left = self.max.saturating_sub(self.taken.load(Ordering::Relaxed));
+        let keep =
+            usize::try_from(found.saturating_add(left).saturating_add(1)).unwrap_or(usize::MAX);
+        let scan = scan_query(&src, needle, keep)?;
+        let mut out = Vec::new();
+        for hit in scan.hits.iter().filter(|h| h.span.number > last) {
+            if !self.take() {
+                break;
+            }
+            let span = hit.span;
+            let (from, to) = hit_window(span.start, span.end, hit.first_match, needle.len() as u64);
+            // A few bytes more each side, for the cut to end on whole characters.
+            let (a, b) = (
+                from.saturating_sub(4).max(span.start),
+                (to + 4).min(span.end),
+            );
+            let window = read_range(&src, a, b)?;
+            let m0 = (hit.first_match - a) as usize;
+            let m1 = (m0 + needle.len()).min(window.len());
+            out.push(LineHit::cut(
+                span.number,
+                &window,
+                a - span.start,
+                span.len(),
+                m0,
+                m1,
+            ));
+        }
+        Ok(out)
+    }
+}
+
+/// Whether a searcher stopped at a line longer than [`LINE_LIMIT`].
+pub(crate) fn too_long(e: &io::Error) -> bool {
+    e.to_string().contains("allocation limit")
 }
 
 /// A searcher's sink: each matching line made a hit while the budget lasts.
@@ -169,6 +222,8 @@ struct Lines<'c, 'f> {
     ctx: &'c Ctx<'c>,
     hits: Vec<LineHit>,
     found: u64,
+    /// The number of the last line taken.
+    last: u64,
     flush: Option<&'f mut dyn FnMut(Vec<LineHit>)>,
 }
 
@@ -178,6 +233,7 @@ impl<'c, 'f> Lines<'c, 'f> {
             ctx,
             hits: Vec::new(),
             found: 0,
+            last: 0,
             flush,
         }
     }
@@ -194,6 +250,7 @@ impl Sink for Lines<'_, '_> {
         if !self.ctx.take() {
             return Ok(false);
         }
+        self.last = hit.number;
         self.hits.push(hit);
         self.found += 1;
         if self.hits.len() >= BATCH {

@@ -706,3 +706,37 @@ fn mctl_search_streams_json_lines_and_exits_as_grep_does() {
     let out = mctl(root.path(), &["search", "x", "--in", "everything"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_line_too_long_to_hold_is_scanned_for_a_literal_and_skipped_with_a_note_otherwise() {
+    let root = tempfile::tempdir().unwrap();
+    let mut run = RunFile::new(root.path(), "run_long");
+    let mut bytes = b"before NEEDLE\n".to_vec();
+    bytes.extend(std::iter::repeat_n(b'x', 70 << 20));
+    bytes.extend_from_slice("é NEEDLE ü\nafter NEEDLE".as_bytes());
+    run.value("toolu_long", &bytes);
+    run.write();
+    let (hits, summary) = search(root.path(), &query("NEEDLE"));
+    let lines: Vec<u64> = hits.iter().map(|h| h.text_line).collect();
+    assert_eq!(lines, [1, 2, 3]);
+    let long = &hits[1];
+    assert!(
+        long.text.len() <= 512 && long.text.ends_with("é NEEDLE ü"),
+        "{}",
+        long.text
+    );
+    assert_eq!(long.line_bytes, (70 << 20) + "é NEEDLE ü".len() as u64);
+    assert_eq!(
+        long.text_offset + long.text.len() as u64,
+        long.line_bytes,
+        "the cut ends with the line"
+    );
+    assert!(summary.skipped.is_empty());
+
+    let mut q = query("needle");
+    q.ignore_case = true;
+    let (hits, summary) = search(root.path(), &q);
+    assert_eq!(hits.len(), 1, "the lines before the long one");
+    assert_eq!(summary.skipped.len(), 1);
+    assert!(summary.skipped[0].reason.contains("64 MiB"), "{summary:?}");
+}
