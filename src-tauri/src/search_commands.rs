@@ -43,7 +43,21 @@ pub async fn search(
                 });
             };
             let batches = Batches::new(send, BATCH, BATCH_WAIT);
-            let summary = d.search(&query, &cancel, &|hits| batches.push(hits))?;
+            let done = AtomicBool::new(false);
+            // Hits found just after a batch went wait for the next to be found, or for this
+            // tick: none waits longer than BATCH_WAIT.
+            let summary = std::thread::scope(|s| {
+                let ticker = s.spawn(|| {
+                    while !done.load(Ordering::Relaxed) {
+                        std::thread::park_timeout(BATCH_WAIT);
+                        batches.flush();
+                    }
+                });
+                let summary = d.search(&query, &cancel, &|hits| batches.push(hits));
+                done.store(true, Ordering::Relaxed);
+                ticker.thread().unpark();
+                summary
+            })?;
             batches.flush();
             merge(&mut total, summary);
             if total.truncated || total.cancelled {

@@ -3,7 +3,7 @@
 
 use crate::retained::value_id;
 use crate::transcript::event::{Envelope, ToolResult};
-use crate::transcript::{read_lines, Cursor};
+use crate::transcript::read_small_lines;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -42,12 +42,17 @@ struct Finished {
     result: ToolResult,
 }
 
+/// The longest transcript line a `peek_value` call or answer can be: an answer is at most 16
+/// KiB of text, a few times that once escaped in JSON. Longer lines (big results) are passed
+/// over unread.
+const PEEK_LINE_MAX: usize = 1 << 20;
+
 /// Every `peek_value` call of transcript `path` that has a result, in file order. Lines that
 /// cannot be read are skipped, as the run model skips them.
 pub(crate) fn peek_calls(path: &Path) -> io::Result<Vec<PeekCall>> {
     let mut inputs: HashMap<String, Map<String, Value>> = HashMap::new();
     let mut calls = Vec::new();
-    read_lines(path, Cursor::default(), |line| {
+    read_small_lines(path, PEEK_LINE_MAX, |line| {
         let Ok(env) = serde_json::from_slice::<Envelope>(line.bytes) else {
             return;
         };

@@ -2,7 +2,8 @@
 //! way a query peek cuts a long line, invalid UTF-8 shown with replacement characters.
 
 use super::matcher::Matcher;
-use crate::retained::peek::hit_window;
+use crate::retained::peek::{hit_window, LONG_LINE};
+use crate::runs::RetentionState;
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -54,6 +55,9 @@ pub struct SearchHit {
     pub match_end: u64,
     /// Byte offset in the line where `text` starts (0 unless the line was cut).
     pub text_offset: u64,
+    /// Bytes of the line `text` shows (`text` has more where bytes that are not UTF-8 were
+    /// replaced): the line goes on after it when `textOffset + textBytes < lineBytes`.
+    pub text_bytes: u64,
     /// Bytes of the whole line.
     pub line_bytes: u64,
     /// For a value hit: whether the model was shown this line (in its stub or a peek).
@@ -62,6 +66,12 @@ pub struct SearchHit {
     pub seen: Option<bool>,
     /// For a value hit: the file matches no result of its run.
     pub stray: bool,
+    /// For a stray file: its value directory has no run (no transcript, no summary).
+    pub orphan: bool,
+    /// For a result or value hit: the result's retention state (absent for a stray file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub state: Option<RetentionState>,
 }
 
 /// Where a matching line was found; the rest of a hit comes from the line itself.
@@ -72,6 +82,8 @@ pub(crate) struct Origin {
     pub tool_call_id: Option<String>,
     pub value_id: Option<String>,
     pub stray: bool,
+    pub orphan: bool,
+    pub state: Option<RetentionState>,
 }
 
 /// The part of a hit a matching line gives.
@@ -82,6 +94,7 @@ pub(crate) struct LineHit {
     pub match_start: u64,
     pub match_end: u64,
     pub text_offset: u64,
+    pub text_bytes: u64,
     pub line_bytes: u64,
 }
 
@@ -106,23 +119,43 @@ impl LineHit {
         m0: usize,
         m1: usize,
     ) -> Self {
+        // (A window read back short, from a file cut meanwhile, shows what there is.)
+        let m0 = m0.min(window.len());
+        let m1 = m1.clamp(m0, window.len());
         let len = window.len() as u64;
         let (from, to) = hit_window(0, len, m0 as u64, (m1 - m0) as u64);
-        let from = char_start(window, from as usize, at == 0).min(m0);
-        let to = char_end(window, to as usize).max(m0);
-        let m1 = m1.min(to).max(m0);
-        let before = String::from_utf8_lossy(&window[from..m0]);
-        let matched = String::from_utf8_lossy(&window[m0..m1]);
-        let after = String::from_utf8_lossy(&window[m1..to]);
-        let start = before.len() as u64;
-        let end = start + matched.len() as u64;
-        Self {
-            number,
-            text: format!("{before}{matched}{after}"),
-            match_start: start,
-            match_end: end,
-            text_offset: at + from as u64,
-            line_bytes: line_len,
+        let mut from = char_start(window, from as usize, at == 0).min(m0);
+        let mut to = char_end(window, to as usize).max(m0);
+        // Each byte that is not UTF-8 shows as U+FFFD, three bytes: the window shrinks (the
+        // longer side first, the match itself last) until the text is within 512 bytes again.
+        loop {
+            let m1 = m1.min(to).max(m0);
+            let before = String::from_utf8_lossy(&window[from..m0]);
+            let matched = String::from_utf8_lossy(&window[m0..m1]);
+            let after = String::from_utf8_lossy(&window[m1..to]);
+            let total = before.len() + matched.len() + after.len();
+            if total <= LONG_LINE as usize || to == m0 {
+                let start = before.len() as u64;
+                return Self {
+                    number,
+                    text: format!("{before}{matched}{after}"),
+                    match_start: start,
+                    match_end: start + matched.len() as u64,
+                    text_offset: at + from as u64,
+                    text_bytes: (to - from) as u64,
+                    line_bytes: line_len,
+                };
+            }
+            // At least one byte, at most what a third of the excess is in replaced bytes.
+            let step = (total - LONG_LINE as usize).div_ceil(3);
+            let (left, right) = (m0 - from, to - m1);
+            if left > 0 && left >= right {
+                from = char_start(window, from + step.min(left), false).min(m0);
+            } else if right > 0 {
+                to = char_end(window, to - step.min(right)).max(m1);
+            } else {
+                to = char_end(window, to - step.min(to - m0)).max(m0);
+            }
         }
     }
 
@@ -141,9 +174,12 @@ impl LineHit {
             match_start: self.match_start,
             match_end: self.match_end,
             text_offset: self.text_offset,
+            text_bytes: self.text_bytes,
             line_bytes: self.line_bytes,
             seen: None,
             stray: origin.stray,
+            orphan: origin.orphan,
+            state: origin.state,
         }
     }
 }
@@ -222,6 +258,23 @@ mod tests {
         let h = LineHit::of(&matcher("key"), 1, b"\xff\xfe key \xc3").unwrap();
         assert_eq!(h.text, "\u{FFFD}\u{FFFD} key \u{FFFD}");
         assert_eq!(&h.text[h.match_start as usize..h.match_end as usize], "key");
+    }
+
+    #[test]
+    fn a_long_line_of_invalid_bytes_stays_within_512_bytes_of_text() {
+        let mut line = vec![0xFFu8; 2000];
+        line.extend_from_slice(b"key");
+        line.extend(vec![0xFEu8; 2000]);
+        let h = LineHit::of(&matcher("key"), 1, &line).unwrap();
+        assert!(h.text.len() <= 512, "{}", h.text.len());
+        assert_eq!(&h.text[h.match_start as usize..h.match_end as usize], "key");
+        assert!(h.text_offset > 0 && h.text_offset + h.text_bytes < h.line_bytes);
+    }
+
+    #[test]
+    fn a_window_read_back_short_does_not_panic() {
+        let h = LineHit::cut(1, b"abc", 10, 100, 7, 12);
+        assert_eq!(h.text, "abc");
     }
 
     #[test]

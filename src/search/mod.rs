@@ -137,6 +137,10 @@ impl RunsDir {
         })?;
         let layout = self.layout()?;
         let ids: Vec<String> = match &query.run {
+            // A value directory without a run is named by its exact id.
+            Some(run) if !layout.runs.contains_key(run) && layout.value_dirs.contains_key(run) => {
+                vec![run.clone()]
+            }
             Some(run) => vec![self.resolve_run(&layout, run)?],
             None => {
                 let mut ids: Vec<String> = layout.runs.keys().cloned().collect();
@@ -159,6 +163,9 @@ impl RunsDir {
             for id in &ids {
                 let (ctx, layout, opts, indexed) = (&ctx, &layout, &opts, &indexed);
                 s.spawn(move |_| {
+                    if ctx.stopped() {
+                        return; // cancelled: the runs not begun are not read at all
+                    }
                     let run = RunSearch::new(ctx, layout, id, indexed.get(id), opts);
                     // The run's value files are searched in tasks of their own, which borrow it.
                     rayon::scope(|s| run.search(s, kinds));
@@ -185,6 +192,8 @@ struct RunSearch<'a> {
     id: &'a str,
     transcript: Option<&'a Path>,
     value_dir: Option<&'a Path>,
+    /// Whether the run exists (a transcript or a summary), not only its value directory.
+    has_run: bool,
     /// Its results, with retention states as a listing tells them.
     results: Vec<ResultInfo>,
     /// The transcript's `peek_value` calls, read once when a value first has a hit.
@@ -220,6 +229,7 @@ impl<'a> RunSearch<'a> {
             id,
             transcript,
             value_dir,
+            has_run: layout.runs.contains_key(id),
             results,
             peeks: OnceLock::new(),
         }
@@ -236,10 +246,13 @@ impl<'a> RunSearch<'a> {
         }
         if let (Some(path), true) = (self.transcript, kinds.in_transcripts()) {
             let skip: HashSet<u64> = retained.iter().map(|r| r.line).collect();
+            let states: HashMap<u64, RetentionState> =
+                self.results.iter().map(|r| (r.line, r.state)).collect();
             let t = Transcript {
                 run: self.id,
                 path,
                 skip: &skip,
+                states: &states,
                 kinds,
             };
             match search_transcript(self.ctx, &t) {
@@ -275,6 +288,8 @@ impl<'a> RunSearch<'a> {
                 tool_call_id: result.map(|r| r.tool_call_id.clone()),
                 value_id: Some(stem.clone()),
                 stray: result.is_none(),
+                orphan: self.transcript.is_none() && !self.has_run,
+                state: result.map(|r| r.state),
             };
             scope.spawn(move |_| {
                 if !self.ctx.stopped() {
@@ -400,9 +415,12 @@ mod tests {
             match_start: 0,
             match_end: 0,
             text_offset: 0,
+            text_bytes: 0,
             line_bytes: 0,
             seen: None,
             stray: true,
+            orphan: false,
+            state: None,
         }
     }
 

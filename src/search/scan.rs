@@ -112,17 +112,34 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Hits of a transcript, charged to the budget as they are handed on: those beyond it are
+    /// dropped and the search is cut.
+    pub(crate) fn emit_charged(&self, mut hits: Vec<SearchHit>) {
+        if let Some(over) = hits.iter().position(|_| !self.take()) {
+            hits.truncate(over);
+        }
+        self.emit(hits);
+    }
+
+    /// Hits the budget has room for now (collecting more than that is wasted work).
+    fn room(&self) -> u64 {
+        self.max.saturating_sub(self.taken.load(Ordering::Relaxed))
+    }
+
     fn searcher(&self) -> Searcher {
         SearcherBuilder::new()
+            // Bytes as they are: a binary file starting `FF FE` is not UTF-16 text here.
+            .bom_sniffing(false)
             .line_number(true)
             .line_terminator(LineTerminator::crlf())
             .heap_limit(Some(LINE_LIMIT))
             .build()
     }
 
-    /// The matching lines of `text` (already in memory), each taken from the budget.
+    /// The matching lines of `text` (already in memory), not yet charged to the budget (a
+    /// transcript's hits are charged when their event is known: [`Ctx::emit_charged`]).
     pub(crate) fn search_slice(&self, text: &[u8]) -> Vec<LineHit> {
-        let mut sink = Lines::new(self, None);
+        let mut sink = Lines::collecting(self);
         // Searching memory fails only when the sink stops it.
         let _ = self
             .searcher()
@@ -130,9 +147,10 @@ impl<'a> Ctx<'a> {
         sink.hits
     }
 
-    /// The matching lines of a text streamed from `reader`.
+    /// The matching lines of a text streamed from `reader`, not yet charged to the budget. It
+    /// may stop before the end of the text (cancelled, or enough hits).
     pub(crate) fn search_reader(&self, reader: impl Read) -> io::Result<Vec<LineHit>> {
-        let mut sink = Lines::new(self, None);
+        let mut sink = Lines::collecting(self);
         self.searcher()
             .search_reader(&self.matcher.inner, reader, &mut sink)?;
         Ok(sink.hits)
@@ -220,6 +238,8 @@ pub(crate) fn too_long(e: &io::Error) -> bool {
 /// A searcher's sink: each matching line made a hit while the budget lasts.
 struct Lines<'c, 'f> {
     ctx: &'c Ctx<'c>,
+    /// Hits are collected, not charged (up to the room the budget has).
+    collect: bool,
     hits: Vec<LineHit>,
     found: u64,
     /// The number of the last line taken.
@@ -231,10 +251,20 @@ impl<'c, 'f> Lines<'c, 'f> {
     fn new(ctx: &'c Ctx<'c>, flush: Option<&'f mut dyn FnMut(Vec<LineHit>)>) -> Self {
         Self {
             ctx,
+            collect: false,
             hits: Vec::new(),
             found: 0,
             last: 0,
             flush,
+        }
+    }
+}
+
+impl<'c> Lines<'c, '_> {
+    fn collecting(ctx: &'c Ctx<'c>) -> Self {
+        Self {
+            collect: true,
+            ..Self::new(ctx, None)
         }
     }
 }
@@ -247,7 +277,11 @@ impl Sink for Lines<'_, '_> {
         let Some(hit) = LineHit::of(&self.ctx.matcher, number, m.bytes()) else {
             return Ok(!self.ctx.stopped());
         };
-        if !self.ctx.take() {
+        if self.collect {
+            if self.ctx.stopped() || self.found >= self.ctx.room() {
+                return Ok(false);
+            }
+        } else if !self.ctx.take() {
             return Ok(false);
         }
         self.last = hit.number;

@@ -6,10 +6,11 @@
 use super::hit::{HitKind, LineHit, Origin, SearchHit};
 use super::scan::Ctx;
 use super::Kinds;
+use crate::runs::RetentionState;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
@@ -26,6 +27,8 @@ pub(crate) struct Transcript<'a> {
     pub path: &'a Path,
     /// Lines whose result is searched through its value file instead.
     pub skip: &'a HashSet<u64>,
+    /// The retention state of the result on each line (a hit in a result says it).
+    pub states: &'a HashMap<u64, RetentionState>,
     pub kinds: Kinds,
 }
 
@@ -89,13 +92,18 @@ fn kind_of(event: &str, field: Field) -> Option<HitKind> {
     }
 }
 
-/// Searches one transcript, handing on each event's hits. Returns the bytes read.
+/// Hits of a transcript handed on together (a file's hits come out together, as `rg` prints
+/// a file's matches together), at the end or when this many are waiting.
+const BATCH: usize = 256;
+
+/// Searches one transcript, handing on its hits. Returns the bytes read.
 pub(crate) fn search_transcript(ctx: &Ctx<'_>, t: &Transcript<'_>) -> io::Result<u64> {
     let file = File::open(t.path)?;
     let len = file.metadata()?.len();
     let mut reader = BufReader::with_capacity(READ_BUFFER, file);
     let mut buf = Vec::new();
     let mut number = 0u64;
+    let mut pending = Vec::new();
     while !ctx.stopped() {
         if reader.fill_buf()?.is_empty() {
             break;
@@ -106,23 +114,33 @@ pub(crate) fn search_transcript(ctx: &Ctx<'_>, t: &Transcript<'_>) -> io::Result
             continue;
         }
         buf.clear();
-        let hits = match read_line(&mut reader, &mut buf)? {
-            Read_::Whole => small_line(ctx, t, number, &buf),
+        match read_line(&mut reader, &mut buf)? {
+            Read_::Whole => pending.extend(small_line(ctx, t, number, &buf)),
             // A torn last line is still being written: the run model does not read it yet.
             Read_::Torn => break,
-            Read_::Big => match big_line(ctx, t, number, &mut Chained::new(&buf, &mut reader)) {
-                Ok(Some(hits)) => hits,
-                Ok(None) => break, // it was the torn last line
-                Err(e) => {
-                    let why = format!("line {number}: {e}; the rest of the line is not searched");
-                    ctx.skip(t.path, why);
-                    skip_line(&mut reader)?;
-                    Vec::new()
+            Read_::Big => {
+                let mut line = Chained::new(&buf, &mut reader);
+                match big_line(ctx, t, number, &mut line) {
+                    Ok(Some(hits)) => pending.extend(hits),
+                    Ok(None) => break, // it was the torn last line
+                    Err(WalkError::Stopped) => break,
+                    Err(e) => {
+                        // The torn last line of a live run is not an error: it is not read yet.
+                        if !line.finish()? {
+                            break;
+                        }
+                        let why =
+                            format!("line {number}: {e}; the rest of the line is not searched");
+                        ctx.skip(t.path, why);
+                    }
                 }
-            },
-        };
-        ctx.emit(hits);
+            }
+        }
+        if pending.len() >= BATCH {
+            ctx.emit_charged(std::mem::take(&mut pending));
+        }
     }
+    ctx.emit_charged(pending);
     Ok(len)
 }
 
@@ -177,6 +195,8 @@ fn origin(t: &Transcript<'_>, number: u64, call: Option<&str>) -> Origin {
         tool_call_id: call.map(str::to_owned),
         value_id: None,
         stray: false,
+        orphan: false,
+        state: t.states.get(&number).copied(),
     }
 }
 
@@ -304,7 +324,7 @@ fn big_line(
     t: &Transcript<'_>,
     number: u64,
     line: &mut Chained<'_, '_>,
-) -> io::Result<Option<Vec<SearchHit>>> {
+) -> Result<Option<Vec<SearchHit>>, WalkError> {
     let mut walk = Walk {
         ctx,
         kinds: t.kinds,
@@ -314,7 +334,7 @@ fn big_line(
     };
     {
         let mut json = JsonStreamReader::new(&mut *line);
-        walk.envelope(&mut json).map_err(io::Error::other)?;
+        walk.envelope(&mut json)?;
     }
     if !line.finish()? {
         return Ok(None);
@@ -408,10 +428,9 @@ impl Walk<'_> {
                 }
             }
             json.end_object()?;
-            if let (Some(k), Some(h)) = (kind, hits) {
-                if is_text_block(&k) {
-                    self.found.push((Field::Block, h));
-                }
+            // A text block without text still counts, as the short path counts it.
+            if kind.as_deref().is_some_and(is_text_block) {
+                self.found.push((Field::Block, hits.unwrap_or_default()));
             }
         }
         Ok(json.end_array()?)
@@ -450,13 +469,23 @@ impl Walk<'_> {
         &mut self,
         json: &mut JsonStreamReader<R>,
     ) -> Result<Vec<LineHit>, WalkError> {
-        let reader = json.next_string_reader()?;
-        Ok(self.ctx.search_reader(reader)?)
+        let mut reader = json.next_string_reader()?;
+        let hits = self.ctx.search_reader(&mut reader)?;
+        if self.ctx.stopped() {
+            // The string is left half read: the JSON reader must not be used again.
+            return Err(WalkError::Stopped);
+        }
+        // The searcher may stop before the string ends (enough hits): read past the rest, so
+        // the JSON reader goes on after it.
+        io::copy(&mut reader, &mut io::sink())?;
+        Ok(hits)
     }
 }
 
 #[derive(Debug, thiserror::Error)]
 enum WalkError {
+    #[error("the search stopped")]
+    Stopped,
     #[error("{0}")]
     Json(#[from] struson::reader::ReaderError),
     #[error("{0}")]

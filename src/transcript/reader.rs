@@ -86,10 +86,78 @@ pub(crate) fn read_lines(
     }
 }
 
+/// Calls `each` for every complete line of `path` of at most `cap` bytes, in order and numbered
+/// as [`read_lines`] numbers them; a longer line is passed over without being held (a reader
+/// that wants only small lines, such as `peek_value` answers, never holds a 200 MB result).
+pub(crate) fn read_small_lines(
+    path: &Path,
+    cap: usize,
+    mut each: impl FnMut(RawLine<'_>),
+) -> io::Result<()> {
+    let mut reader = BufReader::with_capacity(READ_BUFFER, File::open(path)?);
+    let mut buf = Vec::new();
+    let (mut number, mut offset) = (0u64, 0u64);
+    loop {
+        buf.clear();
+        let (mut len, mut too_long) = (0u64, false);
+        let complete = loop {
+            let avail = reader.fill_buf()?;
+            if avail.is_empty() {
+                break false;
+            }
+            let (take, newline) = match memchr::memchr(b'\n', avail) {
+                Some(at) => (at, true),
+                None => (avail.len(), false),
+            };
+            too_long |= buf.len() + take > cap;
+            if !too_long {
+                buf.extend_from_slice(&avail[..take]);
+            } else {
+                buf.clear();
+            }
+            len += take as u64;
+            reader.consume(take + usize::from(newline));
+            if newline {
+                break true;
+            }
+        };
+        if !complete {
+            return Ok(()); // the end, or a torn last line
+        }
+        number += 1;
+        if !too_long {
+            each(RawLine {
+                number,
+                offset,
+                bytes: &buf,
+            });
+        }
+        offset += len + 1;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::io::Write;
+
+    #[test]
+    fn small_lines_are_numbered_as_every_line_and_long_ones_passed_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        let long = "x".repeat(100);
+        std::fs::write(&path, format!("one\n{long}\nthree\ntorn")).unwrap();
+        let mut seen = Vec::new();
+        read_small_lines(&path, 10, |l| {
+            seen.push((
+                l.number,
+                l.offset,
+                String::from_utf8(l.bytes.to_vec()).unwrap(),
+            ))
+        })
+        .unwrap();
+        assert_eq!(seen, [(1, 0, "one".into()), (3, 105, "three".into())]);
+    }
 
     #[test]
     fn torn_tail_is_pending_then_completed() {

@@ -740,3 +740,100 @@ fn a_line_too_long_to_hold_is_scanned_for_a_literal_and_skipped_with_a_note_othe
     assert_eq!(summary.skipped.len(), 1);
     assert!(summary.skipped[0].reason.contains("64 MiB"), "{summary:?}");
 }
+
+/// A transcript with long lines of every awkward sort, and a hit after each.
+fn long_lines(root: &Path) -> std::path::PathBuf {
+    let big = "row NEEDLE\n".repeat(1 << 20); // 11 MiB, over the streaming threshold
+    let mut run = RunFile::new(root, "run_awkward");
+    run.tool("toolu_big", "bash", &big, false);
+    // A result in another event type: its hits are no result's, and cost no budget.
+    run.event(json!({"type": "run_result", "result": {"content": big}}));
+    run.user("after NEEDLE");
+    let path = run.write();
+    // A long line that is not JSON (its last brace missing), then one more hit.
+    let broken = format!(
+        r#"{{"schemaVersion":1,"event":{{"type":"user_message","text":"{}"}}"#,
+        "x".repeat(9 << 20)
+    );
+    crate::index::append(&path, &format!("{broken}\n"));
+    let last =
+        json!({"schemaVersion": 1, "event": {"type": "user_message", "text": "last NEEDLE"}});
+    crate::index::append(&path, &format!("{last}\n"));
+    // The torn last line of a live run, long: not read yet, and no error.
+    crate::index::append(
+        &path,
+        &format!(
+            r#"{{"event":{{"type":"user_message","text":"{}"#,
+            "NEEDLE ".repeat(2 << 20)
+        ),
+    );
+    path
+}
+
+#[test]
+fn long_transcript_lines_keep_numbering_budget_and_their_peace() {
+    let root = tempfile::tempdir().unwrap();
+    long_lines(root.path());
+    let (hits, summary) = search(root.path(), &query("NEEDLE"));
+    let results = hits.iter().filter(|h| h.kind == HitKind::Result).count();
+    assert_eq!(results, 1 << 20);
+    let messages: Vec<_> = hits
+        .iter()
+        .filter(|h| h.kind == HitKind::Message)
+        .map(|h| (h.line, h.text.as_str()))
+        .collect();
+    assert_eq!(
+        messages,
+        [(Some(4), "after NEEDLE"), (Some(6), "last NEEDLE")],
+        "the line after the broken one keeps its number"
+    );
+    assert_eq!(
+        summary.hits as usize,
+        hits.len(),
+        "hits thrown away cost nothing"
+    );
+    assert_eq!(summary.skipped.len(), 1, "{:?}", summary.skipped);
+    assert!(
+        summary.skipped[0].reason.starts_with("line 5: "),
+        "{:?}",
+        summary.skipped
+    );
+
+    // --max and cancel inside a streamed line end the search, never the process.
+    let mut q = query("NEEDLE");
+    q.max = Some(3);
+    let (hits, summary) = search(root.path(), &q);
+    assert_eq!((hits.len(), summary.truncated), (3, true));
+    let dir = open_runs_dir(root.path(), opts());
+    let cancel = AtomicBool::new(true);
+    let summary = dir.search(&query("NEEDLE"), &cancel, &|_| {}).unwrap();
+    assert!(summary.cancelled);
+    let out = mctl(root.path(), &["search", "--json", "--max", "1", "NEEDLE"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        crate::support::stderr(&out)
+    );
+    assert_eq!(stdout(&out).lines().count(), 2);
+}
+
+#[test]
+fn a_binary_file_is_searched_as_bytes_whatever_its_first_bytes() {
+    let root = tempfile::tempdir().unwrap();
+    let mut run = RunFile::new(root.path(), "run_bom");
+    run.value("toolu_utf16", b"\xff\xfe NEEDLE\n");
+    run.value("toolu_bom", "\u{FEFF}NEEDLE first\n".as_bytes());
+    run.write();
+    let (hits, _) = search(root.path(), &query("NEEDLE"));
+    let texts: BTreeSet<&str> = hits.iter().map(|h| h.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        BTreeSet::from(["\u{FFFD}\u{FFFD} NEEDLE", "\u{FEFF}NEEDLE first"])
+    );
+    let bom = hits
+        .iter()
+        .find(|h| h.text.starts_with('\u{FEFF}'))
+        .unwrap();
+    assert_eq!((bom.match_start, bom.line_bytes), (3, 15));
+}

@@ -108,7 +108,7 @@ impl Printer {
             (_, None) => String::new(),
         };
         let lead = if h.text_offset > 0 { "…" } else { "" };
-        let trail = if h.text_offset + (h.text.len() as u64) < h.line_bytes {
+        let trail = if h.text_offset + h.text_bytes < h.line_bytes {
             "…"
         } else {
             ""

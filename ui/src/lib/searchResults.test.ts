@@ -12,8 +12,10 @@ function hit(over: Partial<SearchHit>): SearchHit {
     matchStart: 2,
     matchEnd: 8,
     textOffset: 0,
+    textBytes: 10,
     lineBytes: 10,
     stray: false,
+    orphan: false,
     ...over,
   };
 }
@@ -47,6 +49,10 @@ describe('search results', () => {
     expect(hitTarget('/d', hit({ toolCallId: 'c1', valueId: 'v1', textLine: 40 }))).toEqual({ kind: 'value', ref: { dir: '/d', run: 'r1', call: 'c1' }, line: 40 });
     expect(hitTarget('/d', hit({ valueId: 'stray', stray: true, textLine: 2 }))).toEqual({ kind: 'value', ref: { dir: '/d', run: 'r1', call: 'stray' }, line: 2 });
     expect(hitTarget('/d', hit({ kind: 'message', line: 7 }))).toEqual({ kind: 'run', dir: '/d', run: 'r1', line: 7 });
+    // A damaged result's compare view shows its value file: the hit opens the run instead.
+    expect(hitTarget('/d', hit({ kind: 'result', line: 5, toolCallId: 'c', state: 'damaged' }))).toEqual({ kind: 'run', dir: '/d', run: 'r1', line: 5 });
+    expect(hitTarget('/d', hit({ kind: 'result', line: 5, toolCallId: 'c', state: 'inline', textLine: 2 }))).toEqual({ kind: 'value', ref: { dir: '/d', run: 'r1', call: 'c' }, line: 2 });
+    expect(hitTarget('/d', hit({ valueId: 'v', stray: true, orphan: true }))).toEqual({ kind: 'none' });
     expect(hitPlace(hit({ kind: 'result', line: 9, textLine: 3 }))).toBe('L9:3');
     expect(hitPlace(hit({ valueLine: 12, textLine: 12 }))).toBe('12');
   });

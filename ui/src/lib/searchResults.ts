@@ -61,15 +61,20 @@ export function hitParts(h: SearchHit): { before: string; match: string; after: 
   };
 }
 
-/** Where clicking a hit goes: a value or a result opens in the compare view at its line;
- *  a message or an input opens its run at the event's line. */
-export type HitTarget = { kind: 'value'; ref: ResultRef; line: number } | { kind: 'run'; dir: string; run: string; line: number | null };
+/** Where clicking a hit goes: a value, or a result whose full text the compare view shows,
+ *  opens there at its line; a message, an input or a damaged result (the compare view shows
+ *  its value file, other bytes) opens its run at the event; a stray file of a value directory
+ *  without a run has nowhere to open. */
+export type HitTarget =
+  | { kind: 'value'; ref: ResultRef; line: number }
+  | { kind: 'run'; dir: string; run: string; line: number | null }
+  | { kind: 'none' };
 
 export function hitTarget(dir: string, h: SearchHit): HitTarget {
+  if (h.orphan) return { kind: 'none' };
   const call = h.toolCallId ?? h.valueId;
-  if ((h.kind === 'value' || h.kind === 'result') && call) {
-    return { kind: 'value', ref: { dir, run: h.run, call }, line: h.textLine };
-  }
+  const full = h.kind === 'value' || (h.kind === 'result' && h.state !== 'damaged');
+  if (full && call) return { kind: 'value', ref: { dir, run: h.run, call }, line: h.textLine };
   return { kind: 'run', dir, run: h.run, line: h.line ?? null };
 }
 
