@@ -245,7 +245,9 @@ impl<'a> RunSearch<'a> {
             }
         }
         if let (Some(path), true) = (self.transcript, kinds.in_transcripts()) {
-            let skip: HashSet<u64> = retained.iter().map(|r| r.line).collect();
+            let skip: HashMap<u64, (u64, u64)> = (retained.iter())
+                .map(|r| (r.line, (r.offset, r.bytes)))
+                .collect();
             let states: HashMap<u64, RetentionState> =
                 self.results.iter().map(|r| (r.line, r.state)).collect();
             let t = Transcript {

@@ -10,23 +10,25 @@ use crate::runs::RetentionState;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read, Seek};
 use std::path::Path;
 use struson::reader::{JsonReader, JsonStreamReader, ValueType};
 
 /// A line longer than this is streamed instead of read whole.
 pub(crate) const BIG_LINE: usize = 8 << 20;
 
-const READ_BUFFER: usize = 256 << 10;
+const READ_BUFFER: usize = 64 << 10;
 
 /// What to search of one transcript.
 pub(crate) struct Transcript<'a> {
     pub run: &'a str,
     pub path: &'a Path,
-    /// Lines whose result is searched through its value file instead.
-    pub skip: &'a HashSet<u64>,
+    /// Lines whose result is searched through its value file instead, each with its byte
+    /// offset and how many bytes it has at least (its result's text, which the line holds
+    /// escaped): such a line is passed over with a seek, not read.
+    pub skip: &'a HashMap<u64, (u64, u64)>,
     /// The retention state of the result on each line (a hit in a result says it).
     pub states: &'a HashMap<u64, RetentionState>,
     pub kinds: Kinds,
@@ -109,7 +111,12 @@ pub(crate) fn search_transcript(ctx: &Ctx<'_>, t: &Transcript<'_>) -> io::Result
             break;
         }
         number += 1;
-        if t.skip.contains(&number) {
+        if let Some(&(offset, least)) = t.skip.get(&number) {
+            // Only where the line starts where the run model saw it (the file is the one it
+            // read): then its first `least` bytes are text of no interest.
+            if reader.stream_position()? == offset {
+                reader.seek_relative(i64::try_from(least).unwrap_or(0))?;
+            }
             skip_line(&mut reader)?;
             continue;
         }
