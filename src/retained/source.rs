@@ -59,10 +59,24 @@ pub struct FileSource {
 
 impl FileSource {
     pub fn open(path: &std::path::Path) -> io::Result<Self> {
-        let file = File::open(path)?;
+        Self::of(File::open(path)?)
+    }
+
+    /// A file already open.
+    pub fn of(file: File) -> io::Result<Self> {
         let len = file.metadata()?.len();
         Ok(Self { file, len })
     }
+}
+
+/// Opens `path` for reading unless it is a symbolic link (`O_NOFOLLOW`): a value file listed as
+/// a regular file and swapped for a link since is not read through.
+pub(crate) fn open_no_follow(path: &std::path::Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .open(path)
 }
 
 impl ByteSource for FileSource {

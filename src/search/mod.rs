@@ -336,7 +336,7 @@ impl<'a> RunSearch<'a> {
                 .and_then(|t| peek_calls(t).ok())
                 .unwrap_or_default()
         });
-        let src = FileSource::open(path).ok()?;
+        let src = FileSource::of(crate::retained::source::open_no_follow(path).ok()?).ok()?;
         let index = LineIndex::build(&src).ok()?;
         let stub = stub_from_source(&r.value_id, &r.tool, &src, &index).ok()?;
         Some(SeenLines::of(&stub, &r.value_id, peeks))

@@ -7,7 +7,7 @@ use super::hit::{HitKind, LineHit, Origin, SearchHit};
 use super::matcher::Matcher;
 use crate::retained::peek::hit_window;
 use crate::retained::query::scan_query;
-use crate::retained::source::read_range;
+use crate::retained::source::{open_no_follow, read_range};
 use crate::retained::FileSource;
 use grep_matcher::LineTerminator;
 use grep_searcher::{Searcher, SearcherBuilder, Sink, SinkMatch};
@@ -173,9 +173,10 @@ impl<'a> Ctx<'a> {
             self.emit(hits);
         };
         let mut sink = Lines::new(self, Some(&mut flush));
-        let outcome = self
-            .searcher()
-            .search_path(&self.matcher.inner, path, &mut sink);
+        let outcome = open_no_follow(path).and_then(|file| {
+            self.searcher()
+                .search_file(&self.matcher.inner, &file, &mut sink)
+        });
         let (found, last) = (sink.found, sink.last);
         let rest = std::mem::take(&mut sink.hits);
         drop(sink);
@@ -197,7 +198,7 @@ impl<'a> Ctx<'a> {
         let Some(needle) = self.matcher.literal.as_deref() else {
             return Ok(Vec::new());
         };
-        let src = FileSource::open(path)?;
+        let src = FileSource::of(open_no_follow(path)?)?;
         let left = self.max.saturating_sub(self.taken.load(Ordering::Relaxed));
         let keep =
             usize::try_from(found.saturating_add(left).saturating_add(1)).unwrap_or(usize::MAX);

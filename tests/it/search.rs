@@ -837,3 +837,18 @@ fn a_binary_file_is_searched_as_bytes_whatever_its_first_bytes() {
         .unwrap();
     assert_eq!((bom.match_start, bom.line_bytes), (3, 15));
 }
+
+#[test]
+fn a_value_file_that_is_a_link_is_never_read_through() {
+    let root = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.txt");
+    std::fs::write(&secret, "NEEDLE outside the runs directory\n").unwrap();
+    let mut run = RunFile::new(root.path(), "run_link");
+    let real = run.value("toolu_real", b"NEEDLE inside\n");
+    run.write();
+    std::os::unix::fs::symlink(&secret, real.with_file_name("toolu_link.txt")).unwrap();
+    let (hits, _) = search(root.path(), &query("NEEDLE"));
+    let texts: Vec<&str> = hits.iter().map(|h| h.text.as_str()).collect();
+    assert_eq!(texts, ["NEEDLE inside"]);
+}
