@@ -18,7 +18,7 @@ use crate::insights::{peek_calls, PeekCall, SeenLines};
 use crate::retained::{stub_from_source, FileSource, LineIndex};
 use crate::runs::layout::Layout;
 use crate::runs::options::RunOptions;
-use crate::runs::values::list_value_files;
+use crate::runs::values::{list_value_files, ValueFile};
 use crate::runs::{analyze_run, ResultInfo, RetentionState, RunsDir};
 use hit::Origin;
 use matcher::{Matcher, Pattern};
@@ -295,13 +295,14 @@ impl<'a> RunSearch<'a> {
             };
             scope.spawn(move |_| {
                 if !self.ctx.stopped() {
-                    self.search_value(&file.path, &origin, result);
+                    self.search_value(&file, &origin, result);
                 }
             });
         }
     }
 
-    fn search_value(&self, path: &Path, origin: &Origin, result: Option<&ResultInfo>) {
+    fn search_value(&self, file: &ValueFile, origin: &Origin, result: Option<&ResultInfo>) {
+        let path = file.path.as_path();
         let mut seen: Option<Option<SeenLines>> = None;
         let mut finish = |hits: &mut [SearchHit]| {
             if hits.is_empty() {
@@ -321,10 +322,8 @@ impl<'a> RunSearch<'a> {
             .ctx
             .search_file(path, origin, HitKind::Value, &mut finish)
         {
-            Ok(_) => {
-                let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-                self.ctx.searched(bytes);
-            }
+            // Its size as listed: no second look at the file.
+            Ok(_) => self.ctx.searched(file.bytes),
             Err(e) => self.ctx.skip(path, reason(&e)),
         }
     }

@@ -172,18 +172,18 @@ impl<'a> Ctx<'a> {
             finish(&mut hits);
             self.emit(hits);
         };
+        let file = open_no_follow(path)?;
         let mut sink = Lines::new(self, Some(&mut flush));
-        let outcome = open_no_follow(path).and_then(|file| {
-            self.searcher()
-                .search_file(&self.matcher.inner, &file, &mut sink)
-        });
+        let outcome = self
+            .searcher()
+            .search_file(&self.matcher.inner, &file, &mut sink);
         let (found, last) = (sink.found, sink.last);
         let rest = std::mem::take(&mut sink.hits);
         drop(sink);
         flush(rest);
         match outcome {
             Err(e) if too_long(&e) && self.matcher.literal.is_some() => {
-                let more = self.long_lines(path, found, last)?;
+                let more = self.long_lines(FileSource::of(file)?, found, last)?;
                 let n = more.len() as u64;
                 flush(more);
                 Ok(found + n)
@@ -194,11 +194,10 @@ impl<'a> Ctx<'a> {
 
     /// The hits after line `last` of a file with a line too long to hold, found by the query
     /// peek's scan (the pattern is a case-sensitive literal), each read back as its cut only.
-    fn long_lines(&self, path: &Path, found: u64, last: u64) -> io::Result<Vec<LineHit>> {
+    fn long_lines(&self, src: FileSource, found: u64, last: u64) -> io::Result<Vec<LineHit>> {
         let Some(needle) = self.matcher.literal.as_deref() else {
             return Ok(Vec::new());
         };
-        let src = FileSource::of(open_no_follow(path)?)?;
         let left = self.max.saturating_sub(self.taken.load(Ordering::Relaxed));
         let keep =
             usize::try_from(found.saturating_add(left).saturating_add(1)).unwrap_or(usize::MAX);
