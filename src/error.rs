@@ -22,6 +22,9 @@ pub enum ErrorCode {
     /// Something else holds what this needs (another garbage collection is running): nothing
     /// was done, and the same request can succeed later.
     Busy,
+    /// Not allowed to this front end: a change asked of a read-only server, or what only the
+    /// desktop app can do.
+    Forbidden,
 }
 
 #[derive(Debug, Clone, thiserror::Error, Serialize, TS)]

@@ -38,6 +38,7 @@ pub mod pins;
 pub mod retained;
 pub mod runs;
 pub mod search;
+pub mod service;
 pub mod transcript;
 pub mod watch;
 pub mod wire;

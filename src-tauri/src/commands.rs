@@ -1,32 +1,106 @@
-//! The app's commands: each one a call into the core, run off the main thread so the window
-//! never blocks. Their names and types are the core's command contract
-//! ([`mission_control::wire::command`]); errors cross as `{code, message}`.
+//! The app's commands: each one the core service's handler of the same name
+//! ([`mission_control::service::Service`]), run off the main thread so the window never blocks.
+//! Their names and types are the core's command contract ([`mission_control::wire::command`]);
+//! errors cross as `{code, message}`. Only what needs the desktop (the folder picker, the file
+//! manager, remembering the directories chosen) is written here.
 
-use crate::live::{change_sink, update_sink, Live};
-use crate::state::{AppState, Opened};
+use crate::state::AppState;
+use mission_control::service::{Service, Sink};
 use mission_control::wire::command as c;
-use mission_control::wire::ResultRef;
 use mission_control::{Error, ErrorCode};
-use std::sync::Arc;
+use serde::Serialize;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, State};
 
 pub type Res<T> = Result<T, Error>;
 
-/// Runs `f` on the blocking pool with the app state: commands that read files (or wait for a
-/// lock the watcher holds while it reads) never hold up an async runtime worker.
-pub async fn blocking<T: Send + 'static>(
+/// Runs `f` on the blocking pool with the window's service: commands that read files (or wait
+/// for a lock the watcher holds while it reads) never hold up an async runtime worker.
+async fn blocking<T: Send + 'static>(
     app: AppHandle,
-    f: impl FnOnce(&AppState, &Live) -> Res<T> + Send + 'static,
+    f: impl FnOnce(&Service) -> Res<T> + Send + 'static,
 ) -> Res<T> {
-    tauri::async_runtime::spawn_blocking(move || f(&app.state::<AppState>(), &app.state::<Live>()))
+    tauri::async_runtime::spawn_blocking(move || f(&app.state::<AppState>().service))
         .await
         .map_err(|e| Error::new(ErrorCode::Io, format!("background task failed: {e}")))?
 }
 
+/// Sends a command's streamed items on the window's channel, in order.
+fn sink<T: Serialize + Clone + Send + Sync + 'static>(channel: Channel<T>) -> Sink<T> {
+    // A closed window's channel: nothing to tell anymore.
+    Box::new(move |item| {
+        let _ = channel.send(item);
+    })
+}
+
+/// Declares commands that pass their request to the service's handler of the same name.
+macro_rules! served {
+    ($($name:ident),* $(,)?) => {$(
+        #[tauri::command]
+        pub async fn $name(app: AppHandle, req: c::$name::Request) -> Res<c::$name::Response> {
+            blocking(app, move |s| s.$name(req)).await
+        }
+    )*};
+}
+
+/// Declares commands that also stream items on a channel.
+macro_rules! streamed {
+    ($($name:ident),* $(,)?) => {$(
+        #[tauri::command]
+        pub async fn $name(
+            app: AppHandle,
+            req: c::$name::Request,
+            channel: Channel<c::$name::Stream>,
+        ) -> Res<c::$name::Response> {
+            blocking(app, move |s| s.$name(req, sink(channel))).await
+        }
+    )*};
+}
+
+served!(
+    list_runs,
+    run_detail,
+    open_value,
+    verify_value,
+    value_lines,
+    value_text,
+    peek_value,
+    storage,
+    gc_plan,
+    set_pinned,
+    pinned,
+    unfollow_run,
+    run_rows,
+    coverage,
+    what_if,
+    resume_preview,
+);
+streamed!(gc_apply, follow_run, search);
+
 #[tauri::command]
-pub fn settings(state: State<'_, AppState>) -> c::settings::Response {
-    state.settings()
+pub fn settings(state: State<'_, AppState>) -> Res<c::settings::Response> {
+    state.service.settings(())
+}
+
+/// Stops a running apply between two files (at once: it only sets a flag).
+#[tauri::command]
+pub fn gc_cancel(state: State<'_, AppState>) -> Res<c::gc_cancel::Response> {
+    state.service.gc_cancel(())
+}
+
+/// Stops the running search between two files.
+#[tauri::command]
+pub fn search_cancel(state: State<'_, AppState>) -> Res<c::search_cancel::Response> {
+    state.service.search_cancel(())
+}
+
+/// Every change in the runs directories shown, in order, from now on.
+#[tauri::command]
+pub fn watch_changes(
+    state: State<'_, AppState>,
+    channel: Channel<c::watch_changes::Stream>,
+) -> Res<c::watch_changes::Response> {
+    state.service.watch_changes((), sink(channel))
 }
 
 /// Shows `dirs` from now on and remembers them for the next start.
@@ -35,7 +109,16 @@ pub async fn set_runs_dirs(
     app: AppHandle,
     req: c::set_runs_dirs::Request,
 ) -> Res<c::set_runs_dirs::Response> {
-    blocking(app, move |state, live| state.set_runs_dirs(req.dirs, live)).await
+    let config = app.state::<AppState>().config_dir.clone();
+    blocking(app, move |s| {
+        if let Some(config) = &config {
+            let dirs = req.dirs.iter().filter(|d| !d.trim().is_empty()).cloned();
+            crate::settings::save(config, &dirs.collect::<Vec<_>>())
+                .map_err(|e| Error::io("saving settings", &e))?;
+        }
+        s.set_runs_dirs(req)
+    })
+    .await
 }
 
 /// The system folder picker; `None` when the user cancels.
@@ -55,109 +138,6 @@ pub async fn pick_runs_dir(app: AppHandle) -> Res<c::pick_runs_dir::Response> {
         .map(|p| p.to_string_lossy().into_owned()))
 }
 
-#[tauri::command]
-pub async fn list_runs(app: AppHandle, req: c::list_runs::Request) -> Res<c::list_runs::Response> {
-    blocking(app, move |state, live| {
-        state.forget_values();
-        let dirs = state.settings().runs_dirs;
-        Ok(live.list(&dirs, req.reread, |d| state.runs_dir(d)))
-    })
-    .await
-}
-
-#[tauri::command]
-pub async fn run_detail(
-    app: AppHandle,
-    req: c::run_detail::Request,
-) -> Res<c::run_detail::Response> {
-    blocking(app, move |state, _| {
-        state.runs_dir(&req.dir)?.detail(&req.run)
-    })
-    .await
-}
-
-/// The result opened for the compare view, kept open (its line index built once) while the
-/// user scrolls it.
-fn opened(state: &AppState, r: &ResultRef) -> Res<Arc<Opened>> {
-    if let Some(hit) = state.cached(r) {
-        return Ok(hit);
-    }
-    let (info, value) = state.runs_dir(&r.dir)?.open_value(&r.run, &r.call)?;
-    let opened = Arc::new(Opened::new(info, value));
-    state.remember(r.clone(), opened.clone());
-    Ok(opened)
-}
-
-/// Opens a result for the compare view: its figures, its stub, and its full text indexed.
-#[tauri::command]
-pub async fn open_value(
-    app: AppHandle,
-    req: c::open_value::Request,
-) -> Res<c::open_value::Response> {
-    blocking(app, move |state, _| Ok(opened(state, &req)?.info())).await
-}
-
-/// Compares every byte of a value opened `verified: sampled` with the transcript: the UI asks
-/// once the value is painted, and shows the verdict when it comes.
-#[tauri::command]
-pub async fn verify_value(
-    app: AppHandle,
-    req: c::verify_value::Request,
-) -> Res<c::verify_value::Response> {
-    blocking(app, move |state, _| {
-        let verdict = state
-            .runs_dir(&req.dir)?
-            .verify_value(&req.run, &req.call)?;
-        if let Some(o) = state.cached(&req) {
-            o.settle(&verdict);
-        }
-        Ok(verdict)
-    })
-    .await
-}
-
-/// One page of the full text, with true line numbers.
-#[tauri::command]
-pub async fn value_lines(
-    app: AppHandle,
-    req: c::value_lines::Request,
-) -> Res<c::value_lines::Response> {
-    blocking(app, move |state, _| {
-        let o = opened(state, &req.r)?;
-        let page = o.value.page(req.first, req.count);
-        page.map_err(|e| Error::io("reading the value", &e))
-    })
-    .await
-}
-
-/// Lines `first..=last` as text, for the clipboard (at most 16 MiB).
-#[tauri::command]
-pub async fn value_text(
-    app: AppHandle,
-    req: c::value_text::Request,
-) -> Res<c::value_text::Response> {
-    blocking(app, move |state, _| {
-        let o = opened(state, &req.r)?;
-        let text = o.value.text_of(req.first, req.last, 16 << 20);
-        text.map_err(|e| Error::io("reading the value", &e))
-    })
-    .await
-}
-
-/// What `peek_value` returns for this request, exactly as the model would get it: the core's
-/// one peek, which `mctl peek` calls too (a stray value file included).
-#[tauri::command]
-pub async fn peek_value(
-    app: AppHandle,
-    req: c::peek_value::Request,
-) -> Res<c::peek_value::Response> {
-    blocking(app, move |state, _| {
-        let r = &req.r;
-        state.runs_dir(&r.dir)?.peek(&r.run, &r.call, &req.request)
-    })
-    .await
-}
-
 /// Shows the value file in the system's file manager.
 #[tauri::command]
 pub async fn reveal_value(
@@ -165,9 +145,9 @@ pub async fn reveal_value(
     req: c::reveal_value::Request,
 ) -> Res<c::reveal_value::Response> {
     let handle = app.clone();
-    let path = blocking(app, move |state, _| {
-        let o = opened(state, &req)?;
-        o.info()
+    let path = blocking(app, move |s| {
+        s.opened(&req)?
+            .info()
             .value_path
             .ok_or_else(|| Error::new(ErrorCode::UnknownCall, "this result has no value file"))
     })
@@ -177,48 +157,4 @@ pub async fn reveal_value(
         .opener()
         .reveal_item_in_dir(path)
         .map_err(|e| Error::new(ErrorCode::Io, e.to_string()))
-}
-
-/// Every change in the runs directories shown, in order, from now on.
-#[tauri::command]
-pub fn watch_changes(live: State<'_, Live>, channel: Channel<c::watch_changes::Stream>) {
-    live.subscribe(change_sink(channel));
-}
-
-/// Follows the open run: its new timeline entries after line `shown`, and its figures.
-#[tauri::command]
-pub async fn follow_run(
-    app: AppHandle,
-    req: c::follow_run::Request,
-    channel: Channel<c::follow_run::Stream>,
-) -> Res<c::follow_run::Response> {
-    blocking(app, move |state, live| {
-        state.runs_dir(&req.dir)?;
-        let sink = update_sink(channel);
-        live.follow_from(req.dir, req.run, req.shown, req.bytes, req.token, sink)
-    })
-    .await
-}
-
-/// Ends follow `token` (a newer follow goes on). On the blocking pool: it waits for a read of
-/// the followed run in progress.
-#[tauri::command]
-pub async fn unfollow_run(
-    app: AppHandle,
-    req: c::unfollow_run::Request,
-) -> Res<c::unfollow_run::Response> {
-    blocking(app, move |_, live| {
-        live.unfollow(req.token);
-        Ok(())
-    })
-    .await
-}
-
-/// The runs named, as they stand now (from the watcher's models when it has them).
-#[tauri::command]
-pub async fn run_rows(app: AppHandle, req: c::run_rows::Request) -> Res<c::run_rows::Response> {
-    blocking(app, move |state, live| {
-        live.rows(req.runs, |d| state.runs_dir(d))
-    })
-    .await
 }

@@ -2,15 +2,12 @@
 //! window's safety rails. Everything that knows the runs-directory format is in the core.
 
 mod commands;
-mod gc_commands;
-mod insight_commands;
-mod live;
 mod logging;
-mod search_commands;
 mod settings;
 mod state;
 
 use clap::Parser;
+use mission_control::service::{Allowed, Service};
 use state::AppState;
 use tauri::Manager;
 
@@ -47,10 +44,12 @@ pub fn builder(args: settings::Args) -> tauri::Builder<tauri::Wry> {
             }
             let config_dir = app.path().app_config_dir().ok();
             let settings = settings::resolve(&args, config_dir.as_deref());
-            let live = live::Live::new();
-            live.start(&settings.runs_dirs, settings.threshold);
-            app.manage(live);
-            app.manage(AppState::new(settings, config_dir));
+            let service = Service::new(settings, Allowed::ALL);
+            service.start();
+            app.manage(AppState {
+                service,
+                config_dir,
+            });
             Ok(())
         })
         .invoke_handler(handlers())
@@ -69,21 +68,21 @@ fn handlers() -> impl Fn(tauri::ipc::Invoke<tauri::Wry>) -> bool + Send + Sync +
         commands::value_text,
         commands::peek_value,
         commands::reveal_value,
-        gc_commands::storage,
-        gc_commands::gc_plan,
-        gc_commands::gc_apply,
-        gc_commands::gc_cancel,
-        gc_commands::set_pinned,
-        gc_commands::pinned,
+        commands::storage,
+        commands::gc_plan,
+        commands::gc_apply,
+        commands::gc_cancel,
+        commands::set_pinned,
+        commands::pinned,
         commands::watch_changes,
         commands::follow_run,
         commands::unfollow_run,
         commands::run_rows,
-        insight_commands::coverage,
-        insight_commands::what_if,
-        insight_commands::resume_preview,
-        search_commands::search,
-        search_commands::search_cancel,
+        commands::coverage,
+        commands::what_if,
+        commands::resume_preview,
+        commands::search,
+        commands::search_cancel,
     ]
 }
 

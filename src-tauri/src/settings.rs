@@ -46,11 +46,7 @@ pub fn resolve(args: &Args, config_dir: Option<&Path>) -> Settings {
             .collect();
         (default, DirsSource::Default)
     };
-    Settings {
-        runs_dirs,
-        source,
-        threshold: args.threshold,
-    }
+    mission_control::service::settings(runs_dirs, source, args.threshold)
 }
 
 fn load(config_dir: &Path) -> Option<Saved> {

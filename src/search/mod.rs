@@ -119,6 +119,20 @@ pub struct SearchSummary {
     pub skipped: Vec<Skipped>,
 }
 
+impl SearchSummary {
+    /// Adds the figures of a search of another runs directory.
+    pub fn merge(&mut self, s: SearchSummary) {
+        self.hits += s.hits;
+        self.files += s.files;
+        self.bytes += s.bytes;
+        self.elapsed_ms += s.elapsed_ms;
+        self.truncated |= s.truncated;
+        self.cancelled |= s.cancelled;
+        self.runs += s.runs;
+        self.skipped.extend(s.skipped);
+    }
+}
+
 impl RunsDir {
     /// Searches the runs directory, handing each batch of hits to `emit` as it is found (from
     /// several threads, one batch at a time per file, a file's hits in order). Stops early when

@@ -66,6 +66,21 @@ macro_rules! contract {
             ),*]
         }
 
+        /// Calls command `name` of `svc` with its request and response as JSON; `None` when
+        /// there is no such command. Every command's handler is the method of
+        /// [`Service`](crate::service::Service) named as the command.
+        pub(crate) fn dispatch_command(
+            svc: &crate::service::Service,
+            name: &str,
+            req: serde_json::Value,
+            items: crate::service::Sink<serde_json::Value>,
+        ) -> Option<Result<serde_json::Value, Error>> {
+            match name {
+                $( stringify!($name) => Some(contract!(@call svc $name req items $($item)?)), )*
+                _ => None,
+            }
+        }
+
         /// Visits every type the contract names (its dependencies are reached from those).
         fn visit_all(v: &mut impl TypeVisitor) {
             $(
@@ -79,6 +94,15 @@ macro_rules! contract {
     };
     (@item) => { () };
     (@item $item:ty) => { $item };
+    (@call $svc:ident $name:ident $req:ident $items:ident) => {{
+        drop($items);
+        crate::service::json_call($req, |r| $svc.$name(r))
+    }};
+    (@call $svc:ident $name:ident $req:ident $items:ident $item:ty) => {
+        crate::service::json_call($req, |r| {
+            $svc.$name(r, crate::service::json_sink::<$item>($items))
+        })
+    };
     (@streams) => { false };
     (@streams $item:ty) => { true };
 }

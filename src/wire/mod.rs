@@ -7,6 +7,7 @@
 mod commands;
 mod requests;
 
+pub(crate) use commands::dispatch_command;
 pub use commands::{command, export_typescript, CommandSpec, COMMANDS};
 pub use requests::*;
 
@@ -33,6 +34,12 @@ pub struct Settings {
     pub runs_dirs: Vec<String>,
     pub source: DirsSource,
     pub threshold: u64,
+    /// Whether pinning, unpinning and applying a GC are allowed (not on a read-only server).
+    #[serde(default)]
+    pub can_change: bool,
+    /// Whether the directories shown can be changed (not on a server).
+    #[serde(default)]
+    pub can_set_dirs: bool,
 }
 
 /// Names one tool result: a runs directory (by path), a run id, a tool call id or value id.

@@ -141,6 +141,22 @@ impl LiveSession {
         std::thread::spawn(move || shared.run_watcher(&paths, opts, mine));
     }
 
+    /// Stops watching (the front end is gone): the watcher ends, the followed run is no longer
+    /// followed, and nothing more is sent to the sink, which is dropped.
+    pub fn stop(&self) {
+        let shared = &self.shared;
+        shared.generation.fetch_add(1, Ordering::SeqCst);
+        *lock(&shared.watcher.0) = Slot::default();
+        shared.watcher.1.notify_all();
+        lock(&shared.changes).sink = None;
+        let follower = lock(&shared.follower).take();
+        shared.ended.store(u64::MAX, Ordering::SeqCst);
+        // Wait for a read in progress: it checks `ended` before it sends.
+        if let Some(entry) = follower {
+            drop(lock(&entry.cell));
+        }
+    }
+
     /// Sends every change to `sink` from now on, after the `polling` notices already sent. A
     /// new front end numbers its follows from 1 again.
     pub fn subscribe(&self, sink: ChangeSink) {

@@ -1,0 +1,295 @@
+//! The handler of every command of the contract, one method each, named as the command: it
+//! takes the command's request (and a [`Sink`] for a command that streams) and answers its
+//! response. Each one calls into the core; what is here is only what a front end keeps between
+//! commands (the opened values, the GC plan shown, the search running).
+
+use super::{Service, Sink};
+use crate::gc;
+use crate::insights::ErrorPattern;
+use crate::pins::Pins;
+use crate::runs::now_ms;
+use crate::search::{Batches, Kinds, SearchQuery, SearchSummary};
+use crate::wire::command as c;
+use crate::wire::{DirsSource, SearchBatch};
+use crate::{Error, ErrorCode};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+type Res<T> = Result<T, Error>;
+
+/// Hits per batch sent, at most, and how long hits wait to be sent with others.
+const BATCH: usize = 2000;
+const BATCH_WAIT: Duration = Duration::from_millis(80);
+
+/// What the desktop app alone can do (a system dialog, the file manager).
+fn desktop_only(what: &str) -> Error {
+    Error::new(
+        ErrorCode::Forbidden,
+        format!("{what} is only possible in the desktop app"),
+    )
+}
+
+impl Service {
+    /// Shows `dirs` from now on (the live session watches them); the desktop shell remembers
+    /// them for the next start.
+    pub fn set_runs_dirs(&self, req: c::set_runs_dirs::Request) -> Res<c::set_runs_dirs::Response> {
+        if !self.allowed.set_dirs {
+            let message = "this server shows the runs directories it was started with";
+            return Err(Error::new(ErrorCode::Forbidden, message));
+        }
+        let dirs: Vec<String> = req
+            .dirs
+            .into_iter()
+            .filter(|d| !d.trim().is_empty())
+            .collect();
+        let mut settings = super::lock(&self.settings);
+        self.live.start(&dirs, settings.threshold);
+        settings.runs_dirs = dirs;
+        settings.source = DirsSource::Saved;
+        self.forget_values();
+        Ok(settings.clone())
+    }
+
+    pub fn pick_runs_dir(&self, _: ()) -> Res<c::pick_runs_dir::Response> {
+        Err(desktop_only("choosing a folder"))
+    }
+
+    /// Every run: from the watcher's models (waiting for its first scan), or with `reread`
+    /// every transcript read again.
+    pub fn list_runs(&self, req: c::list_runs::Request) -> Res<c::list_runs::Response> {
+        self.forget_values();
+        let dirs = self.current().runs_dirs;
+        Ok(self.live.list(&dirs, req.reread, |d| self.runs_dir(d)))
+    }
+
+    pub fn run_detail(&self, req: c::run_detail::Request) -> Res<c::run_detail::Response> {
+        self.runs_dir(&req.dir)?.detail(&req.run)
+    }
+
+    /// Opens a result for the compare view: its figures, its stub, and its full text indexed.
+    pub fn open_value(&self, req: c::open_value::Request) -> Res<c::open_value::Response> {
+        Ok(self.opened(&req)?.info())
+    }
+
+    /// Compares every byte of a value opened `verified: sampled` with the transcript.
+    pub fn verify_value(&self, req: c::verify_value::Request) -> Res<c::verify_value::Response> {
+        let verdict = self.runs_dir(&req.dir)?.verify_value(&req.run, &req.call)?;
+        if let Some(o) = self.cached(&req) {
+            o.settle(&verdict);
+        }
+        Ok(verdict)
+    }
+
+    /// One page of the full text, with true line numbers.
+    pub fn value_lines(&self, req: c::value_lines::Request) -> Res<c::value_lines::Response> {
+        let page = self.opened(&req.r)?.value.page(req.first, req.count);
+        page.map_err(|e| Error::io("reading the value", &e))
+    }
+
+    /// Lines `first..=last` as text, for the clipboard (at most 16 MiB).
+    pub fn value_text(&self, req: c::value_text::Request) -> Res<c::value_text::Response> {
+        let text = self
+            .opened(&req.r)?
+            .value
+            .text_of(req.first, req.last, 16 << 20);
+        text.map_err(|e| Error::io("reading the value", &e))
+    }
+
+    /// What `peek_value` returns for this request, exactly as the model would get it.
+    pub fn peek_value(&self, req: c::peek_value::Request) -> Res<c::peek_value::Response> {
+        let r = &req.r;
+        self.runs_dir(&r.dir)?.peek(&r.run, &r.call, &req.request)
+    }
+
+    pub fn reveal_value(&self, _: c::reveal_value::Request) -> Res<c::reveal_value::Response> {
+        Err(desktop_only("showing a file in the file manager"))
+    }
+
+    /// Where the value bytes are: per run, per tool, per age, orphans.
+    pub fn storage(&self, req: c::storage::Request) -> Res<c::storage::Response> {
+        let d = self.runs_dir(&req.dir)?;
+        let pins = Pins::load_in(d.config_dir())?;
+        gc::storage(&d, &pins, now_ms())
+    }
+
+    /// Plans a collection; the plan is kept so that an apply deletes exactly what was shown.
+    pub fn gc_plan(&self, req: c::gc_plan::Request) -> Res<c::gc_plan::Response> {
+        let d = self.runs_dir(&req.dir)?;
+        let pins = Pins::load_in(d.config_dir())?;
+        let plan = gc::plan(&d, &req.policy, &pins, now_ms())?;
+        *super::lock(&self.gc_plan) = Some((req.dir, req.policy, plan.clone()));
+        Ok(plan)
+    }
+
+    /// Applies the plan last shown for `dir`, every file's progress sent to `progress`.
+    pub fn gc_apply(
+        &self,
+        req: c::gc_apply::Request,
+        progress: Sink<c::gc_apply::Stream>,
+    ) -> Res<c::gc_apply::Response> {
+        self.may_change("garbage collection")?;
+        let planned = super::lock(&self.gc_plan).take();
+        let Some((planned_dir, policy, plan)) = planned else {
+            let message = "plan first: there is no plan to apply";
+            return Err(Error::new(ErrorCode::Invalid, message));
+        };
+        if planned_dir != req.dir {
+            let message = "the plan was made for another runs directory";
+            return Err(Error::new(ErrorCode::Invalid, message));
+        }
+        let d = self.runs_dir(&req.dir)?;
+        self.gc_cancel.store(false, Ordering::Relaxed);
+        let report = gc::apply(&d, &plan, &policy, now_ms(), &self.gc_cancel, progress);
+        self.forget_values();
+        report
+    }
+
+    /// Stops a running apply between two files.
+    pub fn gc_cancel(&self, _: ()) -> Res<c::gc_cancel::Response> {
+        self.gc_cancel.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Pins or unpins a run (shared with `mctl pin`).
+    pub fn set_pinned(&self, req: c::set_pinned::Request) -> Res<c::set_pinned::Response> {
+        self.may_change(if req.pinned { "pinning" } else { "unpinning" })?;
+        let d = self.runs_dir(&req.dir)?;
+        let mut pins = Pins::load_in(d.config_dir())?;
+        pins.set(d.root(), &req.run, req.pinned)
+    }
+
+    /// The pinned runs of `dir`.
+    pub fn pinned(&self, req: c::pinned::Request) -> Res<c::pinned::Response> {
+        let d = self.runs_dir(&req.dir)?;
+        Ok(Pins::load_in(d.config_dir())?.list(d.root()))
+    }
+
+    /// Every change in the runs directories shown, in order, from now on.
+    pub fn watch_changes(
+        &self,
+        _: (),
+        changes: Sink<c::watch_changes::Stream>,
+    ) -> Res<c::watch_changes::Response> {
+        self.live.subscribe(changes);
+        Ok(())
+    }
+
+    /// Follows the open run: its new timeline entries after line `shown`, and its figures.
+    /// Reads the transcript up to where the view is.
+    pub fn follow_run(
+        &self,
+        req: c::follow_run::Request,
+        updates: Sink<c::follow_run::Stream>,
+    ) -> Res<c::follow_run::Response> {
+        self.runs_dir(&req.dir)?;
+        let c::follow_run::Request {
+            dir,
+            run,
+            shown,
+            bytes,
+            token,
+        } = req;
+        self.live
+            .follow_from(dir, run, shown, bytes, token, updates)
+    }
+
+    /// Ends follow `token` (a newer follow goes on). It waits for a read of the followed run in
+    /// progress.
+    pub fn unfollow_run(&self, req: c::unfollow_run::Request) -> Res<c::unfollow_run::Response> {
+        self.live.unfollow(req.token);
+        Ok(())
+    }
+
+    /// The runs named, as they stand now (from the watcher's models when it has them).
+    pub fn run_rows(&self, req: c::run_rows::Request) -> Res<c::run_rows::Response> {
+        self.live.rows(req.runs, |d| self.runs_dir(d))
+    }
+
+    /// What the model was shown of each value of a run (the default error pattern).
+    pub fn coverage(&self, req: c::coverage::Request) -> Res<c::coverage::Response> {
+        let errors = ErrorPattern::default();
+        self.runs_dir(&req.dir)?
+            .coverage(&req.run, req.call.as_deref(), &errors)
+    }
+
+    /// The threshold what-if of a runs directory (or one run).
+    pub fn what_if(&self, req: c::what_if::Request) -> Res<c::what_if::Response> {
+        self.runs_dir(&req.dir)?
+            .what_if(&req.thresholds, req.run.as_deref())
+    }
+
+    /// The messages a resume of a run would replay, each cut for the view when asked.
+    pub fn resume_preview(
+        &self,
+        req: c::resume_preview::Request,
+    ) -> Res<c::resume_preview::Response> {
+        let d = self.runs_dir(&req.dir)?;
+        let mut preview = d.resume(&req.run, req.shape, req.without_values)?;
+        if let Some(max) = req.max_content {
+            preview.clip(max);
+        }
+        Ok(preview)
+    }
+
+    /// Searches every directory named, its hits sent in batches as found; a new search
+    /// cancels the one before it.
+    pub fn search(
+        &self,
+        req: c::search::Request,
+        batches: Sink<c::search::Stream>,
+    ) -> Res<c::search::Response> {
+        let cancel = self.start_search();
+        let kinds = req.kinds.as_deref().map_or(Kinds::ALL, Kinds::of);
+        let mut total = SearchSummary::default();
+        for dir in &req.dirs {
+            let d = self.runs_dir(dir)?;
+            let query = SearchQuery {
+                pattern: req.pattern.clone(),
+                regex: req.regex,
+                ignore_case: req.ignore_case,
+                run: req.run.clone(),
+                kinds,
+                max: req.max.map(|m| m.saturating_sub(total.hits)),
+            };
+            let send = |hits| {
+                batches(SearchBatch {
+                    dir: dir.clone(),
+                    hits,
+                });
+            };
+            let pending = Batches::new(send, BATCH, BATCH_WAIT);
+            let done = AtomicBool::new(false);
+            // Hits found just after a batch went wait for the next to be found, or for this
+            // tick: none waits longer than BATCH_WAIT.
+            let summary = std::thread::scope(|s| {
+                let ticker = s.spawn(|| {
+                    while !done.load(Ordering::Relaxed) {
+                        std::thread::park_timeout(BATCH_WAIT);
+                        pending.flush();
+                    }
+                });
+                let summary = d.search(&query, &cancel, &|hits| pending.push(hits));
+                done.store(true, Ordering::Relaxed);
+                ticker.thread().unpark();
+                summary
+            })?;
+            pending.flush();
+            total.merge(summary);
+            if total.truncated || total.cancelled {
+                break;
+            }
+        }
+        Ok(total)
+    }
+
+    /// Stops the running search between two files.
+    pub fn search_cancel(&self, _: ()) -> Res<c::search_cancel::Response> {
+        self.start_search().store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The directories shown and the threshold, and what this front end may do.
+    pub fn settings(&self, _: ()) -> Res<c::settings::Response> {
+        Ok(self.current())
+    }
+}

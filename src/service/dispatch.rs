@@ -1,0 +1,41 @@
+//! Calling a command by name with JSON in and out, for transports that carry JSON (the HTTP
+//! server). The match over every command's name is generated from the contract
+//! (`wire::commands`), so a command added there is served here without a line more.
+
+use super::{Service, Sink};
+use crate::{Error, ErrorCode};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+
+/// Calls command `name` of `svc` with its request as JSON (`null` for a command that takes
+/// none); a command that streams sends its items to `items`, as JSON. Answers its response as
+/// JSON, or the command's error (`invalid` for an unknown command or a malformed request).
+pub fn dispatch(svc: &Service, name: &str, req: Value, items: Sink<Value>) -> Result<Value, Error> {
+    crate::wire::dispatch_command(svc, name, req, items).unwrap_or_else(|| {
+        Err(Error::new(
+            ErrorCode::Invalid,
+            format!("there is no command {name:?}"),
+        ))
+    })
+}
+
+/// Reads a request, calls `f`, and writes its response.
+pub(crate) fn json_call<Req: DeserializeOwned, Resp: Serialize>(
+    req: Value,
+    f: impl FnOnce(Req) -> Result<Resp, Error>,
+) -> Result<Value, Error> {
+    let req = serde_json::from_value(req)
+        .map_err(|e| Error::new(ErrorCode::Invalid, format!("a malformed request: {e}")))?;
+    let resp = f(req)?;
+    serde_json::to_value(resp).map_err(|e| Error::new(ErrorCode::Io, e.to_string()))
+}
+
+/// A sink of typed items that sends each one on as JSON.
+pub(crate) fn json_sink<T: Serialize + 'static>(items: Sink<Value>) -> Sink<T> {
+    Box::new(move |item| {
+        if let Ok(v) = serde_json::to_value(item) {
+            items(v);
+        }
+    })
+}

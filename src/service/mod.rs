@@ -1,0 +1,210 @@
+//! The command contract served: what one front end (the desktop window, a browser tab of
+//! `mctl serve`) keeps between commands, and the handler of every command of
+//! [`wire::COMMANDS`](crate::wire::COMMANDS) (`commands.rs`, one method per command, named as the
+//! command). The desktop shell and the HTTP server both call these: a rule (which directories a
+//! request may name, what a GC apply may delete, which search a new one cancels) is written once.
+//!
+//! Plain Rust, no Tauri, no HTTP: streamed items go to [`Sink`]s, and [`dispatch`] calls a command
+//! by name with JSON in and out for transports that carry JSON.
+
+mod commands;
+mod dispatch;
+
+pub use dispatch::dispatch;
+pub(crate) use dispatch::{json_call, json_sink};
+
+use crate::gc::{GcPolicy, GcReport};
+use crate::retained::OpenValue;
+use crate::runs::{RunOptions, RunsDir, ValueInfo, ValueVerdict};
+use crate::watch::LiveSession;
+use crate::wire::{DirsSource, ResultRef, Settings};
+use crate::{Error, ErrorCode};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// Receives the items a command streams, in order.
+pub type Sink<T> = Box<dyn Fn(T) + Send + Sync>;
+
+/// How many opened values stay indexed.
+const OPEN_VALUES: usize = 8;
+
+/// What a front end may do beyond reading the runs directories it was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Allowed {
+    /// Pin, unpin and apply a garbage collection (planning one is always allowed: it deletes
+    /// nothing).
+    pub changes: bool,
+    /// Show other runs directories than those it started with.
+    pub set_dirs: bool,
+}
+
+impl Allowed {
+    /// The desktop app: everything.
+    pub const ALL: Self = Self {
+        changes: true,
+        set_dirs: true,
+    };
+}
+
+/// One front end's state: the directories it shows, the live session watching them, the values
+/// opened in its compare view, its last GC plan and its running search.
+pub struct Service {
+    settings: Mutex<Settings>,
+    allowed: Allowed,
+    live: LiveSession,
+    /// The last few values opened in the compare view, each with its line index, so scrolling a
+    /// 200 MB value reads only its pages.
+    open: Mutex<VecDeque<(ResultRef, Arc<Opened>)>>,
+    /// The last GC plan shown, per runs directory: an apply deletes only what it lists.
+    gc_plan: Mutex<Option<(String, GcPolicy, GcReport)>>,
+    /// Set to stop a running apply between two files.
+    gc_cancel: AtomicBool,
+    /// The cancel flag of the search running (a new search sets it, then puts its own).
+    search: Mutex<Arc<AtomicBool>>,
+}
+
+/// A value opened for the compare view.
+pub struct Opened {
+    /// Its figures; `verified: sampled` until `verify_value` settles them.
+    info: Mutex<ValueInfo>,
+    pub value: OpenValue,
+}
+
+impl Opened {
+    fn new(info: ValueInfo, value: OpenValue) -> Self {
+        Self {
+            info: Mutex::new(info),
+            value,
+        }
+    }
+
+    pub fn info(&self) -> ValueInfo {
+        lock(&self.info).clone()
+    }
+
+    /// Takes the verdict of every byte: a value opened again shows it without checking again.
+    fn settle(&self, verdict: &ValueVerdict) {
+        let mut info = lock(&self.info);
+        info.state = verdict.state;
+        info.verified = verdict.verified;
+        info.stub = verdict.stub.clone();
+        info.context_bytes = verdict.context_bytes;
+    }
+}
+
+impl Service {
+    /// A front end showing `settings.runs_dirs`; call [`start`](Self::start) to watch them.
+    pub fn new(mut settings: Settings, allowed: Allowed) -> Self {
+        settings.can_change = allowed.changes;
+        settings.can_set_dirs = allowed.set_dirs;
+        Self {
+            settings: Mutex::new(settings),
+            allowed,
+            live: LiveSession::new(),
+            open: Mutex::new(VecDeque::new()),
+            gc_plan: Mutex::new(None),
+            gc_cancel: AtomicBool::new(false),
+            search: Mutex::new(Arc::new(AtomicBool::new(false))),
+        }
+    }
+
+    /// Starts watching the directories shown, in the background.
+    pub fn start(&self) {
+        let s = self.current();
+        self.live.start(&s.runs_dirs, s.threshold);
+    }
+
+    /// Stops watching, and stops a search or a GC apply running: the front end is gone.
+    pub fn stop(&self) {
+        self.live.stop();
+        lock(&self.search).store(true, Ordering::Relaxed);
+        self.gc_cancel.store(true, Ordering::Relaxed);
+    }
+
+    /// The directories shown now, the threshold, and what this front end may do.
+    pub fn current(&self) -> Settings {
+        lock(&self.settings).clone()
+    }
+
+    pub fn live(&self) -> &LiveSession {
+        &self.live
+    }
+
+    /// The runs directory `dir`, which must be one this front end shows: a request cannot make
+    /// the service read anywhere else.
+    pub fn runs_dir(&self, dir: &str) -> Result<RunsDir, Error> {
+        let settings = self.current();
+        if !settings.runs_dirs.iter().any(|d| d == dir) {
+            return Err(Error::new(
+                ErrorCode::Invalid,
+                format!("{dir} is not one of the runs directories shown"),
+            ));
+        }
+        let opts = RunOptions {
+            threshold: settings.threshold,
+            ..RunOptions::default()
+        };
+        RunsDir::open(dir, opts)
+    }
+
+    /// Fails with `forbidden` unless this front end may change things.
+    fn may_change(&self, what: &str) -> Result<(), Error> {
+        if self.allowed.changes {
+            return Ok(());
+        }
+        let message =
+            format!("{what} is not allowed: this server is read-only (start it with --allow-gc)");
+        Err(Error::new(ErrorCode::Forbidden, message))
+    }
+
+    /// The value `r` opened for the compare view, kept open (its line index built once) while
+    /// the user scrolls it.
+    pub fn opened(&self, r: &ResultRef) -> Result<Arc<Opened>, Error> {
+        if let Some(hit) = self.cached(r) {
+            return Ok(hit);
+        }
+        let (info, value) = self.runs_dir(&r.dir)?.open_value(&r.run, &r.call)?;
+        let opened = Arc::new(Opened::new(info, value));
+        let mut open = lock(&self.open);
+        open.retain(|(k, _)| k != r);
+        open.push_front((r.clone(), opened.clone()));
+        open.truncate(OPEN_VALUES);
+        Ok(opened)
+    }
+
+    fn cached(&self, r: &ResultRef) -> Option<Arc<Opened>> {
+        let open = lock(&self.open);
+        open.iter().find(|(k, _)| k == r).map(|(_, v)| v.clone())
+    }
+
+    /// Forgets opened values (after a refresh or a GC: files may have changed).
+    fn forget_values(&self) {
+        lock(&self.open).clear();
+    }
+
+    /// Cancels the search running, if any, and returns the flag of the one starting.
+    fn start_search(&self) -> Arc<AtomicBool> {
+        let fresh = Arc::new(AtomicBool::new(false));
+        let mut current = lock(&self.search);
+        current.store(true, Ordering::Relaxed);
+        *current = fresh.clone();
+        fresh
+    }
+}
+
+/// The settings of a front end that shows `dirs` from `source`.
+pub fn settings(runs_dirs: Vec<String>, source: DirsSource, threshold: u64) -> Settings {
+    Settings {
+        runs_dirs,
+        source,
+        threshold,
+        can_change: true,
+        can_set_dirs: true,
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // What a panicking holder leaves is plain data: go on with it.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
