@@ -13,7 +13,7 @@ apt_packages=(
   build-essential pkg-config file curl ca-certificates python3 time
   libssl-dev libxdo-dev libwebkit2gtk-4.1-dev librsvg2-dev
   xvfb xauth webkit2gtk-driver
-  ripgrep
+  ripgrep chromium chromium-driver
 )
 missing=()
 for p in "${apt_packages[@]}"; do

@@ -33,7 +33,7 @@ impl Service {
     /// Shows `dirs` from now on (the live session watches them); the desktop shell remembers
     /// them for the next start.
     pub fn set_runs_dirs(&self, req: c::set_runs_dirs::Request) -> Res<c::set_runs_dirs::Response> {
-        if !self.allowed.set_dirs {
+        if !self.allowed.desktop {
             let message = "this server shows the runs directories it was started with";
             return Err(Error::new(ErrorCode::Forbidden, message));
         }

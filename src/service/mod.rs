@@ -35,15 +35,16 @@ pub struct Allowed {
     /// Pin, unpin and apply a garbage collection (planning one is always allowed: it deletes
     /// nothing).
     pub changes: bool,
-    /// Show other runs directories than those it started with.
-    pub set_dirs: bool,
+    /// The desktop: other runs directories than those it started with, the folder picker, the
+    /// file manager.
+    pub desktop: bool,
 }
 
 impl Allowed {
     /// The desktop app: everything.
     pub const ALL: Self = Self {
         changes: true,
-        set_dirs: true,
+        desktop: true,
     };
 }
 
@@ -97,7 +98,8 @@ impl Service {
     /// A front end showing `settings.runs_dirs`; call [`start`](Self::start) to watch them.
     pub fn new(mut settings: Settings, allowed: Allowed) -> Self {
         settings.can_change = allowed.changes;
-        settings.can_set_dirs = allowed.set_dirs;
+        settings.can_set_dirs = allowed.desktop;
+        settings.can_reveal = allowed.desktop;
         Self {
             settings: Mutex::new(settings),
             allowed,
@@ -201,6 +203,7 @@ pub fn settings(runs_dirs: Vec<String>, source: DirsSource, threshold: u64) -> S
         threshold,
         can_change: true,
         can_set_dirs: true,
+        can_reveal: true,
     }
 }
 

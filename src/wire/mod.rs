@@ -37,9 +37,12 @@ pub struct Settings {
     /// Whether pinning, unpinning and applying a GC are allowed (not on a read-only server).
     #[serde(default)]
     pub can_change: bool,
-    /// Whether the directories shown can be changed (not on a server).
+    /// Whether the directories shown can be changed, with a folder picker (not on a server).
     #[serde(default)]
     pub can_set_dirs: bool,
+    /// Whether a value file can be shown in the system's file manager (the desktop app).
+    #[serde(default)]
+    pub can_reveal: bool,
 }
 
 /// Names one tool result: a runs directory (by path), a run id, a tool call id or value id.

@@ -13,6 +13,7 @@ mod peek_golden;
 mod props;
 mod resume;
 mod search;
+mod serve;
 mod session;
 mod stub_golden;
 mod support;

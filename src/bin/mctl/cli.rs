@@ -20,9 +20,10 @@ pub struct Cli {
 
 #[derive(Args)]
 pub struct Global {
-    /// The runs directory [default: $MCTL_RUNS_DIR, else the harness's own location]
-    #[arg(long, global = true, value_name = "DIR")]
-    pub runs_dir: Option<PathBuf>,
+    /// The runs directory [default: $MCTL_RUNS_DIR, else the harness's own location]; `serve`
+    /// takes several
+    #[arg(long, global = true, value_name = "DIR", action = clap::ArgAction::Append)]
+    pub runs_dir: Vec<PathBuf>,
     /// Read every run's files instead of taking unchanged runs from the index (also
     /// `MCTL_NO_INDEX=1`)
     #[arg(long, global = true)]
@@ -118,6 +119,9 @@ pub enum Command {
         #[arg(long)]
         rebuild: bool,
     },
+    /// Serve the app and a JSON API over HTTP, for a browser on this or another machine
+    /// (read-only unless --allow-gc; see docs/serve.md)
+    Serve(ServeArgs),
     /// Write a realistic demo runs directory
     Demo {
         dir: PathBuf,
@@ -153,6 +157,26 @@ pub struct SearchArgs {
     /// Stop after this many hits
     #[arg(long, value_name = "N")]
     pub max: Option<u64>,
+}
+
+#[derive(Args)]
+pub struct ServeArgs {
+    /// The address to listen on; port 0 picks a free port. Anything but loopback needs --token
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:7878")]
+    pub bind: std::net::SocketAddr,
+    /// The token every API request must carry [default: a random one per start]
+    #[arg(long, env = "MCTL_TOKEN", hide_env_values = true, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// Allow pinning, unpinning and garbage collection (without it the server is read-only)
+    #[arg(long)]
+    pub allow_gc: bool,
+    /// A host name the browser may reach the server by, besides the bind address and
+    /// localhost (repeatable)
+    #[arg(long, value_name = "NAME")]
+    pub allow_host: Vec<String>,
+    /// Open the URL in the default browser
+    #[arg(long)]
+    pub open: bool,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]

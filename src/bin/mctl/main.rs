@@ -16,6 +16,7 @@ mod pins;
 mod resume;
 mod runs;
 mod search;
+mod serve;
 mod show;
 mod stub;
 mod value_id;
@@ -100,6 +101,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Unpin { run } => pins::pin(dir()?, &run, false, g.json),
         Command::Pins => pins::list(dir()?, g.json),
         Command::Index { rebuild } => index::run(dir()?, rebuild, g.json),
+        Command::Serve(args) => serve::run(g, &args),
         Command::Demo { dir, seed, now } => demo::run(&dir, seed, now, g.json),
     }
 }

@@ -15,13 +15,9 @@ pub fn runs_dir(g: &Global) -> anyhow::Result<RunsDir> {
 /// [`runs_dir`] read with retention threshold `threshold` (`whatif` takes several thresholds of
 /// its own and reads the runs at the default one, as a listing does).
 pub fn runs_dir_at(g: &Global, threshold: u64) -> anyhow::Result<RunsDir> {
-    let root = match &g.runs_dir {
-        Some(d) => d.clone(),
-        None => match std::env::var_os("MCTL_RUNS_DIR").filter(|v| !v.is_empty()) {
-            Some(d) => PathBuf::from(d),
-            None => mission_control::default_runs_dir()
-                .context("no --runs-dir, no MCTL_RUNS_DIR, and no data directory on this system")?,
-        },
+    let root = match runs_dirs(g)?.as_slice() {
+        [one] => PathBuf::from(one),
+        _ => anyhow::bail!("this command reads one runs directory: give --runs-dir once"),
     };
     let opts = RunOptions {
         threshold,
@@ -35,6 +31,19 @@ pub fn runs_dir_at(g: &Global, threshold: u64) -> anyhow::Result<RunsDir> {
     } else {
         dir
     })
+}
+
+/// Every `--runs-dir` given, else `$MCTL_RUNS_DIR`, else the harness's own directory.
+pub fn runs_dirs(g: &Global) -> anyhow::Result<Vec<String>> {
+    if !g.runs_dir.is_empty() {
+        return Ok(g.runs_dir.iter().map(|d| d.display().to_string()).collect());
+    }
+    let root = match std::env::var_os("MCTL_RUNS_DIR").filter(|v| !v.is_empty()) {
+        Some(d) => PathBuf::from(d),
+        None => mission_control::default_runs_dir()
+            .context("no --runs-dir, no MCTL_RUNS_DIR, and no data directory on this system")?,
+    };
+    Ok(vec![root.display().to_string()])
 }
 
 pub fn print_json(value: &impl Serialize) -> anyhow::Result<()> {

@@ -7,6 +7,10 @@ export type Settings = { runsDirs: Array<string>, source: DirsSource, threshold:
  */
 canChange: boolean, 
 /**
- * Whether the directories shown can be changed (not on a server).
+ * Whether the directories shown can be changed, with a folder picker (not on a server).
  */
-canSetDirs: boolean, };
+canSetDirs: boolean, 
+/**
+ * Whether a value file can be shown in the system's file manager (the desktop app).
+ */
+canReveal: boolean, };

@@ -1,7 +1,10 @@
 // The one door to the backend: every command the app calls, typed by the command contract
 // generated from Rust (src/gen/commands.ts: each command's name, request, response and streamed
-// item). Views import from here, never from @tauri-apps/api.
+// item). Views import from here, never from @tauri-apps/api, and never know which transport
+// carries the commands: the desktop app's IPC, or HTTP when the page is served by `mctl serve`
+// (chosen once, at start).
 import { Channel, invoke } from '@tauri-apps/api/core';
+import { SseParser } from './sse';
 import type { CommandName, Commands } from '../gen/commands';
 import type { ErrorCode } from '../gen/ErrorCode';
 import type { GcPolicy } from '../gen/GcPolicy';
@@ -40,7 +43,14 @@ type Item<K extends CommandName> = Commands[K]['stream'];
 
 /** Invokes command `cmd` with its request (`null` for none) and, for a command that streams,
  *  `onItem` for every item it sends, in order. */
-async function call<K extends CommandName>(
+function call<K extends CommandName>(cmd: K, req: Request<K>, onItem?: (item: Item<K>) => void): Promise<Response<K>> {
+  return overHttp ? callHttp(cmd, req, onItem) : callTauri(cmd, req, onItem);
+}
+
+/** The page was served by `mctl serve` rather than loaded by the desktop app. */
+const overHttp = typeof window !== 'undefined' && !('__TAURI_INTERNALS__' in window);
+
+async function callTauri<K extends CommandName>(
   cmd: K,
   req: Request<K>,
   onItem?: (item: Item<K>) => void,
@@ -58,6 +68,92 @@ async function call<K extends CommandName>(
     if (isCoreError(e)) throw new CommandError(e.code, e.message);
     throw new CommandError('ipc', String(e));
   }
+}
+
+// Over HTTP: `POST /api/call/{cmd}` with the request as the body; a command that streams answers
+// with server-sent events (`item`s, then `done` or `error`; live streams go on after `done`).
+// The page's token comes in the URL fragment (`#token=...`, never sent to the server in the
+// URL): it is exchanged once for a cookie its scripts cannot read, then removed from the
+// address bar. Each page names itself (`X-Mctl-Client`) so it has its own live session.
+
+/** A random name for this page. */
+export function pageId(random: (a: Uint8Array) => Uint8Array = (a) => crypto.getRandomValues(a)): string {
+  return Array.from(random(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+let page: string | null = null;
+let session: Promise<void> | null = null;
+
+/** The token of the URL fragment, exchanged for the session cookie (once per page). */
+function startSession(): Promise<void> {
+  session ??= (async () => {
+    const token = new URLSearchParams(location.hash.slice(1)).get('token');
+    if (!token) return; // a reload: the cookie is already set
+    history.replaceState(null, '', location.pathname + location.search);
+    const r = await fetch('/api/session', { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
+    if (!r.ok) throw new CommandError('ipc', `the server refused the token (${r.status})`);
+  })();
+  return session;
+}
+
+async function failure(r: globalThis.Response): Promise<CommandError> {
+  const body: unknown = await r.json().catch(() => null);
+  if (isCoreError(body)) return new CommandError(body.code, body.message);
+  if (r.status === 401) return new CommandError('ipc', 'this page has no valid token: open the URL mctl serve printed');
+  return new CommandError('ipc', `the server answered ${r.status} ${r.statusText}`);
+}
+
+async function callHttp<K extends CommandName>(
+  cmd: K,
+  req: Request<K>,
+  onItem?: (item: Item<K>) => void,
+): Promise<Response<K>> {
+  await startSession();
+  page ??= pageId();
+  let r: globalThis.Response;
+  try {
+    r = await fetch(`/api/call/${cmd}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Mctl-Client': page },
+      body: JSON.stringify(req),
+    });
+  } catch (e) {
+    throw new CommandError('ipc', `the server cannot be reached: ${errorMessage(e)}`);
+  }
+  if (!r.ok) throw await failure(r);
+  if (!r.body || !(r.headers.get('Content-Type') ?? '').startsWith('text/event-stream')) return (await r.json()) as Response<K>;
+  return readStream(r.body, onItem);
+}
+
+/** Hands each `item` to `onItem` and resolves with `done` (reading on after it: a live stream
+ *  goes on), or rejects with `error` or when the stream ends before `done`. */
+function readStream<T, R>(body: ReadableStream<Uint8Array>, onItem?: (item: T) => void): Promise<R> {
+  return new Promise<R>((resolve, reject) => {
+    let settled = false;
+    const parser = new SseParser();
+    const reader = body.getReader();
+    const text = new TextDecoder();
+    (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        for (const e of parser.push(text.decode(value, { stream: true }))) {
+          const data: unknown = JSON.parse(e.data);
+          if (e.event === 'item') onItem?.(data as T);
+          else if (e.event === 'done' && !settled) {
+            settled = true;
+            resolve(data as R);
+          } else if (e.event === 'error' && !settled) {
+            settled = true;
+            reject(isCoreError(data) ? new CommandError(data.code, data.message) : new CommandError('ipc', e.data));
+          }
+        }
+      }
+      if (!settled) reject(new CommandError('ipc', 'the connection to the server was lost'));
+    })().catch((e) => {
+      if (!settled) reject(new CommandError('ipc', errorMessage(e)));
+    });
+  });
 }
 
 export const ipc = {

@@ -1,0 +1,231 @@
+//! The JSON API for scripts: each answer's body is exactly what the same `mctl` command prints
+//! with `--json` (`GET /api/runs` is `mctl runs --json`, and so on), from the same core calls.
+//! `?dir=` names one of the runs directories served (the first when absent).
+
+use super::guard::{bytes_response, error_response};
+use super::Server;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use mission_control::gc::{self, GcPolicy};
+use mission_control::pins::{PinChange, Pins};
+use mission_control::retained::PeekRequest;
+use mission_control::runs::{now_ms, RunsDir};
+use mission_control::{Error, ErrorCode};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+type Params = Query<HashMap<String, String>>;
+
+/// Runs `f` on the blocking pool with the runs directory `?dir=` names, and answers its result
+/// as the CLI prints it (pretty JSON and a newline).
+async fn with_dir<T: Serialize + Send + 'static>(
+    s: Arc<Server>,
+    params: &HashMap<String, String>,
+    f: impl FnOnce(RunsDir) -> Result<T, Error> + Send + 'static,
+) -> Response {
+    let dir = params.get("dir").cloned();
+    let done = tokio::task::spawn_blocking(move || f(s.open_dir(dir.as_deref())?)).await;
+    match done {
+        Ok(Ok(value)) => json_response(&value),
+        Ok(Err(e)) => error_response(e),
+        Err(e) => error_response(Error::new(
+            ErrorCode::Io,
+            format!("the request failed: {e}"),
+        )),
+    }
+}
+
+/// `value` as `mctl --json` prints it.
+pub fn json_response(value: &impl Serialize) -> Response {
+    match serde_json::to_vec_pretty(value) {
+        Ok(mut body) => {
+            body.push(b'\n');
+            bytes_response("application/json", body)
+        }
+        Err(e) => error_response(Error::new(ErrorCode::Io, e.to_string())),
+    }
+}
+
+/// `GET /api/runs` = `mctl runs --json`.
+pub async fn runs(State(s): State<Arc<Server>>, Query(p): Params) -> Response {
+    with_dir(s, &p, |d| d.list()).await
+}
+
+/// `GET /api/runs/{run}` = `mctl show RUN --json`.
+pub async fn show(
+    State(s): State<Arc<Server>>,
+    Path(run): Path<String>,
+    Query(p): Params,
+) -> Response {
+    with_dir(s, &p, move |d| d.detail(&run)).await
+}
+
+/// `GET /api/runs/{run}/results/{call}/stub` = `mctl stub RUN CALL --json`.
+pub async fn stub(
+    State(s): State<Arc<Server>>,
+    Path((run, call)): Path<(String, String)>,
+    Query(p): Params,
+) -> Response {
+    with_dir(s, &p, move |d| d.stub(&run, &call)).await
+}
+
+/// `GET /api/runs/{run}/results/{call}/peek?lines=A-B` or `?query=TEXT` = `mctl peek --json`.
+pub async fn peek(
+    State(s): State<Arc<Server>>,
+    Path((run, call)): Path<(String, String)>,
+    Query(p): Params,
+) -> Response {
+    let request = match (p.get("lines"), p.get("query")) {
+        (Some(lines), None) => match crate::cli::parse_lines(lines) {
+            Ok((start, end)) => PeekRequest::Range { start, end },
+            Err(e) => return error_response(Error::new(ErrorCode::Invalid, e)),
+        },
+        (None, Some(text)) => PeekRequest::Query { text: text.clone() },
+        _ => {
+            let message = "give one of ?lines=A-B and ?query=TEXT";
+            return error_response(Error::new(ErrorCode::Invalid, message));
+        }
+    };
+    with_dir(s, &p, move |d| d.peek(&run, &call, &request)).await
+}
+
+/// `GET /api/runs/{run}/results/{call}/full?offset=&limit=` = the bytes `mctl full RUN CALL`
+/// prints, from byte `offset` (0) for at most `limit` bytes (all); the whole size is in the
+/// `X-Total-Bytes` header.
+pub async fn full(
+    State(s): State<Arc<Server>>,
+    Path((run, call)): Path<(String, String)>,
+    Query(p): Params,
+) -> Response {
+    let number = |name: &str| -> Result<Option<u64>, Error> {
+        p.get(name)
+            .map(|v| v.parse::<u64>())
+            .transpose()
+            .map_err(|_| {
+                Error::new(
+                    ErrorCode::Invalid,
+                    format!("?{name}= takes a number of bytes"),
+                )
+            })
+    };
+    let (offset, limit) = match (number("offset"), number("limit")) {
+        (Ok(o), Ok(l)) => (o.unwrap_or(0), l),
+        (Err(e), _) | (_, Err(e)) => return error_response(e),
+    };
+    let dir = p.get("dir").cloned();
+    let done = tokio::task::spawn_blocking(move || {
+        let found = s.open_dir(dir.as_deref())?.find_result(&run, &call)?;
+        let bytes = found.content.into_bytes();
+        let total = bytes.len() as u64;
+        let start = usize::try_from(offset.min(total)).unwrap_or(usize::MAX);
+        let end = limit.map_or(total, |l| offset.saturating_add(l).min(total));
+        let end = usize::try_from(end).unwrap_or(usize::MAX);
+        Ok::<_, Error>((total, bytes[start..end.max(start)].to_vec()))
+    })
+    .await;
+    match done {
+        Ok(Ok((total, body))) => {
+            let mut resp = bytes_response("text/plain; charset=utf-8", body);
+            if let Ok(v) = HeaderValue::from_str(&total.to_string()) {
+                resp.headers_mut().insert("x-total-bytes", v);
+            }
+            resp
+        }
+        Ok(Err(e)) => error_response(e),
+        Err(e) => error_response(Error::new(
+            ErrorCode::Io,
+            format!("the request failed: {e}"),
+        )),
+    }
+}
+
+/// The body of `POST /api/gc`: the policy (as `mctl gc` takes it, in `GcPolicy`'s JSON
+/// fields), the runs directory, and whether to apply the plan.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GcBody {
+    #[serde(flatten)]
+    policy: GcPolicy,
+    #[serde(default)]
+    apply: bool,
+    #[serde(default)]
+    dir: Option<String>,
+}
+
+/// `POST /api/gc` = `mctl gc --json` (with `"apply": true`, `mctl gc --apply --json`).
+pub async fn gc(State(s): State<Arc<Server>>, body: axum::body::Bytes) -> Response {
+    let body: GcBody = match serde_json::from_slice(&body) {
+        Ok(b) => b,
+        Err(e) => {
+            return error_response(Error::new(
+                ErrorCode::Invalid,
+                format!("a malformed GC request: {e}"),
+            ))
+        }
+    };
+    if body.apply && !s.allow_gc {
+        return error_response(read_only("garbage collection"));
+    }
+    let mut params = HashMap::new();
+    if let Some(d) = body.dir {
+        params.insert("dir".to_string(), d);
+    }
+    let (policy, apply) = (body.policy, body.apply);
+    with_dir(s, &params, move |d| {
+        let pins = Pins::load_in(d.config_dir())?;
+        let plan = gc::plan(&d, &policy, &pins, now_ms())?;
+        if !apply {
+            return Ok(plan);
+        }
+        let never = std::sync::atomic::AtomicBool::new(false);
+        gc::apply(&d, &plan, &policy, now_ms(), &never, |_| {})
+    })
+    .await
+}
+
+fn read_only(what: &str) -> Error {
+    let message =
+        format!("{what} is not allowed: this server is read-only (start it with --allow-gc)");
+    Error::new(ErrorCode::Forbidden, message)
+}
+
+/// `PUT /api/pins/{run}` = `mctl pin RUN --json`.
+pub async fn pin(s: State<Arc<Server>>, run: Path<String>, p: Params) -> Response {
+    set_pin(s, run, p, true).await
+}
+
+/// `DELETE /api/pins/{run}` = `mctl unpin RUN --json`.
+pub async fn unpin(s: State<Arc<Server>>, run: Path<String>, p: Params) -> Response {
+    set_pin(s, run, p, false).await
+}
+
+async fn set_pin(
+    State(s): State<Arc<Server>>,
+    Path(run): Path<String>,
+    Query(p): Params,
+    pinned: bool,
+) -> Response {
+    if !s.allow_gc {
+        return error_response(read_only(if pinned { "pinning" } else { "unpinning" }));
+    }
+    with_dir(s, &p, move |d| {
+        let layout = d.layout()?;
+        let id = d.resolve_run(&layout, &run)?;
+        let mut pins = Pins::load_in(d.config_dir())?;
+        let changed = pins.set(d.root(), &id, pinned)?;
+        Ok(PinChange {
+            run: id,
+            pinned,
+            changed,
+        })
+    })
+    .await
+}
+
+/// Any other path under `/api/`.
+pub async fn not_found() -> Response {
+    let e = Error::new(ErrorCode::Invalid, "no such API endpoint");
+    (StatusCode::NOT_FOUND, axum::Json(e)).into_response()
+}

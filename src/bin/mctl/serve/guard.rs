@@ -1,0 +1,176 @@
+//! The rules every request passes before a handler sees it, and the headers every answer
+//! carries:
+//! - the `Host` header names the bind address, loopback, `localhost` or a name given with
+//!   `--allow-host` (else 421: a DNS-rebinding page cannot reach the API through its own name);
+//! - an API request carries the token, in an `Authorization: Bearer` header or in the cookie
+//!   `POST /api/session` sets from it (else 401); a token in the query string is refused, since
+//!   URLs end up in logs and histories;
+//! - a request that is not a GET carries a same-origin `Origin` (else 403);
+//! - every answer has a strict Content-Security-Policy, `nosniff` and `no-referrer`, and API
+//!   answers `Cache-Control: no-store`.
+
+use super::Server;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::net::IpAddr;
+use std::sync::Arc;
+use subtle::ConstantTimeEq;
+
+pub async fn guard(State(s): State<Arc<Server>>, req: Request, next: Next) -> Response {
+    let api = req.uri().path().starts_with("/api/");
+    let mut resp = match refusal(&s, &req, api) {
+        Some((status, message)) => {
+            tracing::info!(method = %req.method(), path = req.uri().path(), %status, "refused: {message}");
+            let body = serde_json::json!({ "code": code_of(status), "message": message });
+            (status, axum::Json(body)).into_response()
+        }
+        None => next.run(req).await,
+    };
+    let h = resp.headers_mut();
+    h.insert(header::CONTENT_SECURITY_POLICY, super::assets::csp());
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    if api {
+        h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    resp
+}
+
+fn code_of(status: StatusCode) -> &'static str {
+    match status {
+        StatusCode::UNAUTHORIZED => "unauthorized",
+        StatusCode::MISDIRECTED_REQUEST => "wrong-host",
+        _ => "forbidden",
+    }
+}
+
+/// Why `req` is refused, if it is.
+fn refusal(s: &Server, req: &Request, api: bool) -> Option<(StatusCode, String)> {
+    let headers = req.headers();
+    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
+        return Some((StatusCode::MISDIRECTED_REQUEST, "no Host header".into()));
+    };
+    if !host_allowed(s, host) {
+        let name = host_name(host);
+        let message = format!("this server does not answer to {name:?}: start it with --allow-host {name} to allow that name");
+        return Some((StatusCode::MISDIRECTED_REQUEST, message));
+    }
+    if !api {
+        return None; // the UI's own files: nothing secret, and the page loads before it has the token
+    }
+    let query = req.uri().query().unwrap_or("");
+    if query
+        .split('&')
+        .any(|kv| kv.split('=').next() == Some("token"))
+    {
+        let message = "a token in the URL is refused (URLs end up in logs): send it in an Authorization: Bearer header";
+        return Some((StatusCode::UNAUTHORIZED, message.into()));
+    }
+    if !authorized(s, headers) {
+        let message = "this needs the server's token: an Authorization: Bearer header, or the URL with #token= it printed";
+        return Some((StatusCode::UNAUTHORIZED, message.into()));
+    }
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        let origin = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok());
+        if origin != Some(&format!("http://{host}")) {
+            let message = "a request that changes something must come from this server's own page (same-origin Origin header)";
+            return Some((StatusCode::FORBIDDEN, message.into()));
+        }
+    }
+    None
+}
+
+/// The host part of a `Host` header (without the port; an IPv6 address without brackets).
+fn host_name(host: &str) -> String {
+    let host = host.trim().to_ascii_lowercase();
+    if let Some(rest) = host.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or("").to_string();
+    }
+    host.rsplit_once(':')
+        .map_or(host.clone(), |(h, _)| h.to_string())
+}
+
+fn host_allowed(s: &Server, host: &str) -> bool {
+    let name = host_name(host);
+    if name == "localhost" || s.allow_hosts.contains(&name) {
+        return true;
+    }
+    match name.parse::<IpAddr>() {
+        // An address is never rebound by DNS: loopback, the bind address, or any address of
+        // this machine when bound to all of them.
+        Ok(ip) => ip.is_loopback() || ip == s.bind.ip() || s.bind.ip().is_unspecified(),
+        Err(_) => false,
+    }
+}
+
+/// The cookie that carries the token, named after the port (two servers on one host keep
+/// their own).
+fn cookie_name(s: &Server) -> String {
+    format!("mctl_token_{}", s.bind.port())
+}
+
+fn authorized(s: &Server, headers: &HeaderMap) -> bool {
+    let same = |given: &str| bool::from(given.as_bytes().ct_eq(s.token.as_bytes()));
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    if let Some(given) = bearer {
+        return same(given.trim());
+    }
+    let name = cookie_name(s);
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|kv| kv.trim().split_once('='))
+        .any(|(k, v)| k == name && same(v))
+}
+
+/// `POST /api/session`: the page exchanges the token of its URL fragment (as a Bearer header)
+/// for a cookie the page's scripts cannot read, then forgets the fragment.
+pub async fn session(State(s): State<Arc<Server>>) -> Response {
+    let cookie = format!(
+        "{}={}; HttpOnly; SameSite=Strict; Path=/",
+        cookie_name(&s),
+        s.token
+    );
+    let mut resp = StatusCode::NO_CONTENT.into_response();
+    if let Ok(v) = HeaderValue::from_str(&cookie) {
+        resp.headers_mut().insert(header::SET_COOKIE, v);
+    }
+    resp
+}
+
+/// An error of the core as an HTTP answer: `{code, message}` with the status its code means.
+pub fn error_response(e: mission_control::Error) -> Response {
+    use mission_control::ErrorCode as C;
+    let status = match e.code {
+        C::UnknownRun | C::UnknownCall => StatusCode::NOT_FOUND,
+        C::Invalid | C::Peek | C::NotRetained => StatusCode::BAD_REQUEST,
+        C::Forbidden => StatusCode::FORBIDDEN,
+        C::Busy => StatusCode::CONFLICT,
+        C::RunsDir => StatusCode::SERVICE_UNAVAILABLE,
+        C::Io => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    (status, axum::Json(e)).into_response()
+}
+
+/// An answer of `body`'s bytes with a content type.
+pub fn bytes_response(content_type: &'static str, body: Vec<u8>) -> Response {
+    let mut resp = Response::new(Body::from(body));
+    resp.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    resp
+}

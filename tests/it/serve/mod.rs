@@ -1,0 +1,550 @@
+//! `mctl serve`: the JSON API equals the CLI's `--json`, and every rule of the server holds
+//! (token, Host, Origin, read-only, validation, limits, streams, shutdown), tested over real
+//! HTTP against the real binary.
+
+mod client;
+
+use crate::support::{mctl, mctl_command, stdout, RunFile};
+use client::Served;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+const RUN: &str = "run_1793527200000_b6d1beb1";
+
+fn demo() -> tempfile::TempDir {
+    let t = tempfile::tempdir().unwrap();
+    let out = mctl_command()
+        .args(["demo"])
+        .arg(t.path().join("runs"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    t
+}
+
+fn cli_json(dir: &Path, args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.push("--json");
+    let out = mctl(dir, &all);
+    assert!(out.status.success(), "{args:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The retained result of `RUN`.
+fn retained_call(dir: &Path) -> String {
+    let detail = cli_json(dir, &["show", RUN]);
+    let r = detail["results"].as_array().unwrap().iter();
+    let mut retained = r.filter(|r| r["state"] == "retained");
+    retained.next().expect("a retained result")["toolCallId"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn api_answers_equal_the_cli_json() {
+    let t = demo();
+    let dir = t.path().join("runs");
+    let s = Served::start(&[&dir], &[]);
+    assert_eq!(s.announce["readOnly"], true);
+    assert!(s.announce["url"]
+        .as_str()
+        .unwrap()
+        .ends_with(&format!("/#token={}", s.token)));
+    assert_eq!(s.token.len(), 64, "a 256-bit token, in hex");
+
+    let strip_running = |mut v: Value| {
+        // The one run still counted running is listed by its age; the rest must match exactly.
+        for r in v.as_array_mut().unwrap() {
+            r.as_object_mut()
+                .unwrap()
+                .retain(|k, _| k != "status" && k != "ageMs");
+        }
+        v
+    };
+    let runs = s.get("/api/runs");
+    assert_eq!(runs.status, 200);
+    assert_eq!(runs.header("content-type"), Some("application/json"));
+    assert_eq!(
+        strip_running(runs.json()),
+        strip_running(cli_json(&dir, &["runs"]))
+    );
+    assert_eq!(
+        s.get(&format!("/api/runs/{RUN}")).json(),
+        cli_json(&dir, &["show", RUN])
+    );
+
+    let call = retained_call(&dir);
+    let base = format!("/api/runs/{RUN}/results/{call}");
+    assert_eq!(
+        s.get(&format!("{base}/stub")).json(),
+        cli_json(&dir, &["stub", RUN, &call])
+    );
+    let full = mctl(&dir, &["full", RUN, &call]).stdout;
+    let got = s.get(&format!("{base}/full"));
+    assert_eq!(got.body, full, "the exact bytes");
+    assert_eq!(
+        got.header("x-total-bytes"),
+        Some(full.len().to_string().as_str())
+    );
+    let page = s.get(&format!("{base}/full?offset=100&limit=1000"));
+    assert_eq!(page.body, full[100..1100]);
+    assert_eq!(
+        s.get(&format!("{base}/full?offset={}", full.len() + 5))
+            .body,
+        b""
+    );
+    assert_eq!(
+        s.get(&format!("{base}/peek?lines=2-30")).json(),
+        cli_json(&dir, &["peek", RUN, &call, "--lines", "2-30"])
+    );
+    assert_eq!(
+        s.get(&format!("{base}/peek?query=error")).json(),
+        cli_json(&dir, &["peek", RUN, &call, "--query", "error"])
+    );
+    let plan = s.post("/api/gc", &json!({"orphans": true, "olderThanMs": 1000}));
+    assert_eq!(plan.status, 200);
+    assert_eq!(
+        plan.json(),
+        cli_json(&dir, &["gc", "--orphans", "--older-than", "1s"])
+    );
+
+    // Missing things are 404 with {code, message}; a bad request is 400.
+    let missing = s.get("/api/runs/run_nope");
+    assert_eq!(
+        (missing.status, missing.json()["code"].clone()),
+        (404, json!("unknown-run"))
+    );
+    let missing = s.get(&format!("/api/runs/{RUN}/results/toolu_nope/stub"));
+    assert_eq!(
+        (missing.status, missing.json()["code"].clone()),
+        (404, json!("unknown-call"))
+    );
+    assert_eq!(s.get(&format!("{base}/peek")).status, 400);
+    assert_eq!(s.get(&format!("{base}/peek?lines=x")).status, 400);
+    assert_eq!(s.get(&format!("{base}/full?offset=-1")).status, 400);
+    assert_eq!(s.get("/api/nothing").status, 404);
+}
+
+#[test]
+fn the_token_is_required_and_never_taken_from_the_url() {
+    let t = demo();
+    let s = Served::start(&[&t.path().join("runs")], &[]);
+    let status = |headers: &[&str], path: &str| s.send("GET", path, headers, b"").status;
+    assert_eq!(status(&[], "/api/runs"), 401);
+    let wrong = format!("Authorization: Bearer {}x", s.token);
+    assert_eq!(status(&[&wrong], "/api/runs"), 401);
+    assert_eq!(status(&["Authorization: Bearer "], "/api/runs"), 401);
+    let in_query = format!("/api/runs?token={}", s.token);
+    assert_eq!(
+        status(&[], &in_query),
+        401,
+        "a token in the query string is refused"
+    );
+    assert_eq!(status(&[&s.bearer()], &in_query), 401);
+    let refused = s.send("GET", "/api/runs", &[], b"");
+    assert!(
+        !String::from_utf8_lossy(&refused.body).contains("run_"),
+        "nothing but the refusal"
+    );
+    // The page is served without the token (it has none before it loads).
+    assert_eq!(status(&[], "/"), 200);
+
+    // The page exchanges its token once for a cookie its scripts cannot read.
+    let session = s.send("POST", "/api/session", &[&s.bearer(), &s.origin()], b"");
+    assert_eq!(session.status, 204);
+    let cookie = session.header("set-cookie").unwrap().to_string();
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    let pair = cookie.split(';').next().unwrap();
+    assert_eq!(
+        status(&[&format!("Cookie: other=1; {pair}")], "/api/runs"),
+        200
+    );
+    let forged = format!("Cookie: {}x", pair);
+    assert_eq!(status(&[&forged], "/api/runs"), 401);
+    let unauth = s.send("POST", "/api/session", &[&s.origin()], b"");
+    assert_eq!(unauth.status, 401);
+    assert!(unauth.header("set-cookie").is_none());
+}
+
+#[test]
+fn host_and_origin_are_checked() {
+    let t = demo();
+    let s = Served::start(&[&t.path().join("runs")], &["--allow-host", "runs.example"]);
+    let port = s.bind.rsplit(':').next().unwrap().to_string();
+    let host = |h: &str| {
+        let header = format!("Host: {h}");
+        s.send("GET", "/api/runs", &[&s.bearer(), &header], b"")
+            .status
+    };
+    assert_eq!(host(&format!("evil.example:{port}")), 421, "DNS rebinding");
+    assert_eq!(host("evil.example"), 421);
+    assert_eq!(
+        s.send("GET", "/", &["Host: evil.example"], b"").status,
+        421,
+        "the page too"
+    );
+    assert_eq!(host(&format!("localhost:{port}")), 200);
+    assert_eq!(
+        host("localhost:9999"),
+        200,
+        "through an SSH tunnel's own port"
+    );
+    assert_eq!(host(&format!("RUNS.example:{port}")), 200, "--allow-host");
+    assert_eq!(
+        host("10.1.2.3"),
+        421,
+        "a loopback server answers to no other address"
+    );
+
+    let call = |origin: Option<&str>| {
+        let mut headers = vec![s.bearer()];
+        headers.extend(origin.map(|o| format!("Origin: {o}")));
+        let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+        s.send(
+            "POST",
+            "/api/call/list_runs",
+            &headers,
+            br#"{"reread":false}"#,
+        )
+        .status
+    };
+    assert_eq!(call(Some("http://evil.example")), 403);
+    assert_eq!(call(Some(&format!("http://localhost:{}1", port))), 403);
+    assert_eq!(call(Some("null")), 403);
+    assert_eq!(call(None), 403, "a state change must carry its Origin");
+    assert_eq!(call(Some(&format!("http://{}", s.bind))), 200);
+}
+
+#[test]
+fn answers_carry_the_security_headers() {
+    let t = demo();
+    let s = Served::start(&[&t.path().join("runs")], &[]);
+    for r in [
+        s.get("/api/runs"),
+        s.send("GET", "/", &[], b""),
+        s.send("GET", "/api/runs", &[], b""),
+    ] {
+        let csp = r.header("content-security-policy").expect("a CSP");
+        for rule in [
+            "default-src 'self'",
+            "script-src 'self'",
+            "object-src 'none'",
+            "frame-ancestors 'none'",
+            "connect-src 'self'",
+        ] {
+            assert!(csp.contains(rule), "{rule} in {csp}");
+        }
+        assert!(!csp.contains("unsafe-eval"));
+        assert_eq!(r.header("x-content-type-options"), Some("nosniff"));
+        assert_eq!(r.header("referrer-policy"), Some("no-referrer"));
+    }
+    assert_eq!(s.get("/api/runs").header("cache-control"), Some("no-store"));
+}
+
+#[test]
+fn read_only_unless_allow_gc() {
+    let t = demo();
+    let dir = t.path().join("runs");
+    let s = Served::start(&[&dir], &[]);
+    let d = dir.display().to_string();
+    let pin = s.send(
+        "PUT",
+        &format!("/api/pins/{RUN}"),
+        &[&s.bearer(), &s.origin()],
+        b"",
+    );
+    assert_eq!(
+        (pin.status, pin.json()["code"].clone()),
+        (403, json!("forbidden"))
+    );
+    assert_eq!(
+        s.send(
+            "DELETE",
+            &format!("/api/pins/{RUN}"),
+            &[&s.bearer(), &s.origin()],
+            b""
+        )
+        .status,
+        403
+    );
+    assert_eq!(
+        s.post("/api/gc", &json!({"orphans": true, "apply": true}))
+            .status,
+        403
+    );
+    let set = s.post(
+        "/api/call/set_pinned",
+        &json!({"dir": d, "run": RUN, "pinned": true}),
+    );
+    assert_eq!(set.status, 403);
+    let apply = s.post("/api/call/gc_apply", &json!({"dir": d}));
+    let body = String::from_utf8_lossy(&apply.body).into_owned();
+    assert!(
+        body.contains("event: error") && body.contains("forbidden"),
+        "{body}"
+    );
+    assert_eq!(
+        s.post("/api/call/set_runs_dirs", &json!({"dirs": ["/"]}))
+            .status,
+        403
+    );
+    assert_eq!(
+        s.post("/api/call/settings", &Value::Null).json()["canChange"],
+        false
+    );
+    assert!(
+        stdout(&mctl(&dir, &["pins"])).is_empty(),
+        "nothing was pinned"
+    );
+    drop(s);
+
+    let s = Served::start(&[&dir], &["--allow-gc"]);
+    assert_eq!(s.announce["readOnly"], false);
+    let pin = s.send(
+        "PUT",
+        &format!("/api/pins/{RUN}"),
+        &[&s.bearer(), &s.origin()],
+        b"",
+    );
+    assert_eq!(pin.status, 200);
+    assert_eq!(
+        pin.json(),
+        json!({"run": RUN, "pinned": true, "changed": true})
+    );
+    assert_eq!(stdout(&mctl(&dir, &["pins"])).trim(), RUN);
+    let unpin = s.send(
+        "DELETE",
+        &format!("/api/pins/{RUN}"),
+        &[&s.bearer(), &s.origin()],
+        b"",
+    );
+    assert_eq!(unpin.json()["pinned"], false);
+}
+
+#[test]
+fn requests_never_reach_outside_the_served_directories() {
+    let t = demo();
+    let dir = t.path().join("runs");
+    std::fs::write(t.path().join("secret.jsonl"), "{}\n").unwrap();
+    let s = Served::start(&[&dir], &[]);
+    for path in [
+        "/api/runs/..%2Fsecret",
+        "/api/runs/..%2F..%2Fetc%2Fpasswd",
+        "/api/runs/%2Fetc%2Fpasswd/results/x/full",
+        &format!("/api/runs/{RUN}/results/..%2F..%2Fsecret/full"),
+    ] {
+        let r = s.get(path);
+        assert!(matches!(r.status, 400 | 404), "{path}: {}", r.status);
+    }
+    let outside = t.path().display().to_string();
+    assert_eq!(s.get(&format!("/api/runs?dir={outside}")).status, 400);
+    let call = s.post(
+        "/api/call/run_detail",
+        &json!({"dir": outside, "run": "secret"}),
+    );
+    assert_eq!(call.status, 400);
+    let d = dir.display().to_string();
+    let call = s.post(
+        "/api/call/run_detail",
+        &json!({"dir": d, "run": "../secret"}),
+    );
+    assert_eq!(call.status, 404);
+    let call = s.post(
+        "/api/call/open_value",
+        &json!({"dir": d, "run": RUN, "call": "../../secret"}),
+    );
+    assert!(matches!(call.status, 400 | 404), "{}", call.status);
+    // The UI's files: no way out of them either.
+    assert_eq!(s.send("GET", "/../secret.jsonl", &[], b"").status, 404);
+    assert_eq!(s.send("GET", "/%2e%2e/secret.jsonl", &[], b"").status, 404);
+}
+
+#[test]
+fn bodies_over_the_limit_and_malformed_requests_are_refused() {
+    let t = demo();
+    let s = Served::start(&[&t.path().join("runs")], &[]);
+    let big = json!({"dirs": [], "pattern": "x".repeat(2 << 20)});
+    assert_eq!(s.post("/api/call/search", &big).status, 413);
+    let bad = s.send(
+        "POST",
+        "/api/call/run_detail",
+        &[&s.bearer(), &s.origin()],
+        b"{not json",
+    );
+    assert_eq!(bad.status, 400);
+    assert_eq!(
+        s.post("/api/call/run_detail", &json!({"nope": 1})).status,
+        400
+    );
+    assert_eq!(
+        s.post("/api/call/no_such_command", &Value::Null).status,
+        404
+    );
+}
+
+#[test]
+fn a_non_loopback_bind_needs_a_token() {
+    let out = mctl_command()
+        .args(["serve", "--bind", "0.0.0.0:0", "--runs-dir", "/nonexistent"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--token"), "{err}");
+    let weak = mctl_command()
+        .args(["serve", "--token", "short", "--runs-dir", "/nonexistent"])
+        .output()
+        .unwrap();
+    assert!(!weak.status.success());
+}
+
+#[test]
+fn two_hundred_concurrent_requests_are_all_answered() {
+    let t = demo();
+    let s = Served::start(&[&t.path().join("runs")], &[]);
+    let expected = s.get(&format!("/api/runs/{RUN}")).body;
+    let answers: Vec<(u16, bool)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..200)
+            .map(|_| {
+                scope.spawn(|| {
+                    let r = s.get(&format!("/api/runs/{RUN}"));
+                    (r.status, r.body == expected)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(answers.len(), 200);
+    assert!(
+        answers.iter().all(|&(status, same)| status == 200 && same),
+        "{answers:?}"
+    );
+}
+
+fn append_user(path: &Path, run: &str, seq: u64) {
+    use std::io::Write;
+    let line = json!({"schemaVersion": 1, "runId": run, "seq": seq, "ts": 1_790_000_100_000i64 + seq as i64,
+        "event": {"type": "user_message", "runId": run, "ts": 1_790_000_100_000i64, "messageId": "m", "text": "more", "attachments": []}});
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    writeln!(f, "{line}").unwrap();
+}
+
+#[test]
+fn twenty_live_streams_each_see_every_change_and_a_stalled_one_blocks_nobody() {
+    let t = tempfile::tempdir().unwrap();
+    let path = RunFile::new(t.path(), "run_live").user("go").write();
+    let s = Served::start(&[t.path()], &[]);
+    let bearer = s.bearer();
+    // A client that opens a stream and never reads it.
+    let _stalled = s.open_stream("GET", "/api/events", &[&bearer], b"");
+    let mut streams: Vec<_> = (0..20)
+        .map(|_| s.open_stream("GET", "/api/events", &[&bearer], b""))
+        .collect();
+    assert!(streams.iter().all(|st| st.status == 200));
+    // The UI's way: its live stream through the command, on a page of its own.
+    let page = ["X-Mctl-Client: page-one-1234", &bearer, &s.origin()];
+    let mut ui = s.open_stream("POST", "/api/call/watch_changes", &page, b"");
+    assert_eq!(ui.until("done", |_| true), Value::Null);
+    // Watchers start in the background: append until every stream has seen a change, then
+    // once more, which each must see.
+    std::thread::sleep(Duration::from_millis(500));
+    append_user(&path, "run_live", 1);
+    let saw = |v: &Value| v["kind"] == "appended" && v["run"] == "run_live";
+    for st in &mut streams {
+        st.until("change", saw);
+    }
+    ui.until("item", saw);
+    append_user(&path, "run_live", 2);
+    for st in &mut streams {
+        st.until("change", saw);
+    }
+    ui.until("item", saw);
+    // Meanwhile the server answers others at once.
+    let started = Instant::now();
+    for _ in 0..20 {
+        assert_eq!(s.get("/api/runs").status, 200);
+    }
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn a_search_streams_its_hits_and_a_client_that_stops_reading_holds_up_no_one() {
+    let t = demo();
+    let dir = t.path().join("runs");
+    let s = Served::start(&[&dir], &[]);
+    let d = dir.display().to_string();
+    let req = json!({"dirs": [d], "pattern": "e", "max": 100_000});
+    let headers = [
+        s.bearer(),
+        s.origin(),
+        "X-Mctl-Client: page-search-01".to_string(),
+    ];
+    let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+    // One page asks for every hit and reads none of them.
+    let _stalled = s.open_stream(
+        "POST",
+        "/api/call/search",
+        &headers,
+        req.to_string().as_bytes(),
+    );
+    // Another page's search streams all its hits, then the summary, which counts them.
+    let other = ["X-Mctl-Client: page-search-02", &s.bearer(), &s.origin()];
+    let small = json!({"dirs": [d], "pattern": "dark mode", "ignoreCase": true});
+    let mut st = s.open_stream(
+        "POST",
+        "/api/call/search",
+        &other,
+        small.to_string().as_bytes(),
+    );
+    let mut hits = 0;
+    let summary = loop {
+        let (name, data) = st.next_event().expect("the search ends with done");
+        let v: Value = serde_json::from_str(&data).unwrap();
+        match name.as_str() {
+            "item" => hits += v["hits"].as_array().unwrap().len() as u64,
+            "done" => break v,
+            other => panic!("{other}: {data}"),
+        }
+    };
+    assert!(hits > 0);
+    assert_eq!(summary["hits"], hits);
+    let cli = mctl(&dir, &["search", "dark mode", "-i", "--json"]);
+    assert_eq!(
+        stdout(&cli).lines().count() as u64 - 1,
+        hits,
+        "the CLI finds the same hits"
+    );
+    assert_eq!(s.get("/api/runs").status, 200);
+}
+
+#[test]
+fn sigterm_ends_the_server_with_its_streams_open() {
+    let t = demo();
+    let mut s = Served::start(&[&t.path().join("runs")], &[]);
+    let mut live = s.open_stream("GET", "/api/events", &[&s.bearer()], b"");
+    assert_eq!(live.status, 200);
+    let pid = s.child.id().to_string();
+    assert!(std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = s.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "still running after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status:?}");
+    assert!(live.next_event().is_none(), "the stream ended");
+}
