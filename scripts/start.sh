@@ -16,7 +16,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-echo "building mctl..." >&2
+echo "building the UI and mctl (which embeds it for mctl serve)..." >&2
+(cd ui && npm run --silent build)
 cargo build --release --quiet --bin mctl
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 mctl="$target/release/mctl"
@@ -39,6 +40,7 @@ fi
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
   echo "No display here (neither DISPLAY nor WAYLAND_DISPLAY is set): the desktop app cannot open." >&2
   echo "Use the command line instead: $mctl --runs-dir '$runs_dir' runs | show RUN | peek RUN CALL --query TEXT" >&2
+  echo "or the app in a browser: $mctl --runs-dir '$runs_dir' serve (then open the URL it prints; see docs/serve.md)" >&2
   exec "$mctl" --runs-dir "$runs_dir" runs
 fi
 

@@ -24,7 +24,7 @@ export async function waitFor(fn, what, timeout = 30_000) {
 }
 
 /** Resolves once something listens on `port` of loopback: the driver is ready for a session. */
-async function listening(port) {
+export async function listening(port) {
   const open = () =>
     new Promise((resolve) => {
       const socket = net.connect(port, '127.0.0.1');

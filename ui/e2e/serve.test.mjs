@@ -1,0 +1,167 @@
+// End-to-end tests of browser mode: `mctl serve` on a demo directory, opened in Debian's
+// headless chromium through chromedriver (both installed by scripts/setup.sh; nothing is
+// downloaded). The same scenarios as the desktop suite where they apply: the list, a timeline,
+// stub and full side by side, a peek, hostile text rendered as text, live growth; plus what
+// only a server has: the token leaves the address bar, and a read-only server offers no GC.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { after, before, describe, it } from 'node:test';
+import { remote } from 'webdriverio';
+import { appendLive, demo, liveRun } from './fixtures.mjs';
+import { listening, mctl, removeDirs, root, sleep, waitFor } from './session.mjs';
+
+const shots = path.join(root, 'docs');
+const runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mc-serve-'));
+const home = `${runsDir}-home`;
+const port = Number(process.env.E2E_PORT ?? 4444) + 16;
+
+let server;
+let driver;
+let browser;
+let announced;
+
+async function text(selector) {
+  return (await browser.$(selector)).getText();
+}
+
+async function openRun(id) {
+  const row = await waitFor(async () => {
+    const el = await browser.$(`[data-run="${id}"]`);
+    return (await el.isExisting()) ? el : null;
+  }, `run ${id} in the list`);
+  await row.click();
+}
+
+/** Starts `mctl serve` on a free port and resolves with the JSON line it prints. */
+function serve() {
+  fs.mkdirSync(home, { recursive: true });
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MCTL_')));
+  server = spawn(mctl, ['--runs-dir', runsDir, 'serve', '--bind', '127.0.0.1:0', '--json'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...env, HOME: home, XDG_CACHE_HOME: path.join(home, 'cache'), MCTL_CONFIG_DIR: path.join(home, 'mission-control') },
+  });
+  return new Promise((resolve, reject) => {
+    readline.createInterface({ input: server.stdout }).once('line', (line) => resolve(JSON.parse(line)));
+    server.once('exit', (code) => reject(new Error(`mctl serve exited (${code})`)));
+  });
+}
+
+before(async () => {
+  demo(mctl, runsDir);
+  liveRun(runsDir, 'run_live', 3);
+  announced = await serve();
+  driver = spawn('chromedriver', [`--port=${port}`], { stdio: 'ignore' });
+  await listening(port);
+  browser = await remote({
+    hostname: '127.0.0.1',
+    port,
+    logLevel: 'warn',
+    capabilities: {
+      browserName: 'chrome',
+      'wdio:enforceWebDriverClassic': true,
+      'goog:chromeOptions': {
+        binary: '/usr/bin/chromium',
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--window-size=1440,900', `--user-data-dir=${path.join(home, 'chromium')}`],
+      },
+    },
+  });
+  await browser.url(announced.url);
+  await waitFor(async () => (await browser.$$('[data-testid="run-row"]')).length > 0, 'the first list paint');
+});
+
+after(async () => {
+  await browser?.deleteSession().catch(() => {});
+  driver?.kill();
+  server?.kill('SIGTERM');
+  await sleep(300);
+  removeDirs(runsDir, home);
+});
+
+describe('Mission Control in a browser (mctl serve)', () => {
+  it('takes the token from the URL fragment and then forgets it', async () => {
+    assert.equal(announced.readOnly, true);
+    assert.match(announced.bind, /^127\.0\.0\.1:\d+$/);
+    const href = await browser.execute(() => location.href);
+    assert.equal(href, `http://${announced.bind}/`, 'the token is no longer in the address bar');
+    const cookie = await browser.execute(() => document.cookie);
+    assert.equal(cookie, '', 'the session cookie is not readable by scripts');
+  });
+
+  it('lists the demo runs', async () => {
+    assert.equal(Number(await text('[data-testid="runs-count"]')), 12, 'the 11 demo runs and a live one');
+    const titles = await browser.execute(() => [...document.querySelectorAll('[data-testid="run-row"] .name')].map((e) => e.textContent));
+    assert.ok(titles.some((t) => t.includes('left-pad')));
+  });
+
+  it('opens a run, a retained result beside its stub, and peeks it as the model would', async () => {
+    const id = await browser.execute(() => [...document.querySelectorAll('[data-run]')].find((e) => e.textContent.includes('left-pad'))?.dataset.run);
+    await openRun(id);
+    await waitFor(async () => (await browser.$$('[data-testid="timeline"] article')).length > 5, 'the timeline');
+    assert.match(await text('[data-testid="retention"]'), /1 value retained/);
+    assert.ok(!(await (await browser.$('[data-testid="pin"]')).isEnabled()), 'no pinning on a read-only server');
+    await (await browser.$('[data-testid="open-result"].primary')).click();
+    const stub = await waitFor(async () => {
+      const el = await browser.$('[data-testid="stub-text"]');
+      return (await el.isExisting()) ? el.getText() : null;
+    }, 'the stub');
+    assert.match(stub, /^\[retained #toolu_01\w+\] read_file output: \d+ bytes, 15311 lines/);
+    await waitFor(async () => (await text('[data-testid="full-text"] [data-line="2"]')).includes('"name": "web-console"'), 'the full text');
+    await (await browser.$('[data-testid="peek-mode-range"]')).click();
+    await (await browser.$('[data-testid="peek-input"]')).setValue('10700-10710');
+    await (await browser.$('[data-testid="peek-run"]')).click();
+    const range = await waitFor(async () => {
+      const t = await text('[data-testid="peek-output"]');
+      return t.startsWith('[peek #') ? t : null;
+    }, 'the range peek');
+    assert.match(range, /^\[peek #toolu_01\w+: lines 10700-10710 of 15311\]/);
+    assert.ok(range.includes('10705:     "node_modules/left-pad": {'));
+    assert.equal(await browser.$('button=Reveal file').isExisting(), false, 'no file manager from a browser');
+    await browser.saveScreenshot(path.join(shots, 'serve-browser.png'));
+    await (await browser.$('[data-testid="back"]')).click();
+  });
+
+  it('renders hostile transcript text as text and runs none of it', async () => {
+    await openRun('run_hostile_markup');
+    await waitFor(async () => (await browser.$$('[data-testid="timeline"] article')).length > 3, 'the hostile timeline');
+    await (await browser.$('[data-testid="open-result"]')).click();
+    await waitFor(async () => (await text('[data-testid="full-text"] [data-line="1"]')).includes('<script>'), 'the hostile full text');
+    await sleep(500);
+    const state = await browser.execute(() => ({
+      pwned: window.__mc_pwned ?? null,
+      scripts: [...document.querySelectorAll('script')].filter((s) => !s.src).length,
+      images: document.querySelectorAll('img, iframe').length,
+      href: location.href,
+    }));
+    assert.equal(state.pwned, null, 'no payload ran');
+    assert.equal(state.scripts, 0);
+    assert.equal(state.images, 0);
+    assert.equal(state.href, `http://${announced.bind}/`);
+    await (await browser.$('[data-testid="back"]')).click();
+  });
+
+  it('grows an open run\'s timeline while its transcript is appended to, and lists new runs', async () => {
+    await openRun('run_live');
+    const count = () => browser.execute(() => Math.max(0, ...[...document.querySelectorAll('[data-testid="timeline"] article')].map((a) => Number(a.dataset.line))));
+    await waitFor(async () => (await count()) === 3, 'the live run');
+    for (let i = 0; i < 5; i++) {
+      appendLive(runsDir, 'run_live', 3 + i);
+      await sleep(150);
+    }
+    await waitFor(async () => (await count()) === 8, 'the appended events');
+    liveRun(runsDir, 'run_appeared_live', 1);
+    await waitFor(async () => (await browser.$('[data-run="run_appeared_live"]')).isExisting(), 'a new run in the list');
+  });
+
+  it('plans a collection but offers no deletion on a read-only server', async () => {
+    await (await browser.$('[data-testid="open-storage"]')).click();
+    await waitFor(async () => (await text('[data-testid="storage-total"]')).includes('B'), 'the storage figures');
+    await (await browser.$('[data-testid="gc-orphans"]')).click();
+    await waitFor(async () => (await text('[data-testid="gc-plan"]')).includes('1 files'), 'the orphan plan');
+    assert.match(await text('[data-testid="read-only"]'), /Read-only/);
+    assert.equal(await browser.$('[data-testid="gc-apply"]').isExisting(), false);
+  });
+});
