@@ -13,10 +13,17 @@ fn every_file_in_tests_it_is_compiled_into_the_test_binary() {
         .filter_map(|l| l.trim().strip_prefix("mod "))
         .map(|m| m.trim_end_matches(';').trim().to_owned())
         .collect();
+    // A module is a file, or a folder with its `mod.rs`.
     let files: BTreeSet<String> = std::fs::read_dir(&dir)
         .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter_map(|name| name.strip_suffix(".rs").map(str::to_owned))
+        .map(|e| e.unwrap().path())
+        .filter_map(|p| {
+            let name = p.file_name()?.to_string_lossy().into_owned();
+            if p.join("mod.rs").is_file() {
+                return Some(name);
+            }
+            name.strip_suffix(".rs").map(str::to_owned)
+        })
         .filter(|name| name != "main")
         .collect();
     assert_eq!(

@@ -98,6 +98,7 @@ impl Served {
             status: status.split(' ').nth(1).unwrap_or("").parse().unwrap_or(0),
             reader,
             text: String::new(),
+            last_chunk: false,
         }
     }
 }
@@ -203,6 +204,8 @@ pub struct Stream {
     reader: BufReader<TcpStream>,
     /// De-chunked text not yet split into events.
     text: String,
+    /// The body's last (empty) chunk came: the server ended the stream.
+    last_chunk: bool,
 }
 
 impl Stream {
@@ -231,12 +234,43 @@ impl Stream {
             }
             let size = usize::from_str_radix(size.trim(), 16).ok()?;
             if size == 0 {
+                self.last_chunk = true;
                 return None;
             }
             let mut chunk = vec![0; size + 2];
             self.reader.read_exact(&mut chunk).ok()?;
             self.text.push_str(&String::from_utf8_lossy(&chunk[..size]));
         }
+    }
+
+    /// Reads events until one named `name` whose data satisfies `pick`, for at most `wait` of
+    /// silence; `None` when none came.
+    pub fn within(
+        &mut self,
+        wait: Duration,
+        name: &str,
+        pick: impl Fn(&Value) -> bool,
+    ) -> Option<Value> {
+        self.reader.get_ref().set_read_timeout(Some(wait)).unwrap();
+        let found = loop {
+            let Some((n, data)) = self.next_event() else {
+                break None;
+            };
+            let v: Value = serde_json::from_str(&data).unwrap();
+            if n == name && pick(&v) {
+                break Some(v);
+            }
+        };
+        self.reader
+            .get_ref()
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        found
+    }
+
+    /// Whether the server ended the stream (rather than the connection being cut).
+    pub fn ended_cleanly(&self) -> bool {
+        self.last_chunk
     }
 
     /// Reads events until one named `name` whose data satisfies `pick`.

@@ -401,6 +401,7 @@ fn a_non_loopback_bind_needs_a_token() {
         .output()
         .unwrap();
     assert!(!weak.status.success());
+    assert!(String::from_utf8_lossy(&weak.stderr).contains("at least 16 characters"));
 }
 
 #[test]
@@ -434,83 +435,185 @@ fn append_user(path: &Path, run: &str, seq: u64) {
     writeln!(f, "{line}").unwrap();
 }
 
+/// Opens page `id`'s stream and calls streaming command `cmd` on it as call `n`.
+fn page_call(
+    s: &Served,
+    page: &mut Option<client::Stream>,
+    id: &str,
+    n: u64,
+    cmd: &str,
+    req: &Value,
+) {
+    let client = format!("X-Mctl-Client: {id}");
+    if page.is_none() {
+        let st = s.open_stream("GET", "/api/page", &[&s.bearer(), &client], b"");
+        assert_eq!(st.status, 200);
+        *page = Some(st);
+    }
+    let call = format!("X-Mctl-Call: {n}");
+    let headers = [s.bearer(), s.origin(), client, call];
+    let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+    let r = s.send(
+        "POST",
+        &format!("/api/call/{cmd}"),
+        &headers,
+        req.to_string().as_bytes(),
+    );
+    assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
+}
+
 #[test]
-fn twenty_live_streams_each_see_every_change_and_a_stalled_one_blocks_nobody() {
+fn twenty_live_streams_each_see_every_change() {
     let t = tempfile::tempdir().unwrap();
     let path = RunFile::new(t.path(), "run_live").user("go").write();
     let s = Served::start(&[t.path()], &[]);
     let bearer = s.bearer();
-    // A client that opens a stream and never reads it.
-    let _stalled = s.open_stream("GET", "/api/events", &[&bearer], b"");
     let mut streams: Vec<_> = (0..20)
         .map(|_| s.open_stream("GET", "/api/events", &[&bearer], b""))
         .collect();
     assert!(streams.iter().all(|st| st.status == 200));
-    // The UI's way: its live stream through the command, on a page of its own.
-    let page = ["X-Mctl-Client: page-one-1234", &bearer, &s.origin()];
-    let mut ui = s.open_stream("POST", "/api/call/watch_changes", &page, b"");
-    assert_eq!(ui.until("done", |_| true), Value::Null);
-    // Watchers start in the background: append until every stream has seen a change, then
-    // once more, which each must see.
-    std::thread::sleep(Duration::from_millis(500));
-    append_user(&path, "run_live", 1);
-    let saw = |v: &Value| v["kind"] == "appended" && v["run"] == "run_live";
-    for st in &mut streams {
-        st.until("change", saw);
+    // The UI's way: its live changes through the command, on its page's stream.
+    let mut page = None;
+    page_call(
+        &s,
+        &mut page,
+        "page-one-1234",
+        1,
+        "watch_changes",
+        &Value::Null,
+    );
+    let page = page.as_mut().unwrap();
+    assert_eq!(page.until("done", |v| v["call"] == 1)["value"], Value::Null);
+    // Each stream's watcher starts in the background, and a line written during its first scan
+    // is read by that scan, not reported: append until every stream has reported a change.
+    let appended = |v: &Value| v["kind"] == "appended" && v["run"] == "run_live";
+    let item = |v: &Value| v["call"] == 1 && appended(&v["item"]);
+    let mut ready = vec![false; streams.len() + 1];
+    let mut seq = 0;
+    while ready.contains(&false) {
+        seq += 1;
+        assert!(seq < 30, "every stream reports changes");
+        append_user(&path, "run_live", seq);
+        let wait = Duration::from_millis(700);
+        for (i, st) in streams.iter_mut().enumerate() {
+            ready[i] |= st.within(wait, "change", appended).is_some();
+        }
+        ready[20] |= page.within(wait, "item", item).is_some();
     }
-    ui.until("item", saw);
-    append_user(&path, "run_live", 2);
-    for st in &mut streams {
-        st.until("change", saw);
+    // From now on every appended line reaches every stream.
+    std::thread::sleep(Duration::from_millis(300));
+    for _ in 0..3 {
+        seq += 1;
+        append_user(&path, "run_live", seq);
+        let line = seq + 1;
+        let has = |v: &Value| {
+            v["lines"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|l| l["line"] == line)
+        };
+        for st in &mut streams {
+            st.until("change", |v| appended(v) && has(v));
+        }
+        page.until("item", |v| item(v) && has(&v["item"]));
     }
-    ui.until("item", saw);
-    // Meanwhile the server answers others at once.
-    let started = Instant::now();
-    for _ in 0..20 {
-        assert_eq!(s.get("/api/runs").status, 200);
-    }
-    assert!(started.elapsed() < Duration::from_secs(10));
 }
 
 #[test]
-fn a_search_streams_its_hits_and_a_client_that_stops_reading_holds_up_no_one() {
+fn a_page_calls_streaming_commands_on_its_own_stream_only() {
     let t = demo();
-    let dir = t.path().join("runs");
-    let s = Served::start(&[&dir], &[]);
-    let d = dir.display().to_string();
-    let req = json!({"dirs": [d], "pattern": "e", "max": 100_000});
+    let s = Served::start(&[&t.path().join("runs")], &[]);
     let headers = [
         s.bearer(),
         s.origin(),
-        "X-Mctl-Client: page-search-01".to_string(),
+        "X-Mctl-Client: page-without-stream".into(),
+        "X-Mctl-Call: 1".into(),
     ];
     let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+    let r = s.send("POST", "/api/call/watch_changes", &headers, b"");
+    assert_eq!(r.status, 409, "a page opens its stream first");
+    let r = s.send("POST", "/api/call/watch_changes", &headers[..3], b"");
+    assert_eq!(r.status, 400, "a page's streaming call is numbered");
+    assert_eq!(
+        s.send("GET", "/api/page", &[&s.bearer()], b"").status,
+        400,
+        "a page names itself"
+    );
+
+    // A page whose stream ends is forgotten: its next streaming call finds no stream.
+    let mut page = None;
+    page_call(
+        &s,
+        &mut page,
+        "page-short-lived",
+        1,
+        "watch_changes",
+        &Value::Null,
+    );
+    page.as_mut().unwrap().until("done", |v| v["call"] == 1);
+    drop(page);
+    std::thread::sleep(Duration::from_millis(300));
+    let headers = [
+        s.bearer(),
+        s.origin(),
+        "X-Mctl-Client: page-short-lived".into(),
+        "X-Mctl-Call: 2".into(),
+    ];
+    let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+    assert_eq!(
+        s.send("POST", "/api/call/watch_changes", &headers, b"")
+            .status,
+        409
+    );
+}
+
+#[test]
+fn a_search_streams_its_hits_and_a_page_that_stops_reading_holds_up_no_one() {
+    let t = demo();
+    let dir = t.path().join("runs");
+    // 24 MB of lines that all match: far more hits than any buffer holds.
+    let big = "the quick brown fox jumps over the lazy dog, again and again\n".repeat(400_000);
+    RunFile::new(&dir, "run_big_log")
+        .user("log")
+        .tool("toolu_log", "bash", &big, true)
+        .done()
+        .write();
+    let s = Served::start(&[&dir], &[]);
+    let d = dir.display().to_string();
     // One page asks for every hit and reads none of them.
-    let _stalled = s.open_stream(
-        "POST",
-        "/api/call/search",
-        &headers,
-        req.to_string().as_bytes(),
+    let mut stalled = None;
+    page_call(
+        &s,
+        &mut stalled,
+        "page-stalled-1",
+        1,
+        "search",
+        &json!({"dirs": [d], "pattern": "fox"}),
     );
-    // Another page's search streams all its hits, then the summary, which counts them.
-    let other = ["X-Mctl-Client: page-search-02", &s.bearer(), &s.origin()];
+    std::thread::sleep(Duration::from_millis(500));
+    // Another page's search streams all its hits, then the summary, which counts them, while
+    // the first is still open and unread.
+    let started = Instant::now();
+    let mut page = None;
     let small = json!({"dirs": [d], "pattern": "dark mode", "ignoreCase": true});
-    let mut st = s.open_stream(
-        "POST",
-        "/api/call/search",
-        &other,
-        small.to_string().as_bytes(),
-    );
+    page_call(&s, &mut page, "page-reading-1", 1, "search", &small);
+    let st = page.as_mut().unwrap();
     let mut hits = 0;
     let summary = loop {
         let (name, data) = st.next_event().expect("the search ends with done");
         let v: Value = serde_json::from_str(&data).unwrap();
         match name.as_str() {
-            "item" => hits += v["hits"].as_array().unwrap().len() as u64,
-            "done" => break v,
+            "item" => hits += v["item"]["hits"].as_array().unwrap().len() as u64,
+            "done" => break v["value"].clone(),
             other => panic!("{other}: {data}"),
         }
     };
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
     assert!(hits > 0);
     assert_eq!(summary["hits"], hits);
     let cli = mctl(&dir, &["search", "dark mode", "-i", "--json"]);
@@ -519,14 +622,32 @@ fn a_search_streams_its_hits_and_a_client_that_stops_reading_holds_up_no_one() {
         hits,
         "the CLI finds the same hits"
     );
-    assert_eq!(s.get("/api/runs").status, 200);
+    let started = Instant::now();
+    for _ in 0..10 {
+        assert_eq!(s.get("/api/runs").status, 200);
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 #[test]
-fn sigterm_ends_the_server_with_its_streams_open() {
+fn sigterm_ends_the_server_and_its_streams_at_once() {
     let t = demo();
     let mut s = Served::start(&[&t.path().join("runs")], &[]);
     let mut live = s.open_stream("GET", "/api/events", &[&s.bearer()], b"");
+    let mut page = None;
+    page_call(
+        &s,
+        &mut page,
+        "page-at-shutdown",
+        1,
+        "watch_changes",
+        &Value::Null,
+    );
+    page.as_mut().unwrap().until("done", |v| v["call"] == 1);
     assert_eq!(live.status, 200);
     let pid = s.child.id().to_string();
     assert!(std::process::Command::new("kill")
@@ -546,5 +667,19 @@ fn sigterm_ends_the_server_with_its_streams_open() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(status.success(), "{status:?}");
-    assert!(live.next_event().is_none(), "the stream ended");
+    // Streams are ended by the server (not cut after the grace period of 5 s).
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        live.next_event().is_none() && live.ended_cleanly(),
+        "the stream ended"
+    );
+    let page = page.as_mut().unwrap();
+    assert!(
+        page.next_event().is_none() && page.ended_cleanly(),
+        "the page's stream ended"
+    );
 }

@@ -70,37 +70,119 @@ async function callTauri<K extends CommandName>(
   }
 }
 
-// Over HTTP: `POST /api/call/{cmd}` with the request as the body; a command that streams answers
-// with server-sent events (`item`s, then `done` or `error`; live streams go on after `done`).
-// The page's token comes in the URL fragment (`#token=...`, never sent to the server in the
-// URL): it is exchanged once for a cookie its scripts cannot read, then removed from the
-// address bar. Each page names itself (`X-Mctl-Client`) so it has its own live session.
+// Over HTTP (`mctl serve`, docs/serve.md). The page's token comes in the URL fragment (never
+// sent to a server in a URL): it is exchanged once for a session cookie its scripts cannot read,
+// then removed from the address bar. The page names itself (`X-Mctl-Client`, so it has its own
+// live session, as a desktop window has) and opens one stream, `GET /api/page`, that carries
+// the items of every command it calls that streams: browsers allow few connections per server.
+// A command is `POST /api/call/{cmd}` with its request as the body; a streaming one is numbered
+// (`X-Mctl-Call`), answered at once, and its items, then `done` or `error`, come on the stream.
 
 /** A random name for this page. */
 export function pageId(random: (a: Uint8Array) => Uint8Array = (a) => crypto.getRandomValues(a)): string {
   return Array.from(random(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-let page: string | null = null;
-let session: Promise<void> | null = null;
+interface Waiting {
+  onItem?: (item: unknown) => void;
+  resolve: (value: unknown) => void;
+  reject: (e: unknown) => void;
+  settled: boolean;
+  /** Items go on after `done` (live changes, a followed run). */
+  live: boolean;
+}
 
-/** The token of the URL fragment, exchanged for the session cookie (once per page). */
+let session: Promise<void> | null = null;
+let channel: Promise<string> | null = null;
+let calls = 0;
+const waiting = new Map<number, Waiting>();
+const disconnected = new Set<() => void>();
+const LIVE: ReadonlySet<CommandName> = new Set(['watch_changes', 'follow_run']);
+
+/** The token of the URL fragment, exchanged for the session cookie (once per page load). */
 function startSession(): Promise<void> {
-  session ??= (async () => {
-    const token = new URLSearchParams(location.hash.slice(1)).get('token');
-    if (!token) return; // a reload: the cookie is already set
-    history.replaceState(null, '', location.pathname + location.search);
-    const r = await fetch('/api/session', { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
-    if (!r.ok) throw new CommandError('ipc', `the server refused the token (${r.status})`);
-  })();
+  if (!session) {
+    session = (async () => {
+      const token = new URLSearchParams(location.hash.slice(1)).get('token');
+      if (!token) return; // a reload: the cookie is already set
+      const r = await fetch('/api/session', { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
+      if (!r.ok) throw await failure(r);
+      history.replaceState(null, '', location.pathname + location.search);
+    })();
+    session.catch(() => (session = null)); // a failure is tried again by the next call
+  }
   return session;
+}
+
+/** This page's stream, opened once (again after it ended); resolves with the page's name. */
+function openChannel(): Promise<string> {
+  if (!channel) {
+    channel = (async () => {
+      await startSession();
+      const page = pageId();
+      const r = await fetch('/api/page', { headers: { 'X-Mctl-Client': page } }).catch((e) => {
+        throw new CommandError('ipc', `the server cannot be reached: ${errorMessage(e)}`);
+      });
+      if (!r.ok || !r.body) throw await failure(r);
+      void readChannel(r.body);
+      return page;
+    })();
+    channel.catch(() => (channel = null));
+  }
+  return channel;
+}
+
+async function readChannel(body: ReadableStream<Uint8Array>): Promise<void> {
+  const parser = new SseParser();
+  const reader = body.getReader();
+  const text = new TextDecoder();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      for (const e of parser.push(text.decode(value, { stream: true }))) deliver(e);
+    }
+  } catch {
+    // the connection broke: the same as its end
+  }
+  // The server went away (or let this page go): every call waiting fails, and the next call
+  // opens a new page.
+  channel = null;
+  const lost = new CommandError('ipc', 'the connection to the server was lost');
+  for (const w of waiting.values()) if (!w.settled) w.reject(lost);
+  waiting.clear();
+  for (const f of disconnected) f();
+}
+
+function deliver(e: { event: string; data: string }) {
+  let data: { call?: number; item?: unknown; value?: unknown; error?: unknown };
+  try {
+    data = JSON.parse(e.data);
+  } catch {
+    return;
+  }
+  const n = data.call ?? -1;
+  const w = waiting.get(n);
+  if (!w) return;
+  if (e.event === 'item') {
+    try {
+      w.onItem?.(data.item);
+    } catch (err) {
+      console.error(err); // a view's failure must not stop the stream for the others
+    }
+  } else if (!w.settled && (e.event === 'done' || e.event === 'error')) {
+    w.settled = true;
+    if (!w.live || e.event === 'error') waiting.delete(n);
+    if (e.event === 'done') w.resolve(data.value);
+    else w.reject(isCoreError(data.error) ? new CommandError(data.error.code, data.error.message) : new CommandError('ipc', e.data));
+  }
 }
 
 async function failure(r: globalThis.Response): Promise<CommandError> {
   const body: unknown = await r.json().catch(() => null);
   if (isCoreError(body)) return new CommandError(body.code, body.message);
-  if (r.status === 401) return new CommandError('ipc', 'this page has no valid token: open the URL mctl serve printed');
-  return new CommandError('ipc', `the server answered ${r.status} ${r.statusText}`);
+  const said = typeof body === 'object' && body && 'message' in body ? String(body.message) : r.statusText;
+  return new CommandError('ipc', `the server answered ${r.status}: ${said}`);
 }
 
 async function callHttp<K extends CommandName>(
@@ -108,55 +190,39 @@ async function callHttp<K extends CommandName>(
   req: Request<K>,
   onItem?: (item: Item<K>) => void,
 ): Promise<Response<K>> {
-  await startSession();
-  page ??= pageId();
+  const page = await openChannel();
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-Mctl-Client': page };
+  let done: Promise<Response<K>> | null = null;
+  const n = ++calls;
+  if (onItem) {
+    headers['X-Mctl-Call'] = String(n);
+    done = new Promise<Response<K>>((resolve, reject) => {
+      const w: Waiting = { onItem: onItem as (item: unknown) => void, resolve: resolve as (v: unknown) => void, reject, settled: false, live: LIVE.has(cmd) };
+      waiting.set(n, w);
+    });
+  }
   let r: globalThis.Response;
   try {
-    r = await fetch(`/api/call/${cmd}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-Mctl-Client': page },
-      body: JSON.stringify(req),
-    });
+    r = await fetch(`/api/call/${cmd}`, { method: 'POST', headers, body: JSON.stringify(req) });
   } catch (e) {
+    waiting.delete(n);
     throw new CommandError('ipc', `the server cannot be reached: ${errorMessage(e)}`);
   }
-  if (!r.ok) throw await failure(r);
-  if (!r.body || !(r.headers.get('Content-Type') ?? '').startsWith('text/event-stream')) return (await r.json()) as Response<K>;
-  return readStream(r.body, onItem);
-}
-
-/** Hands each `item` to `onItem` and resolves with `done` (reading on after it: a live stream
- *  goes on), or rejects with `error` or when the stream ends before `done`. */
-function readStream<T, R>(body: ReadableStream<Uint8Array>, onItem?: (item: T) => void): Promise<R> {
-  return new Promise<R>((resolve, reject) => {
-    let settled = false;
-    const parser = new SseParser();
-    const reader = body.getReader();
-    const text = new TextDecoder();
-    (async () => {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        for (const e of parser.push(text.decode(value, { stream: true }))) {
-          const data: unknown = JSON.parse(e.data);
-          if (e.event === 'item') onItem?.(data as T);
-          else if (e.event === 'done' && !settled) {
-            settled = true;
-            resolve(data as R);
-          } else if (e.event === 'error' && !settled) {
-            settled = true;
-            reject(isCoreError(data) ? new CommandError(data.code, data.message) : new CommandError('ipc', e.data));
-          }
-        }
-      }
-      if (!settled) reject(new CommandError('ipc', 'the connection to the server was lost'));
-    })().catch((e) => {
-      if (!settled) reject(new CommandError('ipc', errorMessage(e)));
-    });
-  });
+  if (!r.ok) {
+    waiting.delete(n);
+    throw await failure(r);
+  }
+  return done ?? ((await r.json()) as Response<K>);
 }
 
 export const ipc = {
+  /** Calls `f` whenever the connection to the backend is lost (only a served page's can be):
+   *  live changes and followed runs have stopped, and the next call connects again. Returns
+   *  what removes `f`. */
+  onDisconnect: (f: () => void) => {
+    disconnected.add(f);
+    return () => void disconnected.delete(f);
+  },
   settings: () => call('settings', null),
   setRunsDirs: (dirs: string[]) => call('set_runs_dirs', { dirs }),
   pickRunsDir: () => call('pick_runs_dir', null),

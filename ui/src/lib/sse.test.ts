@@ -9,6 +9,13 @@ describe('server-sent events from a stream', () => {
     expect(p.push('\r\n')).toEqual([{ event: 'done', data: 'null' }]);
   });
 
+  it('reads a CRLF cut between two chunks as one line end', () => {
+    const p = new SseParser();
+    expect(p.push('data: a\r')).toEqual([]);
+    expect(p.push('\ndata: b\r')).toEqual([]);
+    expect(p.push('\n\r\n')).toEqual([{ event: 'message', data: 'a\nb' }]);
+  });
+
   it('skips keep-alive comments and joins data lines', () => {
     const p = new SseParser();
     expect(p.push(':\n\n: keep-alive\n\ndata: a\ndata: b\n\n')).toEqual([{ event: 'message', data: 'a\nb' }]);

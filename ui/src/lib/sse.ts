@@ -11,9 +11,14 @@ export interface SseEvent {
 /** Splits a growing text into events: `push` each chunk, get back the events it completed. */
 export class SseParser {
   private buffer = '';
+  /** A CR that ended the last chunk: its LF may start the next. */
+  private cr = '';
 
   push(chunk: string): SseEvent[] {
-    this.buffer += chunk.replace(/\r\n?/g, '\n');
+    let text = this.cr + chunk;
+    this.cr = text.endsWith('\r') ? '\r' : '';
+    if (this.cr) text = text.slice(0, -1);
+    this.buffer += text.replace(/\r\n?/g, '\n');
     const events: SseEvent[] = [];
     for (;;) {
       const end = this.buffer.indexOf('\n\n');

@@ -1,9 +1,16 @@
-//! The UI's transport: `POST /api/call/{command}` with the command's request as the body calls
-//! the core service's handler of that name (the same contract the desktop shell serves). A
-//! command that streams answers with Server-Sent Events: an `item` event per item, then one
-//! `done` event with the response (or an `error` event); live changes and a followed run go on
-//! after `done`, until the page closes the stream or the command is superseded.
-//! `GET /api/events` is the live stream for scripts: one `change` event per change.
+//! The UI's transport. `POST /api/call/{command}` with the command's request as the body calls
+//! the core service's handler of that name (the same contract the desktop shell serves).
+//!
+//! A page (`X-Mctl-Client`) first opens its stream, `GET /api/page`: server-sent events that
+//! carry everything its commands stream, so a page holds one connection however many runs,
+//! searches and live changes it shows (browsers allow six per server). A streaming command it
+//! calls (numbered by the page, `X-Mctl-Call`) is answered `202` at once; its items come on the
+//! page's stream as `item` events `{"call", "item"}`, then one `done` `{"call", "value"}` or
+//! `error` `{"call", "error"}`; live changes and a followed run go on after `done`.
+//!
+//! A script's streaming call without a page gets the events on its own response instead
+//! (`item`s, then `done` or `error`), and `GET /api/events` is the live stream for scripts: one
+//! `change` event per change.
 
 use super::clients::valid_id;
 use super::guard::error_response;
@@ -16,28 +23,29 @@ use axum::response::{IntoResponse, Response};
 use mission_control::service::{dispatch, Service, Sink};
 use mission_control::wire::COMMANDS;
 use mission_control::{Error, ErrorCode};
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::convert::Infallible;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::{self, error::TrySendError};
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt as _;
 
-/// Events waiting for a page to read them; a sender waits when they are this many.
+/// Events waiting for a client to read them.
 const BUFFER: usize = 256;
-/// A page that reads nothing for this long while events wait loses its stream (it ends), so it
-/// never holds up what sends them.
+/// How long a live change or a run update waits for a client that is behind before its stream
+/// is ended: it never holds up what sends them for longer (each page has its own watcher).
 const STALL: Duration = Duration::from_secs(10);
 
-/// The sending end of one stream, shared by the command's sink and what sends `done`; `None`
-/// once the stream was given up.
-type Outlet = Arc<Mutex<Option<mpsc::Sender<Event>>>>;
+/// The sending end of a stream, shared by whatever sends on it; `None` once it is given up.
+pub type Outlet = Arc<Mutex<Option<mpsc::Sender<Event>>>>;
 
-/// Sends `event`, waiting while the page is behind, at most [`STALL`]; false when the stream is
-/// gone. Called only off the async runtime's workers (from the blocking pool, the watcher's
-/// thread or the search's threads).
-fn send(outlet: &Outlet, mut event: Event) -> bool {
+/// Sends `event`, waiting at most `patience` while the client is behind; false when the event
+/// could not be sent. After `patience` the stream is ended (given up) unless `keep` says to
+/// only drop the event. Called only off the async runtime's workers (the blocking pool, a
+/// watcher's thread, a search's threads).
+fn send(outlet: &Outlet, mut event: Event, patience: Duration, keep: bool) -> bool {
     let started = Instant::now();
     loop {
         let mut tx = outlet.lock().unwrap_or_else(|e| e.into_inner());
@@ -47,13 +55,15 @@ fn send(outlet: &Outlet, mut event: Event) -> bool {
         match sender.try_send(event) {
             Ok(()) => return true,
             Err(TrySendError::Closed(_)) => {
-                *tx = None; // the page is gone
+                *tx = None; // the client is gone
                 return false;
             }
             Err(TrySendError::Full(back)) => {
-                if started.elapsed() > STALL {
-                    tracing::warn!("a page stopped reading its stream: ending it");
-                    *tx = None;
+                if started.elapsed() >= patience {
+                    if !keep {
+                        tracing::warn!("a client stopped reading its stream: ending it");
+                        *tx = None;
+                    }
                     return false;
                 }
                 event = back;
@@ -64,19 +74,8 @@ fn send(outlet: &Outlet, mut event: Event) -> bool {
     }
 }
 
-/// Sends each item as event `name`; once the stream is gone, `gone` is called (a search nobody
-/// reads stops).
-fn sink(
-    outlet: &Outlet,
-    name: &'static str,
-    gone: impl Fn() + Send + Sync + 'static,
-) -> Sink<Value> {
-    let outlet = outlet.clone();
-    Box::new(move |item| {
-        if !send(&outlet, Event::default().event(name).data(item.to_string())) {
-            gone();
-        }
-    })
+fn event(name: &str, data: &Value) -> Event {
+    Event::default().event(name).data(data.to_string())
 }
 
 /// `POST /api/call/{command}`.
@@ -95,32 +94,24 @@ pub async fn call(
     } else {
         match serde_json::from_slice(&body) {
             Ok(v) => v,
-            Err(e) => {
-                return error_response(Error::new(
-                    ErrorCode::Invalid,
-                    format!("a malformed request: {e}"),
-                ))
-            }
+            Err(e) => return invalid(format!("a malformed request: {e}")),
         }
     };
-    let client = headers
+    let page = headers
         .get("x-mctl-client")
         .and_then(|v| v.to_str().ok())
         .filter(|id| valid_id(id))
         .map(str::to_string);
-    let service = match &client {
-        Some(id) => s.client(id),
+    let service = match &page {
+        Some(id) => match s.client(id) {
+            Some(service) => service,
+            None => return busy("too many pages are open: close one, or try again later"),
+        },
         // A script's call without a page: a service of its own, for this call only.
         None => Arc::new(s.new_service()),
     };
-    // Searches wait their turn: each one already keeps every core busy.
-    let _search = if spec.name == "search" {
-        s.searches.clone().acquire_owned().await.ok()
-    } else {
-        None
-    };
+    let name = spec.name;
     if !spec.streams {
-        let name = spec.name;
         let done =
             tokio::task::spawn_blocking(move || dispatch(&service, name, req, Box::new(|_| {})))
                 .await;
@@ -130,100 +121,205 @@ pub async fn call(
             Err(e) => error_response(Error::new(ErrorCode::Io, format!("the call failed: {e}"))),
         };
     }
-    let Ok(permit) = s.streams.clone().try_acquire_owned() else {
-        let e = Error::new(
-            ErrorCode::Busy,
-            "too many streams are open: try again later",
-        );
-        return (StatusCode::SERVICE_UNAVAILABLE, axum::Json(e)).into_response();
-    };
-    let (tx, rx) = mpsc::channel(BUFFER);
-    if spec.name == "watch_changes" {
-        if client.is_none() {
-            service.start();
-        }
-        on_close(&tx, s.clone(), client.clone(), service.clone());
+    match page {
+        Some(id) => on_page(&s, &id, service, name, req, &headers).await,
+        None => on_response(&s, service, name, req).await,
     }
-    let outlet: Outlet = Arc::new(Mutex::new(Some(tx)));
-    let name = spec.name;
-    tokio::task::spawn_blocking(move || {
-        let searcher = service.clone();
-        let items = sink(&outlet, "item", move || {
-            if name == "search" {
-                let _ = searcher.search_cancel(());
-            }
-        });
-        let event = match dispatch(&service, name, req, items) {
-            Ok(value) => Event::default().event("done").data(value.to_string()),
-            Err(e) => Event::default()
-                .event("error")
-                .data(serde_json::to_string(&e).unwrap_or_default()),
-        };
-        send(&outlet, event);
-        drop(_search);
-    });
-    events_response(rx, permit)
 }
 
-/// When the page closes its live stream (or goes away), its service stops.
-fn on_close(
-    tx: &mpsc::Sender<Event>,
-    s: Arc<Server>,
-    client: Option<String>,
+/// A page's streaming call: answered at once; its items, then its end, on the page's stream.
+async fn on_page(
+    s: &Arc<Server>,
+    id: &str,
     service: Arc<Service>,
-) {
-    let watch = tx.clone();
-    match &client {
-        Some(id) => s.watching(id, true),
-        None => s.clients.keep_stream(&service),
-    }
+    name: &'static str,
+    req: Value,
+    headers: &HeaderMap,
+) -> Response {
+    let Some(n) = headers
+        .get("x-mctl-call")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+    else {
+        return invalid("a streaming command needs X-Mctl-Call: N".into());
+    };
+    let Some(outlet) = s.page_outlet(id) else {
+        let e = Error::new(
+            ErrorCode::Invalid,
+            "open the page's stream first (GET /api/page)",
+        );
+        return (StatusCode::CONFLICT, axum::Json(e)).into_response();
+    };
+    let searches = s.searches.clone();
     tokio::spawn(async move {
-        watch.closed().await;
-        drop(watch);
-        match client {
-            Some(id) => s.watching(&id, false),
-            None => {
-                tokio::task::spawn_blocking(move || service.stop());
-            }
-        }
+        // Searches wait their turn: each one already keeps every core busy.
+        let permit = if name == "search" {
+            searches.acquire_owned().await.ok()
+        } else {
+            None
+        };
+        let _ = tokio::task::spawn_blocking(move || {
+            // A search never waits for its page: its hits come from the search's threads,
+            // which every search shares. A page too far behind has its search stopped.
+            let search = name == "search";
+            let lost = Arc::new(AtomicBool::new(false));
+            let items: Sink<Value> = {
+                let (outlet, lost, service) = (outlet.clone(), lost.clone(), service.clone());
+                Box::new(move |item| {
+                    let data = json!({ "call": n, "item": item });
+                    let patience = if search { Duration::ZERO } else { STALL };
+                    if !send(&outlet, event("item", &data), patience, search) && search {
+                        lost.store(true, Ordering::Relaxed);
+                        let _ = service.search_cancel(());
+                    }
+                })
+            };
+            let end = match dispatch(&service, name, req, items) {
+                _ if lost.load(Ordering::Relaxed) => {
+                    let e = Error::new(
+                        ErrorCode::Busy,
+                        "the page fell behind reading the hits: the search was stopped",
+                    );
+                    event("error", &json!({ "call": n, "error": e }))
+                }
+                Ok(value) => event("done", &json!({ "call": n, "value": value })),
+                Err(e) => event("error", &json!({ "call": n, "error": e })),
+            };
+            send(&outlet, end, STALL, false);
+            drop(permit);
+        })
+        .await;
     });
+    (StatusCode::ACCEPTED, axum::Json(json!({}))).into_response()
+}
+
+/// A script's streaming call: its items, then its end, as the events of this response.
+async fn on_response(
+    s: &Arc<Server>,
+    service: Arc<Service>,
+    name: &'static str,
+    req: Value,
+) -> Response {
+    let Ok(permit) = s.streams.clone().try_acquire_owned() else {
+        return busy("too many streams are open: try again later");
+    };
+    let searching = if name == "search" {
+        s.searches.clone().acquire_owned().await.ok()
+    } else {
+        None
+    };
+    let (tx, rx) = mpsc::channel(BUFFER);
+    if name == "watch_changes" {
+        service.start();
+    }
+    s.clients.keep(&service);
+    let outlet: Outlet = Arc::new(Mutex::new(Some(tx)));
+    let stopped = service.clone();
+    tokio::task::spawn_blocking(move || {
+        let items: Sink<Value> = {
+            let (outlet, service) = (outlet.clone(), service.clone());
+            Box::new(move |item| {
+                if !send(&outlet, event("item", &item), STALL, false) && name == "search" {
+                    let _ = service.search_cancel(());
+                }
+            })
+        };
+        let end = match dispatch(&service, name, req, items) {
+            Ok(value) => event("done", &value),
+            Err(e) => event("error", &json!(e)),
+        };
+        send(&outlet, end, STALL, false);
+        drop(searching);
+    });
+    // A client that goes away stops what it started (a live session, a search).
+    events_response(rx, permit, move || stopped.stop())
+}
+
+/// `GET /api/page`: page `X-Mctl-Client`'s stream.
+pub async fn page(State(s): State<Arc<Server>>, headers: HeaderMap) -> Response {
+    let Some(id) = headers
+        .get("x-mctl-client")
+        .and_then(|v| v.to_str().ok())
+        .filter(|id| valid_id(id))
+        .map(str::to_string)
+    else {
+        return invalid(
+            "a page's stream needs X-Mctl-Client: a name of 8 to 64 letters, digits, - and _"
+                .into(),
+        );
+    };
+    let Ok(permit) = s.streams.clone().try_acquire_owned() else {
+        return busy("too many streams are open: try again later");
+    };
+    let (tx, rx) = mpsc::channel(BUFFER);
+    let Some(opened) = s.open_page(&id, tx) else {
+        return busy("too many pages are open: close one, or try again later");
+    };
+    let server = s.clone();
+    events_response(rx, permit, move || server.page_closed(&id, opened))
 }
 
 /// `GET /api/events`: every change of the served directories, as `change` events, until the
 /// client goes away.
 pub async fn events(State(s): State<Arc<Server>>) -> Response {
     let Ok(permit) = s.streams.clone().try_acquire_owned() else {
-        let e = Error::new(
-            ErrorCode::Busy,
-            "too many streams are open: try again later",
-        );
-        return (StatusCode::SERVICE_UNAVAILABLE, axum::Json(e)).into_response();
+        return busy("too many streams are open: try again later");
     };
     let (tx, rx) = mpsc::channel(BUFFER);
     let service = Arc::new(s.new_service());
-    on_close(&tx, s, None, service.clone());
+    s.clients.keep(&service);
     let outlet: Outlet = Arc::new(Mutex::new(Some(tx)));
+    let watching = service.clone();
     tokio::task::spawn_blocking(move || {
-        service.start();
-        let changes = sink(&outlet, "change", || {});
-        if let Err(e) = dispatch(&service, "watch_changes", Value::Null, changes) {
-            let data = serde_json::to_string(&e).unwrap_or_default();
-            send(&outlet, Event::default().event("error").data(data));
+        watching.start();
+        let changes: Sink<Value> = {
+            let outlet = outlet.clone();
+            Box::new(move |change| {
+                send(&outlet, event("change", &change), STALL, false);
+            })
+        };
+        if let Err(e) = dispatch(&watching, "watch_changes", Value::Null, changes) {
+            send(&outlet, event("error", &json!(e)), STALL, false);
         }
     });
-    events_response(rx, permit)
+    events_response(rx, permit, move || service.stop())
 }
 
+/// Runs its closure once, on a thread of its own, when dropped: when a stream's response ends,
+/// however it ends (the client went away, or every sender was dropped).
+struct OnDrop(Option<Box<dyn FnOnce() + Send>>);
+
+impl Drop for OnDrop {
+    fn drop(&mut self) {
+        if let Some(f) = self.0.take() {
+            // A stop may wait for a read or a send in progress: never on the async runtime.
+            std::thread::spawn(f);
+        }
+    }
+}
+
+/// The events of `rx` as a response; the stream permit is held, and `ended` runs once the
+/// response is over.
 fn events_response(
     rx: mpsc::Receiver<Event>,
     permit: tokio::sync::OwnedSemaphorePermit,
+    ended: impl FnOnce() + Send + 'static,
 ) -> Response {
-    // The permit is held as long as the stream is.
+    let guard = OnDrop(Some(Box::new(ended)));
     let stream = ReceiverStream::new(rx).map(move |e| {
-        let _held = &permit;
+        let _held = (&permit, &guard);
         Ok::<_, Infallible>(e)
     });
     Sse::new(stream)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response()
+}
+
+fn invalid(message: String) -> Response {
+    error_response(Error::new(ErrorCode::Invalid, message))
+}
+
+fn busy(message: &str) -> Response {
+    let e = Error::new(ErrorCode::Busy, message);
+    (StatusCode::SERVICE_UNAVAILABLE, axum::Json(e)).into_response()
 }

@@ -1,32 +1,39 @@
 //! The browser pages connected: each page (named by the random id its transport sends in
 //! `X-Mctl-Client`) has its own service, as each desktop window has, so its live changes, the
-//! run it follows, its opened values, GC plan and search are its own. A page that closes its
-//! live stream is forgotten; one idle for long is too.
+//! run it follows, its opened values, GC plan and search are its own; and one stream
+//! (`GET /api/page`) that carries everything its commands stream. A page whose stream ends is
+//! forgotten (its service stopped); one without a stream, after ten idle minutes.
 
+use super::calls::Outlet;
 use super::Server;
 use mission_control::service::{Allowed, Service};
 use mission_control::wire::DirsSource;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
 
-/// Pages kept at once; the one idle the longest goes first.
-const MAX_CLIENTS: usize = 64;
-/// A page without a live stream that made no request for this long is forgotten.
+/// Pages kept at once. A page without a stream makes room for a new one; when every page has
+/// its stream open, a new page is refused.
+const MAX_PAGES: usize = 64;
+/// A page without a stream that made no request for this long is forgotten.
 const IDLE: Duration = Duration::from_secs(10 * 60);
 
-struct Client {
+struct Page {
     service: Arc<Service>,
     last: Instant,
-    /// Its live stream is open.
-    watching: bool,
+    /// Where its commands' items go: its stream's sender while the stream is open.
+    outlet: Outlet,
+    /// Which opening of its stream is the current one.
+    stream: Option<u64>,
 }
 
 #[derive(Default)]
 pub struct Clients {
-    pages: Mutex<HashMap<String, Client>>,
-    /// Services of `GET /api/events` streams, stopped at shutdown.
-    streams: Mutex<Vec<std::sync::Weak<Service>>>,
+    pages: Mutex<HashMap<String, Page>>,
+    streams_opened: Mutex<u64>,
+    /// Services of `GET /api/events` and of scripts' streamed calls, stopped at shutdown.
+    others: Mutex<Vec<Weak<Service>>>,
 }
 
 /// Whether `id` can name a page.
@@ -35,6 +42,14 @@ pub fn valid_id(id: &str) -> bool {
         && id
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// Stops services off the async runtime and outside any lock: a stop waits for a read of the
+/// followed run, or for a send to a slow page.
+fn stop_later(services: Vec<Arc<Service>>) {
+    if !services.is_empty() {
+        std::thread::spawn(move || services.iter().for_each(|s| s.stop()));
+    }
 }
 
 impl Server {
@@ -49,81 +64,113 @@ impl Server {
         Service::new(settings, allowed)
     }
 
-    /// The service of page `id`, made (and started watching) on its first request.
-    pub fn client(&self, id: &str) -> Arc<Service> {
-        let mut pages = lock(&self.clients.pages);
-        if let Some(c) = pages.get_mut(id) {
-            c.last = Instant::now();
-            return c.service.clone();
-        }
-        if pages.len() >= MAX_CLIENTS {
-            let oldest = pages
-                .iter()
-                .min_by_key(|(_, c)| (c.watching, c.last))
-                .map(|(k, _)| k.clone());
-            if let Some(c) = oldest.and_then(|k| pages.remove(&k)) {
-                c.service.stop();
+    /// The service of page `id`, made (and started watching) on its first request; `None` when
+    /// there is no room for another page.
+    pub fn client(&self, id: &str) -> Option<Arc<Service>> {
+        let mut evicted = Vec::new();
+        let service = {
+            let mut pages = lock(&self.clients.pages);
+            if let Some(p) = pages.get_mut(id) {
+                p.last = Instant::now();
+                return Some(p.service.clone());
             }
-        }
-        let service = Arc::new(self.new_service());
-        service.start();
-        pages.insert(
-            id.to_string(),
-            Client {
+            if pages.len() >= MAX_PAGES {
+                let idle = pages
+                    .iter()
+                    .filter(|(_, p)| p.stream.is_none())
+                    .min_by_key(|(_, p)| p.last)
+                    .map(|(k, _)| k.clone())?;
+                evicted.extend(pages.remove(&idle).map(|p| p.service));
+            }
+            let service = Arc::new(self.new_service());
+            service.start();
+            let page = Page {
                 service: service.clone(),
                 last: Instant::now(),
-                watching: false,
-            },
-        );
-        service
+                outlet: Arc::new(Mutex::new(None)),
+                stream: None,
+            };
+            pages.insert(id.to_string(), page);
+            service
+        };
+        stop_later(evicted);
+        Some(service)
     }
 
-    /// Page `id` opened (`true`) or closed its live stream; a page that closed it is gone.
-    pub fn watching(&self, id: &str, open: bool) {
+    /// Opens page `id`'s stream with `tx` (a stream opened before ends); returns which opening
+    /// it is, for [`page_closed`](Self::page_closed).
+    pub fn open_page(&self, id: &str, tx: mpsc::Sender<axum::response::sse::Event>) -> Option<u64> {
+        self.client(id)?;
+        let mine = {
+            let mut n = lock(&self.clients.streams_opened);
+            *n += 1;
+            *n
+        };
         let mut pages = lock(&self.clients.pages);
-        if open {
-            if let Some(c) = pages.get_mut(id) {
-                c.watching = true;
+        let page = pages.get_mut(id)?;
+        page.stream = Some(mine);
+        *page.outlet.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
+        Some(mine)
+    }
+
+    /// Where page `id`'s commands send their items, while its stream is open.
+    pub fn page_outlet(&self, id: &str) -> Option<Outlet> {
+        let pages = lock(&self.clients.pages);
+        let page = pages.get(id)?;
+        page.stream.map(|_| page.outlet.clone())
+    }
+
+    /// Page `id`'s stream (opening `stream`) ended: the page is gone, unless it opened another.
+    pub fn page_closed(&self, id: &str, stream: u64) {
+        let gone = {
+            let mut pages = lock(&self.clients.pages);
+            match pages.get(id) {
+                Some(p) if p.stream == Some(stream) => pages.remove(id),
+                _ => None,
             }
-        } else if let Some(c) = pages.remove(id) {
-            tracing::debug!(client = id, "page gone");
-            c.service.stop();
+        };
+        if let Some(p) = gone {
+            tracing::debug!(page = id, "page gone");
+            p.outlet.lock().unwrap_or_else(|e| e.into_inner()).take();
+            stop_later(vec![p.service]);
         }
     }
 }
 
 impl Clients {
-    /// Keeps `service` (of a live stream) to stop at shutdown.
-    pub fn keep_stream(&self, service: &Arc<Service>) {
-        let mut streams = lock(&self.streams);
-        streams.retain(|w| w.strong_count() > 0);
-        streams.push(Arc::downgrade(service));
+    /// Keeps `service` (of a stream that is not a page's) to stop at shutdown.
+    pub fn keep(&self, service: &Arc<Service>) {
+        let mut others = lock(&self.others);
+        others.retain(|w| w.strong_count() > 0);
+        others.push(Arc::downgrade(service));
     }
 
-    /// Stops every service: their live streams end, so a shutdown does not wait for them.
+    /// Stops every service and ends every page's stream, so a shutdown does not wait for them.
     pub fn stop_all(&self) {
-        for (_, c) in lock(&self.pages).drain() {
-            c.service.stop();
+        let mut services = Vec::new();
+        for (_, p) in lock(&self.pages).drain() {
+            p.outlet.lock().unwrap_or_else(|e| e.into_inner()).take();
+            services.push(p.service);
         }
-        for s in lock(&self.streams).drain(..).filter_map(|w| w.upgrade()) {
-            s.stop();
-        }
+        services.extend(lock(&self.others).drain(..).filter_map(|w| w.upgrade()));
+        stop_later(services);
     }
 }
 
-/// Forgets pages idle for long, every minute.
+/// Forgets pages without a stream idle for long, every minute.
 pub async fn reap(server: Arc<Server>) {
     let mut tick = tokio::time::interval(Duration::from_secs(60));
     loop {
         tick.tick().await;
-        let mut pages = lock(&server.clients.pages);
-        pages.retain(|_, c| {
-            let keep = c.watching || c.last.elapsed() < IDLE;
+        let mut idle = Vec::new();
+        lock(&server.clients.pages).retain(|_, p| {
+            let keep = p.stream.is_some() || p.last.elapsed() < IDLE;
             if !keep {
-                c.service.stop();
+                idle.push(p.service.clone());
             }
             keep
         });
+        stop_later(idle);
     }
 }
 

@@ -2,10 +2,11 @@
 //! carries:
 //! - the `Host` header names the bind address, loopback, `localhost` or a name given with
 //!   `--allow-host` (else 421: a DNS-rebinding page cannot reach the API through its own name);
-//! - an API request carries the token, in an `Authorization: Bearer` header or in the cookie
-//!   `POST /api/session` sets from it (else 401); a token in the query string is refused, since
-//!   URLs end up in logs and histories;
-//! - a request that is not a GET carries a same-origin `Origin` (else 403);
+//! - an API request carries the token in an `Authorization: Bearer` header, or the session
+//!   cookie `POST /api/session` sets in exchange for it (else 401); a token in the query string
+//!   is refused, since URLs end up in logs and histories;
+//! - a request that is not a GET carries a same-origin `Origin` (else 403), and a GET of the API
+//!   that the browser says comes from another site is refused (403);
 //! - every answer has a strict Content-Security-Policy, `nosniff` and `no-referrer`, and API
 //!   answers `Cache-Control: no-store`.
 
@@ -82,10 +83,19 @@ fn refusal(s: &Server, req: &Request, api: bool) -> Option<(StatusCode, String)>
     }
     if req.method() != Method::GET && req.method() != Method::HEAD {
         let origin = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok());
-        if origin != Some(&format!("http://{host}")) {
+        // `https://` too: behind a TLS proxy that passes the Host on.
+        let same =
+            origin.is_some_and(|o| o == format!("http://{host}") || o == format!("https://{host}"));
+        if !same {
             let message = "a request that changes something must come from this server's own page (same-origin Origin header)";
             return Some((StatusCode::FORBIDDEN, message.into()));
         }
+    }
+    // Another site's page cannot read an answer, but it could open streams with the cookie.
+    let site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
+    if matches!(site, Some("cross-site" | "same-site")) {
+        let message = "a request from another site's page is refused";
+        return Some((StatusCode::FORBIDDEN, message.into()));
     }
     None
 }
@@ -102,6 +112,9 @@ fn host_name(host: &str) -> String {
 
 fn host_allowed(s: &Server, host: &str) -> bool {
     let name = host_name(host);
+    if name.is_empty() {
+        return false;
+    }
     if name == "localhost" || s.allow_hosts.contains(&name) {
         return true;
     }
@@ -113,38 +126,34 @@ fn host_allowed(s: &Server, host: &str) -> bool {
     }
 }
 
-/// The cookie that carries the token, named after the port (two servers on one host keep
-/// their own).
-fn cookie_name(s: &Server) -> String {
-    format!("mctl_token_{}", s.bind.port())
+fn equal(given: &str, secret: &str) -> bool {
+    bool::from(given.as_bytes().ct_eq(secret.as_bytes()))
 }
 
 fn authorized(s: &Server, headers: &HeaderMap) -> bool {
-    let same = |given: &str| bool::from(given.as_bytes().ct_eq(s.token.as_bytes()));
     let bearer = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    if let Some(given) = bearer {
-        return same(given.trim());
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"));
+    if let Some((_, given)) = bearer {
+        return equal(given.trim(), &s.token);
     }
-    let name = cookie_name(s);
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|kv| kv.trim().split_once('='))
-        .any(|(k, v)| k == name && same(v))
+        .any(|(k, v)| k == s.cookie && equal(v, &s.session))
 }
 
 /// `POST /api/session`: the page exchanges the token of its URL fragment (as a Bearer header)
-/// for a cookie the page's scripts cannot read, then forgets the fragment.
+/// for a session cookie its scripts cannot read, then forgets the fragment.
 pub async fn session(State(s): State<Arc<Server>>) -> Response {
     let cookie = format!(
         "{}={}; HttpOnly; SameSite=Strict; Path=/",
-        cookie_name(&s),
-        s.token
+        s.cookie, s.session
     );
     let mut resp = StatusCode::NO_CONTENT.into_response();
     if let Ok(v) = HeaderValue::from_str(&cookie) {

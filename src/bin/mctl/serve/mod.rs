@@ -36,6 +36,10 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// What every request handler shares.
 pub struct Server {
     pub token: String,
+    /// What the session cookie holds (never the token itself: a cookie goes to every port of
+    /// its host), and the cookie's name, different for each start.
+    pub session: String,
+    pub cookie: String,
     pub bind: SocketAddr,
     /// Host names besides the bind address and loopback that the `Host` header may name.
     pub allow_hosts: Vec<String>,
@@ -118,13 +122,15 @@ pub fn run(g: &Global, args: &ServeArgs) -> anyhow::Result<()> {
         .max_blocking_threads(BLOCKING_THREADS)
         .build()
         .context("starting the server's runtime")?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(args.bind)
             .await
             .with_context(|| format!("listening on {}", args.bind))?;
         let bind = listener.local_addr()?;
         let server = Arc::new(Server {
             token,
+            session: random_token()?,
+            cookie: format!("mctl_session_{}", &random_token()?[..12]),
             bind,
             allow_hosts: args
                 .allow_host
@@ -161,7 +167,11 @@ pub fn run(g: &Global, args: &ServeArgs) -> anyhow::Result<()> {
             }
         }
         anyhow::Ok(())
-    })
+    });
+    // Work still running on the blocking pool (a script's GC apply, journaled and resumable)
+    // does not hold up the exit.
+    runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    served
 }
 
 /// The routes: the API behind the guard, the UI for everything else.
@@ -169,6 +179,7 @@ fn router(server: Arc<Server>) -> Router {
     let api = Router::new()
         .route("/api/session", post(guard::session))
         .route("/api/call/{cmd}", post(calls::call))
+        .route("/api/page", get(calls::page))
         .route("/api/events", get(calls::events))
         .route("/api/runs", get(api::runs))
         .route("/api/runs/{run}", get(api::show))
@@ -177,7 +188,7 @@ fn router(server: Arc<Server>) -> Router {
         .route("/api/runs/{run}/results/{call}/peek", get(api::peek))
         .route("/api/gc", post(api::gc))
         .route("/api/pins/{run}", put(api::pin).delete(api::unpin))
-        .fallback(api::not_found);
+        .route("/api/{*rest}", axum::routing::any(api::not_found));
     Router::new()
         .merge(api)
         .fallback(assets::serve)
@@ -191,7 +202,12 @@ fn router(server: Arc<Server>) -> Router {
 
 /// Prints where the server is: the URL with its token for people, or one JSON line.
 fn announce(server: &Server, json: bool, open: bool) -> anyhow::Result<()> {
-    let url = format!("http://{}/#token={}", server.bind, server.token);
+    // Bound to every address: the URL names loopback, which works on this machine.
+    let mut shown = server.bind;
+    if shown.ip().is_unspecified() {
+        shown.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+    }
+    let url = format!("http://{shown}/#token={}", server.token);
     if json {
         let line = serde_json::json!({
             "url": url,
