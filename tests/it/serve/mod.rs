@@ -128,6 +128,48 @@ fn api_answers_equal_the_cli_json() {
 }
 
 #[test]
+fn several_runs_directories_are_served_and_named_by_dir() {
+    let (a, b) = (demo(), tempfile::tempdir().unwrap());
+    let (da, db) = (a.path().join("runs"), b.path().to_path_buf());
+    RunFile::new(&db, "run_other")
+        .user("elsewhere")
+        .done()
+        .write();
+    let s = Served::start(&[&da, &db], &[]);
+    let ids = |r: client::Resp| -> Vec<String> {
+        r.json()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(
+        ids(s.get("/api/runs")).contains(&RUN.to_string()),
+        "the first by default"
+    );
+    let other = ids(s.get(&format!("/api/runs?dir={}", db.display())));
+    assert_eq!(other, ["run_other"]);
+    assert_eq!(
+        s.get(&format!("/api/runs/run_other?dir={}", db.display()))
+            .status,
+        200
+    );
+    let settings = s.post("/api/call/settings", &Value::Null).json();
+    let served = [da.display().to_string(), db.display().to_string()];
+    assert_eq!(settings["runsDirs"], json!(served));
+    assert_eq!(settings["canSetDirs"], false);
+    let list = s
+        .post("/api/call/list_runs", &json!({"reread": true}))
+        .json();
+    assert_eq!(
+        list["runs"].as_array().unwrap().len(),
+        12,
+        "both directories' runs"
+    );
+}
+
+#[test]
 fn the_token_is_required_and_never_taken_from_the_url() {
     let t = demo();
     let s = Served::start(&[&t.path().join("runs")], &[]);
