@@ -16,6 +16,9 @@ cargo fmt --all -- --check
 # here, so the crate is compiled in one configuration only; a release build has no hooks.
 step "cargo clippy (core and CLI) -D warnings"
 cargo clippy --all-targets --locked --features test-hooks -- -D warnings
+# The UI first: `mctl serve`'s tests serve its built files (debug builds read ui/dist from disk).
+step "building the UI"
+(cd ui && npm run --silent build)
 step "cargo test (core and CLI)"
 cargo test --locked --features test-hooks
 
@@ -23,8 +26,7 @@ step "svelte-check"
 (cd ui && npx svelte-check --tsconfig ./tsconfig.json --fail-on-warnings)
 step "vitest"
 (cd ui && npx vitest run)
-step "building the UI and the desktop app"
-(cd ui && npm run --silent build)
+step "building the desktop app"
 cargo clippy --locked -p mission-control-app --features custom-protocol -- -D warnings
 cargo build --locked -p mission-control-app --features custom-protocol
 cargo test --locked -p mission-control-app --features custom-protocol

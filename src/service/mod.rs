@@ -53,6 +53,10 @@ impl Allowed {
 pub struct Service {
     settings: Mutex<Settings>,
     allowed: Allowed,
+    /// How long a run without a terminal event counts as running after its last change.
+    running_window_ms: i64,
+    /// Whether lists go through the index (off with `--no-index`).
+    indexed: bool,
     live: LiveSession,
     /// The last few values opened in the compare view, each with its line index, so scrolling a
     /// 200 MB value reads only its pages.
@@ -103,12 +107,22 @@ impl Service {
         Self {
             settings: Mutex::new(settings),
             allowed,
+            running_window_ms: RunOptions::default().running_window_ms,
+            indexed: true,
             live: LiveSession::new(),
             open: Mutex::new(VecDeque::new()),
             gc_plan: Mutex::new(None),
             gc_cancel: AtomicBool::new(false),
             search: Mutex::new(Arc::new(AtomicBool::new(false))),
         }
+    }
+
+    /// Reads runs with this running window and, unless `indexed` is false, through the index
+    /// (the command line's `--running-window` and `--no-index`).
+    pub fn with_run_options(mut self, running_window_ms: i64, indexed: bool) -> Self {
+        self.running_window_ms = running_window_ms;
+        self.indexed = indexed;
+        self
     }
 
     /// Starts watching the directories shown, in the background.
@@ -145,9 +159,12 @@ impl Service {
         }
         let opts = RunOptions {
             threshold: settings.threshold,
+            running_window_ms: self.running_window_ms,
             ..RunOptions::default()
         };
-        RunsDir::open(dir, opts)
+        let d = RunsDir::open(dir, opts)?;
+        // Only ever turned off here: `MCTL_NO_INDEX` may have turned it off already.
+        Ok(if self.indexed { d } else { d.with_index(false) })
     }
 
     /// Fails with `forbidden` unless this front end may change things.

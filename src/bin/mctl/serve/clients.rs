@@ -61,7 +61,7 @@ impl Server {
             changes: self.allow_gc,
             desktop: false,
         };
-        Service::new(settings, allowed)
+        Service::new(settings, allowed).with_run_options(self.running_window_ms, !self.no_index)
     }
 
     /// The service of page `id`, made (and started watching) on its first request; `None` when
