@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { appendLive, bigValueRun, demo, liveRun, longRun } from './fixtures.mjs';
+import { hostileResultState, openRun as open, rangePeek, timelineLine } from './scenarios.mjs';
 import { mctl, removeDirs, root, sleep, startApp, waitFor } from './session.mjs';
 
 const shots = path.join(root, 'docs');
@@ -32,13 +33,7 @@ async function filterList(value) {
   }, value);
 }
 
-async function openRun(id) {
-  const row = await waitFor(async () => {
-    const el = await browser.$(`[data-run="${id}"]`);
-    return (await el.isExisting()) ? el : null;
-  }, `run ${id} in the list`);
-  await row.click();
-}
+const openRun = (id) => open(browser, id);
 
 before(async () => {
   demo(mctl, runsDir);
@@ -116,14 +111,8 @@ describe('Mission Control desktop app', () => {
   });
 
   it('answers a range peek and a query peek as the model would get them', async () => {
-    await (await browser.$('[data-testid="peek-mode-range"]')).click();
+    const range = await rangePeek(browser, '10700-10710');
     const input = await browser.$('[data-testid="peek-input"]');
-    await input.setValue('10700-10710');
-    await (await browser.$('[data-testid="peek-run"]')).click();
-    const range = await waitFor(async () => {
-      const t = await text('[data-testid="peek-output"]');
-      return t.startsWith('[peek #') ? t : null;
-    }, 'the range peek');
     assert.match(range, /^\[peek #toolu_01\w+: lines 10700-10710 of 15311\]/);
     assert.ok(range.includes('10705:     "node_modules/left-pad": {'));
     await waitFor(async () => (await browser.$$('[data-testid="full-text"] .row.peek')).length > 0, 'peeked lines highlighted');
@@ -141,19 +130,7 @@ describe('Mission Control desktop app', () => {
   });
 
   it('renders hostile transcript text as text and runs none of it', async () => {
-    await openRun('run_hostile_markup');
-    await waitFor(async () => (await browser.$$('[data-testid="timeline"] article')).length > 3, 'the hostile timeline');
-    await (await browser.$('[data-testid="open-result"]')).click();
-    await waitFor(async () => (await browser.$('[data-testid="stub-text"]')).isExisting(), 'the hostile stub');
-    await waitFor(async () => (await text('[data-testid="full-text"] [data-line="1"]')).includes('<script>'), 'the hostile full text');
-    await sleep(500);
-    const state = await browser.execute(() => ({
-      pwned: window.__mc_pwned ?? null,
-      scripts: [...document.querySelectorAll('script')].filter((s) => !s.src).length,
-      images: document.querySelectorAll('img, iframe').length,
-      handlers: [...document.querySelectorAll('*')].some((e) => [...e.attributes].some((a) => a.name.startsWith('on'))),
-      href: location.href,
-    }));
+    const state = await hostileResultState(browser);
     assert.equal(state.pwned, null, 'no payload ran');
     assert.equal(state.scripts, 0);
     assert.equal(state.images, 0);
@@ -272,7 +249,7 @@ describe('Mission Control desktop app', () => {
 
   it('grows an open run\'s timeline while its transcript is appended to, and lists new runs', async () => {
     await openRun('run_live');
-    const count = () => browser.execute(() => Math.max(0, ...[...document.querySelectorAll('[data-testid="timeline"] article')].map((a) => Number(a.dataset.line))));
+    const count = () => timelineLine(browser);
     await waitFor(async () => (await count()) === 3, 'the live run');
     for (let i = 0; i < 5; i++) {
       appendLive(runsDir, 'run_live', 3 + i);

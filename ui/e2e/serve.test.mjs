@@ -12,6 +12,7 @@ import readline from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { remote } from 'webdriverio';
 import { appendLive, demo, liveRun } from './fixtures.mjs';
+import { hostileResultState, openRun as open, rangePeek, timelineLine } from './scenarios.mjs';
 import { listening, mctl, removeDirs, root, sleep, waitFor } from './session.mjs';
 
 const shots = path.join(root, 'docs');
@@ -28,13 +29,7 @@ async function text(selector) {
   return (await browser.$(selector)).getText();
 }
 
-async function openRun(id) {
-  const row = await waitFor(async () => {
-    const el = await browser.$(`[data-run="${id}"]`);
-    return (await el.isExisting()) ? el : null;
-  }, `run ${id} in the list`);
-  await row.click();
-}
+const openRun = (id) => open(browser, id);
 
 /** Starts `mctl serve` on a free port and resolves with the JSON line it prints. */
 function serve() {
@@ -110,13 +105,7 @@ describe('Mission Control in a browser (mctl serve)', () => {
     }, 'the stub');
     assert.match(stub, /^\[retained #toolu_01\w+\] read_file output: \d+ bytes, 15311 lines/);
     await waitFor(async () => (await text('[data-testid="full-text"] [data-line="2"]')).includes('"name": "web-console"'), 'the full text');
-    await (await browser.$('[data-testid="peek-mode-range"]')).click();
-    await (await browser.$('[data-testid="peek-input"]')).setValue('10700-10710');
-    await (await browser.$('[data-testid="peek-run"]')).click();
-    const range = await waitFor(async () => {
-      const t = await text('[data-testid="peek-output"]');
-      return t.startsWith('[peek #') ? t : null;
-    }, 'the range peek');
+    const range = await rangePeek(browser, '10700-10710');
     assert.match(range, /^\[peek #toolu_01\w+: lines 10700-10710 of 15311\]/);
     assert.ok(range.includes('10705:     "node_modules/left-pad": {'));
     assert.equal(await browser.$('button=Reveal file').isExisting(), false, 'no file manager from a browser');
@@ -125,27 +114,18 @@ describe('Mission Control in a browser (mctl serve)', () => {
   });
 
   it('renders hostile transcript text as text and runs none of it', async () => {
-    await openRun('run_hostile_markup');
-    await waitFor(async () => (await browser.$$('[data-testid="timeline"] article')).length > 3, 'the hostile timeline');
-    await (await browser.$('[data-testid="open-result"]')).click();
-    await waitFor(async () => (await text('[data-testid="full-text"] [data-line="1"]')).includes('<script>'), 'the hostile full text');
-    await sleep(500);
-    const state = await browser.execute(() => ({
-      pwned: window.__mc_pwned ?? null,
-      scripts: [...document.querySelectorAll('script')].filter((s) => !s.src).length,
-      images: document.querySelectorAll('img, iframe').length,
-      href: location.href,
-    }));
+    const state = await hostileResultState(browser);
     assert.equal(state.pwned, null, 'no payload ran');
     assert.equal(state.scripts, 0);
     assert.equal(state.images, 0);
+    assert.equal(state.handlers, false);
     assert.equal(state.href, `http://${announced.bind}/`);
     await (await browser.$('[data-testid="back"]')).click();
   });
 
   it('grows an open run\'s timeline while its transcript is appended to, and lists new runs', async () => {
     await openRun('run_live');
-    const count = () => browser.execute(() => Math.max(0, ...[...document.querySelectorAll('[data-testid="timeline"] article')].map((a) => Number(a.dataset.line))));
+    const count = () => timelineLine(browser);
     await waitFor(async () => (await count()) === 3, 'the live run');
     for (let i = 0; i < 5; i++) {
       appendLive(runsDir, 'run_live', 3 + i);
