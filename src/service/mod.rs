@@ -172,9 +172,7 @@ impl Service {
         if self.allowed.changes {
             return Ok(());
         }
-        let message =
-            format!("{what} is not allowed: this server is read-only (start it with --allow-gc)");
-        Err(Error::new(ErrorCode::Forbidden, message))
+        Err(read_only(what))
     }
 
     /// The value `r` opened for the compare view, kept open (its line index built once) while
@@ -210,6 +208,13 @@ impl Service {
         *current = fresh.clone();
         fresh
     }
+}
+
+/// The error of `what` (pinning, a GC apply) asked of a front end that may not change things.
+pub fn read_only(what: &str) -> Error {
+    let message =
+        format!("{what} is not allowed: this server is read-only (start it with --allow-gc)");
+    Error::new(ErrorCode::Forbidden, message)
 }
 
 /// The settings of a front end that shows `dirs` from `source`.

@@ -5,7 +5,7 @@ use anyhow::Context as _;
 use mission_control::runs::{now_ms, RunOptions, RunsDir};
 use serde::Serialize;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// `--runs-dir`, else `$MCTL_RUNS_DIR`, else the harness's own directory.
 pub fn runs_dir(g: &Global) -> anyhow::Result<RunsDir> {
@@ -19,18 +19,30 @@ pub fn runs_dir_at(g: &Global, threshold: u64) -> anyhow::Result<RunsDir> {
         [one] => PathBuf::from(one),
         _ => anyhow::bail!("this command reads one runs directory: give --runs-dir once"),
     };
+    Ok(open_runs_dir(&root, threshold, window_ms(g), g.no_index)?)
+}
+
+/// `--running-window` in milliseconds.
+pub fn window_ms(g: &Global) -> i64 {
+    i64::try_from(g.running_window.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// Opens `root` as every command reads it: the threshold and running window given, the clock
+/// now, and through the index unless `no_index`.
+pub fn open_runs_dir(
+    root: &Path,
+    threshold: u64,
+    running_window_ms: i64,
+    no_index: bool,
+) -> mission_control::Result<RunsDir> {
     let opts = RunOptions {
         threshold,
-        running_window_ms: i64::try_from(g.running_window.as_millis()).unwrap_or(i64::MAX),
+        running_window_ms,
         now_ms: now_ms(),
         ..RunOptions::default()
     };
     let dir = RunsDir::open(root, opts)?;
-    Ok(if g.no_index {
-        dir.with_index(false)
-    } else {
-        dir
-    })
+    Ok(if no_index { dir.with_index(false) } else { dir })
 }
 
 /// Every `--runs-dir` given, else `$MCTL_RUNS_DIR`, else the harness's own directory.

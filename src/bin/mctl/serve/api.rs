@@ -11,6 +11,7 @@ use mission_control::gc::{self, GcPolicy};
 use mission_control::pins::{PinChange, Pins};
 use mission_control::retained::PeekRequest;
 use mission_control::runs::{now_ms, RunsDir};
+use mission_control::service::read_only;
 use mission_control::{Error, ErrorCode};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -183,12 +184,6 @@ pub async fn gc(State(s): State<Arc<Server>>, body: axum::body::Bytes) -> Respon
         gc::apply(&d, &plan, &policy, now_ms(), &never, |_| {})
     })
     .await
-}
-
-fn read_only(what: &str) -> Error {
-    let message =
-        format!("{what} is not allowed: this server is read-only (start it with --allow-gc)");
-    Error::new(ErrorCode::Forbidden, message)
 }
 
 /// `PUT /api/pins/{run}` = `mctl pin RUN --json`.

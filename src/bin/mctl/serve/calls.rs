@@ -97,11 +97,7 @@ pub async fn call(
             Err(e) => return invalid(format!("a malformed request: {e}")),
         }
     };
-    let page = headers
-        .get("x-mctl-client")
-        .and_then(|v| v.to_str().ok())
-        .filter(|id| valid_id(id))
-        .map(str::to_string);
+    let page = page_id(&headers);
     let service = match &page {
         Some(id) => match s.client(id) {
             Some(service) => service,
@@ -237,12 +233,7 @@ async fn on_response(
 
 /// `GET /api/page`: page `X-Mctl-Client`'s stream.
 pub async fn page(State(s): State<Arc<Server>>, headers: HeaderMap) -> Response {
-    let Some(id) = headers
-        .get("x-mctl-client")
-        .and_then(|v| v.to_str().ok())
-        .filter(|id| valid_id(id))
-        .map(str::to_string)
-    else {
+    let Some(id) = page_id(&headers) else {
         return invalid(
             "a page's stream needs X-Mctl-Client: a name of 8 to 64 letters, digits, - and _"
                 .into(),
@@ -313,6 +304,12 @@ fn events_response(
     Sse::new(stream)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response()
+}
+
+/// The page a request comes from (`X-Mctl-Client`), when it names one validly.
+fn page_id(headers: &HeaderMap) -> Option<String> {
+    let id = headers.get("x-mctl-client")?.to_str().ok()?;
+    valid_id(id).then(|| id.to_string())
 }
 
 fn invalid(message: String) -> Response {

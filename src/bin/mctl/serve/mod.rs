@@ -15,7 +15,7 @@ use anyhow::Context as _;
 use axum::routing::{get, post, put};
 use axum::Router;
 use clients::Clients;
-use mission_control::runs::{now_ms, RunOptions, RunsDir};
+use mission_control::runs::RunsDir;
 use mission_control::{Error, ErrorCode};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -65,18 +65,8 @@ impl Server {
             let message = format!("{} is not a runs directory served", dir.unwrap_or("(none)"));
             return Err(Error::new(ErrorCode::Invalid, message));
         };
-        let opts = RunOptions {
-            threshold: self.threshold,
-            running_window_ms: self.running_window_ms,
-            now_ms: now_ms(),
-            ..RunOptions::default()
-        };
-        let d = RunsDir::open(root, opts)?;
-        Ok(if self.no_index {
-            d.with_index(false)
-        } else {
-            d
-        })
+        let root = std::path::Path::new(root);
+        crate::output::open_runs_dir(root, self.threshold, self.running_window_ms, self.no_index)
     }
 }
 
@@ -140,7 +130,7 @@ pub fn run(g: &Global, args: &ServeArgs) -> anyhow::Result<()> {
             allow_gc: args.allow_gc,
             dirs,
             threshold: g.threshold()?,
-            running_window_ms: i64::try_from(g.running_window.as_millis()).unwrap_or(i64::MAX),
+            running_window_ms: crate::output::window_ms(g),
             no_index: g.no_index,
             clients: Clients::default(),
             streams: Arc::new(Semaphore::new(MAX_STREAMS)),
