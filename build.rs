@@ -1,10 +1,47 @@
-//! A release `mctl` embeds the built UI (`ui/dist`, served by `mctl serve`): build it again
-//! when the UI changes. Debug builds read `ui/dist` from disk when serving, so a UI rebuild
-//! does not rebuild the core in the test suite.
+//! Two things the binaries need from the build:
+//! - the commit they were built from (`MC_BUILD_COMMIT`), printed by `--version` of `mctl` and
+//!   of the app alike: `git rev-parse` when building from a clone, else `$MC_BUILD_COMMIT` as
+//!   given by whoever builds from a source archive, else "unknown commit";
+//! - the built UI: a release `mctl` embeds `ui/dist` (served by `mctl serve`), so it is built
+//!   again when the UI changes. Debug builds read `ui/dist` from disk when serving, so a UI
+//!   rebuild does not rebuild the core in the test suite.
+use std::path::Path;
+use std::process::Command;
+
 fn main() {
     if std::env::var("PROFILE").as_deref() == Ok("release") {
         println!("cargo:rerun-if-changed=ui/dist");
     } else {
         println!("cargo:rerun-if-changed=build.rs");
     }
+    println!("cargo:rerun-if-env-changed=MC_BUILD_COMMIT");
+    let commit = std::env::var("MC_BUILD_COMMIT")
+        .ok()
+        .filter(|c| !c.is_empty())
+        .or_else(git_commit)
+        .unwrap_or_else(|| "unknown commit".into());
+    println!("cargo:rustc-env=MC_BUILD_COMMIT={commit}");
+}
+
+/// HEAD's commit, and the files whose change means HEAD moved (so that a new commit rebuilds
+/// with its own id, and nothing else does).
+fn git_commit() -> Option<String> {
+    let git = |args: &[&str]| -> Option<String> {
+        let out = Command::new("git").args(args).output().ok()?;
+        let text = String::from_utf8(out.stdout).ok()?;
+        out.status.success().then(|| text.trim().to_owned())
+    };
+    let commit = git(&["rev-parse", "--short=12", "HEAD"])?;
+    if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
+        let dir = Path::new(&dir);
+        println!("cargo:rerun-if-changed={}", dir.join("HEAD").display());
+        println!(
+            "cargo:rerun-if-changed={}",
+            dir.join("packed-refs").display()
+        );
+        if let Some(head) = git(&["symbolic-ref", "-q", "HEAD"]) {
+            println!("cargo:rerun-if-changed={}", dir.join(head).display());
+        }
+    }
+    Some(commit)
 }

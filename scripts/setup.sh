@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what Mission Control needs to build, run and test, on Debian or Ubuntu: system
 # libraries for the desktop app (WebKitGTK), Xvfb and WebKitWebDriver for its end-to-end tests,
-# the Rust toolchain, the UI's npm packages and tauri-driver. Idempotent: it installs only what
+# chromium and chromedriver for the browser-mode tests, what builds and checks the Debian package
+# (dpkg-dev, desktop-file-utils, appstream, x11-utils), the Rust toolchain, the UI's npm packages
+# and tauri-driver. Idempotent: it installs only what
 # is missing, so running it again costs a few checks.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,6 +16,7 @@ apt_packages=(
   libssl-dev libxdo-dev libwebkit2gtk-4.1-dev librsvg2-dev
   xvfb xauth webkit2gtk-driver
   ripgrep chromium chromium-driver
+  dpkg-dev desktop-file-utils appstream x11-utils
 )
 missing=()
 for p in "${apt_packages[@]}"; do

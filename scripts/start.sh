@@ -16,9 +16,17 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-echo "building the UI and mctl (which embeds it for mctl serve)..." >&2
-(cd ui && npm run --silent build)
-cargo build --release --quiet --bin mctl
+display=1
+[ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ] || display=0
+if [ "$display" = 1 ]; then
+  # Both binaries in one build, so that they share every dependency.
+  echo "building the desktop app and mctl (the first build takes a few minutes)..." >&2
+  scripts/build-app.sh --release
+else
+  echo "building the UI and mctl (which embeds it for mctl serve)..." >&2
+  (cd ui && npm run --silent build)
+  cargo build --release --quiet --bin mctl
+fi
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 mctl="$target/release/mctl"
 
@@ -37,14 +45,12 @@ if [ ! -d "$runs_dir" ] || [ -z "$(ls -A "$runs_dir" 2>/dev/null)" ]; then
   runs_dir="$demo"
 fi
 
-if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+if [ "$display" = 0 ]; then
   echo "No display here (neither DISPLAY nor WAYLAND_DISPLAY is set): the desktop app cannot open." >&2
   echo "Use the command line instead: $mctl --runs-dir '$runs_dir' runs | show RUN | peek RUN CALL --query TEXT" >&2
   echo "or the app in a browser: $mctl --runs-dir '$runs_dir' serve (then open the URL it prints; see docs/serve.md)" >&2
   exec "$mctl" --runs-dir "$runs_dir" runs
 fi
 
-echo "building the desktop app (the first build takes a few minutes)..." >&2
-scripts/build-app.sh --release
 echo "Mission Control on $runs_dir" >&2
-exec "$target/release/mission-control-app" --runs-dir "$runs_dir"
+exec "$target/release/mission-control" --runs-dir "$runs_dir"

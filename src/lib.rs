@@ -45,6 +45,14 @@ pub mod wire;
 
 pub use error::{Error, ErrorCode, Result};
 
+/// What `--version` prints, the same for `mctl` and the app: the version and the commit built.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("MC_BUILD_COMMIT"),
+    ")"
+);
+
 /// The harness's own runs directory on this system (spec A.1): `<app data dir>/runs` for the
 /// bundle identifier `com.pierre.klide`.
 pub fn default_runs_dir() -> Option<std::path::PathBuf> {

@@ -18,14 +18,14 @@ pub fn main() -> i32 {
         && std::env::var_os("DISPLAY").is_none()
         && std::env::var_os("WAYLAND_DISPLAY").is_none()
     {
-        eprintln!("mission-control-app: no display (neither DISPLAY nor WAYLAND_DISPLAY is set).");
+        eprintln!("mission-control: no display (neither DISPLAY nor WAYLAND_DISPLAY is set).");
         eprintln!("Use the command line instead, e.g. `mctl runs`, `mctl show RUN`, `mctl peek RUN CALL --query TEXT`.");
         return 1;
     }
     match builder(args).run(tauri::generate_context!()) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("mission-control-app: {e}");
+            eprintln!("mission-control: {e}");
             1
         }
     }
@@ -38,12 +38,17 @@ pub fn builder(args: settings::Args) -> tauri::Builder<tauri::Wry> {
         .plugin(tauri_plugin_opener::init())
         .plugin(navigation_guard())
         .setup(move |app| {
-            match app.path().app_log_dir() {
-                Ok(dir) => logging::init(&dir),
-                Err(e) => eprintln!("mission-control-app: no log directory ({e}): no log file"),
-            }
+            let log_dir = match app.path().app_log_dir() {
+                Ok(dir) => logging::init(&dir).then_some(dir),
+                Err(e) => {
+                    eprintln!("mission-control: no log directory ({e}): no log file");
+                    None
+                }
+            };
             let config_dir = app.path().app_config_dir().ok();
-            let settings = settings::resolve(&args, config_dir.as_deref());
+            let mut settings = settings::resolve(&args, config_dir.as_deref());
+            // The About box says where to look.
+            settings.log_dir = log_dir.map(|d| d.to_string_lossy().into_owned());
             let service = Service::new(settings, Allowed::ALL);
             service.start();
             app.manage(AppState {
@@ -100,7 +105,7 @@ fn navigation_guard() -> tauri::plugin::TauriPlugin<tauri::Wry> {
                     && host == Some("localhost")
                     && url.port() == Some(5173));
             if !own {
-                eprintln!("mission-control-app: blocked navigation to {url}");
+                eprintln!("mission-control: blocked navigation to {url}");
             }
             own
         })

@@ -14,8 +14,8 @@ const DEFAULT: &str = "warn,mission_control=info,mission_control_app=info";
 const KEEP_FILES: usize = 7;
 
 /// Logs to `<state_dir>/mission-control.<yyyy-MM-dd>.log`. The app runs on without a log when
-/// the file cannot be made, and says so on stderr.
-pub fn init(state_dir: &Path) {
+/// the file cannot be made, and says so on stderr. Whether there is a log file.
+pub fn init(state_dir: &Path) -> bool {
     let appender = std::fs::create_dir_all(state_dir)
         .map_err(|e| e.to_string())
         .and_then(|()| {
@@ -31,10 +31,10 @@ pub fn init(state_dir: &Path) {
         Ok(a) => a,
         Err(e) => {
             eprintln!(
-                "mission-control-app: no log file in {}: {e}",
+                "mission-control: no log file in {}: {e}",
                 state_dir.display()
             );
-            return;
+            return false;
         }
     };
     // `try_init` fails only when a subscriber is installed already (a second app in one
@@ -47,13 +47,14 @@ pub fn init(state_dir: &Path) {
         // A span's close event carries its duration: how long a listing or a GC took.
         .with_span_events(FmtSpan::CLOSE)
         .try_init();
+    true
 }
 
 /// `MCTL_LOG`, or [`DEFAULT`] when it is unset, empty or not a filter (which stderr is told).
 fn filter() -> EnvFilter {
     match std::env::var(VAR) {
         Ok(v) if !v.trim().is_empty() => EnvFilter::try_new(&v).unwrap_or_else(|e| {
-            eprintln!("mission-control-app: {VAR}={v:?} is not a log filter ({e})");
+            eprintln!("mission-control: {VAR}={v:?} is not a log filter ({e})");
             EnvFilter::new(DEFAULT)
         }),
         _ => EnvFilter::new(DEFAULT),

@@ -7,7 +7,11 @@ use mission_control::wire::{DirsSource, Settings};
 use std::path::{Path, PathBuf};
 
 #[derive(Parser, Debug)]
-#[command(name = "mission-control-app", about = "Mission Control desktop app")]
+#[command(
+    name = "mission-control",
+    version = mission_control::VERSION,
+    about = "Mission Control desktop app"
+)]
 pub struct Args {
     /// A runs directory to show (repeat for several)
     #[arg(long = "runs-dir", value_name = "DIR")]

@@ -226,6 +226,8 @@ pub fn settings(runs_dirs: Vec<String>, source: DirsSource, threshold: u64) -> S
         can_change: true,
         can_set_dirs: true,
         can_reveal: true,
+        version: crate::VERSION.into(),
+        log_dir: None,
     }
 }
 

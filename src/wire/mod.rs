@@ -43,6 +43,13 @@ pub struct Settings {
     /// Whether a value file can be shown in the system's file manager (the desktop app).
     #[serde(default)]
     pub can_reveal: bool,
+    /// The version and commit of the program answering, as its `--version` prints them.
+    #[serde(default)]
+    pub version: String,
+    /// The folder the desktop app writes its log files to; none for `mctl serve`, which logs to
+    /// its standard error.
+    #[serde(default)]
+    pub log_dir: Option<String>,
 }
 
 /// Names one tool result: a runs directory (by path), a run id, a tool call id or value id.

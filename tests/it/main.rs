@@ -8,6 +8,7 @@ mod gc;
 mod gen_types;
 mod index;
 mod layout;
+mod manual;
 mod open_value;
 mod peek_golden;
 mod props;

@@ -314,6 +314,23 @@ describe('Mission Control desktop app', () => {
     await waitFor(async () => !(await browser.$(`[data-run="${id}"] .badge.retained`).isExisting()), 'the list row without its retained badge');
   });
 
+  it('says in its About box which version runs and where its logs are', async () => {
+    await (await browser.$('[data-testid="open-about"]')).click();
+    const version = await waitFor(async () => {
+      const t = await text('[data-testid="about-version"]');
+      return t.length > 0 && t;
+    }, 'the About box');
+    // The same version and commit as `mctl --version` of this build.
+    const mctlVersion = execFileSync(mctl, ['--version'], { encoding: 'utf8' }).trim();
+    assert.equal(`mctl ${version}`, mctlVersion);
+    const logs = path.join(session.home, 'data', 'app.missioncontrol.desktop', 'logs');
+    assert.ok((await text('[data-testid="about-logs"]')).includes(logs), `the log directory ${logs}`);
+    await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+    await browser.saveScreenshot(path.join(shots, 'about-box.png'));
+    await browser.keys('Escape');
+    await waitFor(async () => !(await (await browser.$('[data-testid="about"]')).isExisting()), 'the About box to close');
+  });
+
   it('opens a run of 10,000 events', async () => {
     const started = Date.now();
     await openRun('run_10000_events');

@@ -8,7 +8,7 @@ import { remote } from 'webdriverio';
 export const root = path.resolve(import.meta.dirname, '../..');
 // What cargo built: in CARGO_TARGET_DIR when it is set (a cache folder outside the clone).
 const target = process.env.CARGO_TARGET_DIR ? path.resolve(root, process.env.CARGO_TARGET_DIR) : path.join(root, 'target');
-export const app = process.env.MC_APP ?? path.join(target, 'debug/mission-control-app');
+export const app = process.env.MC_APP ?? path.join(target, 'release/mission-control');
 export const mctl = process.env.MCTL ?? path.join(target, 'debug/mctl');
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

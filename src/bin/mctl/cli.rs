@@ -8,7 +8,7 @@ use std::time::Duration;
 #[derive(Parser)]
 #[command(
     name = "mctl",
-    version,
+    version = mission_control::VERSION,
     about = "Mission Control: see, compare, peek into and clean up an agent harness's runs directory"
 )]
 pub struct Cli {
@@ -132,6 +132,14 @@ pub enum Command {
         #[arg(long, value_name = "MS")]
         now: Option<i64>,
     },
+    /// Print mctl's completion script for a shell (bash: `source <(mctl completions bash)`)
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Write mctl's manual pages (mctl.1 and one per command) into DIR
+    #[command(hide = true)]
+    Manpages { dir: PathBuf },
 }
 
 #[derive(Args)]

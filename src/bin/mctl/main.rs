@@ -10,6 +10,7 @@ mod gc;
 mod human;
 mod index;
 mod logging;
+mod manual;
 mod output;
 mod peek;
 mod pins;
@@ -103,5 +104,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Index { rebuild } => index::run(dir()?, rebuild, g.json),
         Command::Serve(args) => serve::run(g, &args),
         Command::Demo { dir, seed, now } => demo::run(&dir, seed, now, g.json),
+        Command::Completions { shell } => manual::completions(shell),
+        Command::Manpages { dir } => manual::manpages(&dir),
     }
 }

@@ -13,4 +13,13 @@ canSetDirs: boolean,
 /**
  * Whether a value file can be shown in the system's file manager (the desktop app).
  */
-canReveal: boolean, };
+canReveal: boolean, 
+/**
+ * The version and commit of the program answering, as its `--version` prints them.
+ */
+version: string, 
+/**
+ * The folder the desktop app writes its log files to; none for `mctl serve`, which logs to
+ * its standard error.
+ */
+logDir: string | null, };
