@@ -16,7 +16,7 @@ apt_packages=(
   libssl-dev libxdo-dev libwebkit2gtk-4.1-dev librsvg2-dev
   xvfb xauth webkit2gtk-driver
   ripgrep chromium chromium-driver
-  dpkg-dev desktop-file-utils appstream x11-utils
+  dpkg-dev desktop-file-utils appstream x11-utils procps
 )
 missing=()
 for p in "${apt_packages[@]}"; do
@@ -27,6 +27,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2
   $sudo apt-get update -q
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# The UI's build tool (Vite) runs on Node.js 20.19+ or 22.12+; an older one (Debian 12 ships 18)
+# fails later with an obscure error, so say it here.
+if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number);
+  process.exit((a === 20 && b >= 19) || (a === 22 && b >= 12) || a > 22 ? 0 : 1)'; then
+  echo "setup: the UI needs Node.js 20.19 or later (this machine has $(node --version)); install a newer one and run again" >&2
+  exit 1
 fi
 
 if ! command -v cargo > /dev/null && [ -x "$HOME/.cargo/bin/cargo" ]; then

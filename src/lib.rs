@@ -31,6 +31,7 @@
 pub(crate) mod config;
 pub mod demo;
 mod error;
+pub mod export;
 pub mod gc;
 pub mod index;
 pub mod insights;

@@ -68,8 +68,13 @@ chmod 644 "$doc/changelog.gz"
 # Depends: what the binaries link to, as dpkg-shlibdeps finds it (it wants a debian/control).
 mkdir -p "$work/shlibs/debian"
 printf 'Source: mission-control\n\nPackage: mission-control\nArchitecture: any\n' > "$work/shlibs/debian/control"
-depends="$(cd "$work/shlibs" && dpkg-shlibdeps -O -e"$stage/usr/bin/mission-control" -e"$stage/usr/bin/mctl" 2>/dev/null \
-  | sed -n 's/^shlibs:Depends=//p')"
+if ! (cd "$work/shlibs" && dpkg-shlibdeps -O -e"$stage/usr/bin/mission-control" -e"$stage/usr/bin/mctl") \
+  > "$work/shlibs/substvars" 2> "$work/shlibs/errors"; then
+  cat "$work/shlibs/errors" >&2
+  echo "package: dpkg-shlibdeps failed" >&2
+  exit 1
+fi
+depends="$(sed -n 's/^shlibs:Depends=//p' "$work/shlibs/substvars")"
 [ -n "$depends" ] || { echo "package: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 
 cat > DEBIAN/control <<CONTROL

@@ -13,13 +13,15 @@
 #    Xvfb on that demo, maps its window with the desktop entry's StartupWMClass and lists the
 #    runs mctl lists (ui/e2e/installed-app.mjs, through WebDriver).
 # 4. Removal: after `apt-get purge` no file the package listed is left, nor anything named
-#    after it under /usr, /etc or /opt.
+#    after it in /usr/bin, /usr/share or /etc.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 target="${CARGO_TARGET_DIR:-$root/target}"
 case "$target" in /*) ;; *) target="$root/$target" ;; esac
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
+# tauri-driver, for the installed app's window check, is where setup.sh installs it.
+export PATH="$HOME/.cargo/bin:$PATH"
 app_id=app.missioncontrol.desktop
 version="$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/Cargo.toml" | head -1)"
 deb="$target/release/bundle/deb/mission-control_${version}_$(dpkg --print-architecture).deb"
@@ -27,8 +29,10 @@ deb="$target/release/bundle/deb/mission-control_${version}_$(dpkg --print-archit
 
 fail() { echo "package check: $*" >&2; exit 1; }
 say() { echo "package check: $*" >&2; }
-install_deb() { DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "$1" > "$scratch/apt.log" 2>&1 || { cat "$scratch/apt.log" >&2; fail "apt-get install $1 failed"; }; }
-purge() { DEBIAN_FRONTEND=noninteractive $sudo apt-get purge -y -q mission-control > "$scratch/apt.log" 2>&1 || { cat "$scratch/apt.log" >&2; fail "apt-get purge failed"; }; }
+# Without Recommends (xdg-utils): what is installed is exactly the package and what it depends on.
+apt() { $sudo env DEBIAN_FRONTEND=noninteractive apt-get -y -q "$@" > "$scratch/apt.log" 2>&1 || { cat "$scratch/apt.log" >&2; fail "apt-get $* failed"; }; }
+install_deb() { apt install --no-install-recommends "$1"; }
+purge() { apt purge mission-control; }
 installed_version() { dpkg-query -W -f='${db:Status-Abbrev} ${Version}' mission-control 2>/dev/null || true; }
 # The files (not directories) of a listing that are still on disk.
 left_on_disk() {
@@ -40,7 +44,7 @@ left_on_disk() {
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/mc-package-XXXXXX")"
 trap 'rm -rf "$scratch"' EXIT
 # A run of the test command before may have left it installed.
-case "$(installed_version)" in ii*|rc*|iU*|iF*) say "removing an earlier install"; purge ;; esac
+case "$(installed_version)" in ""|un*) ;; *) say "removing an earlier install"; purge ;; esac
 
 # 1. Upgrade over an older version.
 dpkg-deb -R "$deb" "$scratch/old"
@@ -60,9 +64,12 @@ strays="$(comm -23 "$scratch/old.list" "$scratch/new.list" | left_on_disk)"
 say "upgrade from 0.0.1 to $version: $(wc -l < "$scratch/old.list") paths before, $(wc -l < "$scratch/new.list") after, none left behind"
 
 # 2. What is installed.
-commit="$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo "unknown commit")"
-[ "$(mctl --version)" = "mctl $version ($commit)" ] || fail "mctl --version: $(mctl --version)"
-[ "$(mission-control --version)" = "mission-control $version ($commit)" ] || fail "mission-control --version: $(mission-control --version)"
+# The installed binaries, never another mctl on PATH; the commit is the one the build recorded.
+built="$("$target/release/mctl" --version)"
+[ "$(/usr/bin/mctl --version)" = "$built" ] || fail "mctl --version: $(/usr/bin/mctl --version), built: $built"
+[[ "$built" == "mctl $version ("*")" ]] || fail "mctl --version names no version and commit: $built"
+[ "$(/usr/bin/mission-control --version)" = "mission-control ${built#mctl }" ] \
+  || fail "mission-control --version: $(/usr/bin/mission-control --version)"
 for b in /usr/bin/mission-control /usr/bin/mctl; do
   file -b "$b" | grep -q ', stripped' || fail "$b is not stripped: $(file -b "$b")"
 done
@@ -70,7 +77,7 @@ app_bytes="$(stat -c %s /usr/bin/mission-control)"
 mctl_bytes="$(stat -c %s /usr/bin/mctl)"
 [ "$app_bytes" -lt 40000000 ] || fail "/usr/bin/mission-control is $app_bytes bytes (limit 40 MB)"
 [ "$mctl_bytes" -lt 15000000 ] || fail "/usr/bin/mctl is $mctl_bytes bytes (limit 15 MB)"
-zcat /usr/share/man/man1/mctl.1.gz | grep -q '^\.TH mctl 1' || fail "mctl.1 is not a manual page"
+grep -q '^\.TH mctl 1' <(zcat /usr/share/man/man1/mctl.1.gz) || fail "mctl.1 is not a manual page"
 [ -f /usr/share/man/man1/mctl-gc.1.gz ] || fail "no manual page for mctl gc"
 bash -c 'source /usr/share/bash-completion/completions/mctl && complete -p mctl' > /dev/null || fail "the bash completion does not load"
 grep -q 'serve' /usr/share/zsh/vendor-completions/_mctl || fail "the zsh completion lacks the commands"
@@ -86,8 +93,8 @@ installed_kib="$(dpkg-query -W -f='${Installed-Size}' mission-control)"
 say "installed: mission-control $app_bytes bytes, mctl $mctl_bytes bytes, Installed-Size $installed_kib KiB, package $(stat -c %s "$deb") bytes"
 
 # 3. It works, as installed.
-mctl demo "$scratch/demo" --now "$(date +%s)000" > /dev/null
-mctl --runs-dir "$scratch/demo" runs --json > "$scratch/runs.json"
+/usr/bin/mctl demo "$scratch/demo" --now "$(date +%s)000" > /dev/null
+/usr/bin/mctl --runs-dir "$scratch/demo" runs --json > "$scratch/runs.json"
 python3 -c 'import json,sys; ids=[r["id"] for r in json.load(open(sys.argv[1]))]; assert ids, "no runs"; json.dump(ids, open(sys.argv[2], "w"))' \
   "$scratch/runs.json" "$scratch/ids.json"
 say "the installed mctl lists $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$scratch/ids.json") demo runs"
@@ -100,6 +107,6 @@ purge
 [ -z "$(installed_version | grep -v '^un')" ] || fail "still known to dpkg after purge: $(installed_version)"
 left="$(left_on_disk < "$scratch/new.list")"
 [ -z "$left" ] || fail "left behind by apt-get purge: $left"
-named="$(find /usr /etc /opt -xdev \( -name 'mission-control*' -o -name 'mctl*' -o -name "$app_id*" \) 2>/dev/null || true)"
+named="$(find /usr/bin /usr/share /etc -xdev \( -name 'mission-control*' -o -name 'mctl*' -o -name "$app_id*" \) 2>/dev/null || true)"
 [ -z "$named" ] || fail "left behind by apt-get purge: $named"
 say "removed: nothing left of its $(wc -l < "$scratch/new.list") paths"

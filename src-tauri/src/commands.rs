@@ -74,6 +74,8 @@ served!(
     coverage,
     what_if,
     resume_preview,
+    export_run,
+    export_preview,
 );
 streamed!(gc_apply, follow_run, search);
 
@@ -117,6 +119,40 @@ pub async fn set_runs_dirs(
                 .map_err(|e| Error::io("saving settings", &e))?;
         }
         s.set_runs_dirs(req)
+    })
+    .await
+}
+
+/// Asks where to save an export (the system's save dialog, `<run>.html` or `.md` proposed),
+/// then writes it there; `None` when the user cancels.
+#[tauri::command]
+pub async fn save_export(
+    app: AppHandle,
+    req: c::save_export::Request,
+) -> Res<c::save_export::Response> {
+    use tauri_plugin_dialog::DialogExt;
+    let ext = req.options.format.extension();
+    let dialog = app.clone();
+    let name = format!("{}.{ext}", req.run);
+    let picked = tauri::async_runtime::spawn_blocking(move || {
+        dialog
+            .dialog()
+            .file()
+            .set_title("Export the run")
+            .set_file_name(name)
+            .add_filter(ext, &[ext])
+            .blocking_save_file()
+    })
+    .await
+    .map_err(|e| Error::new(ErrorCode::Io, e.to_string()))?;
+    let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
+        return Ok(None);
+    };
+    blocking(app, move |s| {
+        let export = s.export_run(req)?;
+        mission_control::export::save(&path, &export.document)
+            .map_err(|e| Error::io(format!("writing {}", path.display()), &e))?;
+        Ok(Some(path.to_string_lossy().into_owned()))
     })
     .await
 }

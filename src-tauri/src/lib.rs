@@ -88,6 +88,9 @@ fn handlers() -> impl Fn(tauri::ipc::Invoke<tauri::Wry>) -> bool + Send + Sync +
         commands::resume_preview,
         commands::search,
         commands::search_cancel,
+        commands::export_run,
+        commands::export_preview,
+        commands::save_export,
     ]
 }
 

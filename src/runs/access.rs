@@ -401,7 +401,7 @@ impl RunsDir {
 
 /// The value file of `call` in run `id` of `layout`, if it is a regular file in a real value
 /// directory.
-fn value_file_in(layout: &Layout, id: &str, call: &str) -> Option<PathBuf> {
+pub(crate) fn value_file_in(layout: &Layout, id: &str, call: &str) -> Option<PathBuf> {
     layout.value_dir(id)?;
     let path = RunPaths::new(&layout.root, id).value_file(call);
     match fs::symlink_metadata(&path) {

@@ -50,6 +50,25 @@ impl Service {
         Ok(settings.clone())
     }
 
+    /// A run exported, its document included.
+    pub fn export_run(&self, req: c::export_run::Request) -> Res<c::export_run::Response> {
+        self.runs_dir(&req.dir)?.export(&req.run, &req.options)
+    }
+
+    /// An export's figures: the export made and its document dropped.
+    pub fn export_preview(
+        &self,
+        req: c::export_preview::Request,
+    ) -> Res<c::export_preview::Response> {
+        let mut export = self.export_run(req)?;
+        export.document = String::new();
+        Ok(export)
+    }
+
+    pub fn save_export(&self, _: c::save_export::Request) -> Res<c::save_export::Response> {
+        Err(desktop_only("saving a file where you choose"))
+    }
+
     pub fn pick_runs_dir(&self, _: ()) -> Res<c::pick_runs_dir::Response> {
         Err(desktop_only("choosing a folder"))
     }

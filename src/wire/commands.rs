@@ -8,6 +8,7 @@
 //! streams, `{ channel }`.
 
 use super::{ResultRef, Settings};
+use crate::export::Export;
 use crate::gc::{GcReport, Progress, StorageStats};
 use crate::insights::{ResumePreview, ValueCoverage, WhatIf};
 use crate::retained::open::LinesPage;
@@ -143,6 +144,14 @@ contract! {
     search: SearchRequest => SearchSummary, stream SearchBatch;
     /// Stops the running search.
     search_cancel: () => ();
+    /// A run as one file to share, secrets redacted unless asked not to (`mctl export`).
+    export_run: ExportRequest => Export;
+    /// The same export's figures (its size, the secrets redacted per kind) without the document:
+    /// what the Export dialog shows before anything is written.
+    export_preview: ExportRequest => Export;
+    /// Writes the export where the user chooses in the system's save dialog (the desktop app);
+    /// the path written, or `null` when the user cancels.
+    save_export: ExportRequest => Option<String>;
 }
 
 /// Writes the TypeScript of every type the contract names into `out`, each in its own file,

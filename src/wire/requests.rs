@@ -2,6 +2,7 @@
 //! struct per command, so that renaming a field here renames it in the generated TypeScript and
 //! every caller that still uses the old name fails the type check.
 
+use crate::export::ExportOptions;
 use crate::gc::GcPolicy;
 use crate::insights::ReplayShape;
 use crate::retained::PeekRequest;
@@ -188,4 +189,13 @@ pub struct SearchRequest {
 pub struct SearchBatch {
     pub dir: String,
     pub hits: Vec<crate::search::SearchHit>,
+}
+
+/// Exports a run of a runs directory shown (`mctl export`).
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportRequest {
+    pub dir: String,
+    pub run: String,
+    pub options: ExportOptions,
 }

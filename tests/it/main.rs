@@ -3,6 +3,7 @@
 mod cli;
 mod coverage;
 mod demo;
+mod export;
 mod fixtures;
 mod gc;
 mod gen_types;

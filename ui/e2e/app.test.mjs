@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { appendLive, bigValueRun, demo, liveRun, longRun } from './fixtures.mjs';
+import { appendLive, bigValueRun, demo, liveRun, longRun, secretsRun } from './fixtures.mjs';
 import { hostileResultState, openRun as open, rangePeek, timelineLine } from './scenarios.mjs';
 import { mctl, removeDirs, root, sleep, startApp, waitFor } from './session.mjs';
 
@@ -40,6 +40,7 @@ before(async () => {
   longRun(runsDir);
   bigValueRun(runsDir);
   liveRun(runsDir, 'run_live', 3);
+  secretsRun(runsDir);
   const started = Date.now();
   session = await startApp(runsDir, port);
   browser = session.browser;
@@ -60,7 +61,7 @@ after(async () => {
 describe('Mission Control desktop app', () => {
   it('lists the demo runs', async () => {
     const count = await text('[data-testid="runs-count"]');
-    assert.equal(Number(count), 14, 'the 11 demo runs, the two big runs and a live one');
+    assert.equal(Number(count), 15, 'the 11 demo runs, the two big runs, a live one and one with secrets');
     const titles = await browser.execute(() => [...document.querySelectorAll('[data-testid="run-row"] .name')].map((e) => e.textContent));
     assert.ok(titles.some((t) => t.includes('left-pad')));
     assert.ok(titles.some((t) => t.includes('The release build is failing')));
@@ -77,7 +78,7 @@ describe('Mission Control desktop app', () => {
       el.value = '';
       el.dispatchEvent(new Event('input', { bubbles: true }));
     });
-    await waitFor(async () => (await text('[data-testid="runs-count"]')) === '14', 'the whole list again');
+    await waitFor(async () => (await text('[data-testid="runs-count"]')) === '15', 'the whole list again');
   });
 
   it('opens a run and shows its timeline', async () => {
@@ -329,6 +330,23 @@ describe('Mission Control desktop app', () => {
     await browser.saveScreenshot(path.join(shots, 'about-box.png'));
     await browser.keys('Escape');
     await waitFor(async () => !(await (await browser.$('[data-testid="about"]')).isExisting()), 'the About box to close');
+  });
+
+  it('shows what an export redacts before it writes anything', async () => {
+    await openRun('run_secrets');
+    await (await browser.$('[data-testid="open-export"]')).click();
+    const preview = async () => text('[data-testid="export-preview"]');
+    await waitFor(async () => (await preview()).startsWith('Redacts 2 aws-access-key, 1 secret-assignment.'), 'the redaction counts');
+    await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+    await browser.saveScreenshot(path.join(shots, 'export-dialog.png'));
+    // Without redaction the dialog warns; without results only the message's key is left.
+    await (await browser.$('[data-testid="export-redact"]')).click();
+    await waitFor(async () => (await preview()).startsWith('Secrets will NOT be redacted.'), 'the warning');
+    await (await browser.$('[data-testid="export-redact"]')).click();
+    await (await browser.$('[data-testid="export-values"]')).selectByAttribute('value', 'none');
+    await waitFor(async () => (await preview()).startsWith('Redacts 2 aws-access-key.'), 'the counts without results');
+    await browser.keys('Escape');
+    await waitFor(async () => !(await (await browser.$('[data-testid="export-dialog"]')).isExisting()), 'the dialog to close');
   });
 
   it('opens a run of 10,000 events', async () => {

@@ -94,3 +94,21 @@ export function manyRuns(dir, n) {
     fs.utimesSync(file, t, t);
   }
 }
+
+/** A short run whose message and tool output hold secrets of two kinds: what an export of it
+ *  redacts. */
+export function secretsRun(dir, id = 'run_secrets') {
+  const lines = [];
+  let ts = T0;
+  const push = (e) => lines.push(envelope(id, lines.length, (ts += 500), e));
+  push({ type: 'user_message', messageId: 'u1', text: 'Deploy it; the key is AKIAIOSFODNN7EXAMPLE.', attachments: [] });
+  push({ type: 'tool_call_started', toolCallId: 'toolu_env', name: 'bash', input: { command: 'cat .env' }, summary: 'cat .env' });
+  push({ type: 'tool_call_finished', toolCallId: 'toolu_env', result: { ok: true, content: 'DB_PASSWORD=hunter2hunter2\nREGION=eu-west-1\n', metadata: null } });
+  push({ type: 'run_result', result: { status: 'done' } });
+  const file = path.join(dir, `${id}.jsonl`);
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+  // Older than the demo's runs: it does not top the list in the screenshots.
+  const old = new Date(T0 - 30 * 86_400_000);
+  fs.utimesSync(file, old, old);
+  return id;
+}

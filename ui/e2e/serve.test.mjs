@@ -4,20 +4,22 @@
 // stub and full side by side, a peek, hostile text rendered as text, live growth; plus what
 // only a server has: the token leaves the address bar, and a read-only server offers no GC.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { remote } from 'webdriverio';
-import { appendLive, demo, liveRun } from './fixtures.mjs';
+import { appendLive, demo, liveRun, secretsRun } from './fixtures.mjs';
 import { hostileResultState, openRun as open, rangePeek, timelineLine } from './scenarios.mjs';
 import { listening, mctl, removeDirs, root, sleep, waitFor } from './session.mjs';
 
 const shots = path.join(root, 'docs');
 const runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mc-serve-'));
 const home = `${runsDir}-home`;
+// Where chromium saves what the page downloads (an export).
+const downloads = `${runsDir}-downloads`;
 const port = Number(process.env.E2E_PORT ?? 4444) + 16;
 
 let server;
@@ -48,6 +50,8 @@ function serve() {
 before(async () => {
   demo(mctl, runsDir);
   liveRun(runsDir, 'run_live', 3);
+  secretsRun(runsDir);
+  fs.mkdirSync(downloads, { recursive: true });
   announced = await serve();
   driver = spawn('chromedriver', [`--port=${port}`], { stdio: 'ignore' });
   await listening(port);
@@ -61,6 +65,7 @@ before(async () => {
       'goog:chromeOptions': {
         binary: '/usr/bin/chromium',
         args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--window-size=1440,900', `--user-data-dir=${path.join(home, 'chromium')}`],
+        prefs: { 'download.default_directory': downloads, 'download.prompt_for_download': false },
       },
     },
   });
@@ -73,7 +78,7 @@ after(async () => {
   driver?.kill();
   server?.kill('SIGTERM');
   await sleep(300);
-  removeDirs(runsDir, home);
+  removeDirs(runsDir, home, downloads);
 });
 
 describe('Mission Control in a browser (mctl serve)', () => {
@@ -87,7 +92,7 @@ describe('Mission Control in a browser (mctl serve)', () => {
   });
 
   it('lists the demo runs', async () => {
-    assert.equal(Number(await text('[data-testid="runs-count"]')), 12, 'the 11 demo runs and a live one');
+    assert.equal(Number(await text('[data-testid="runs-count"]')), 13, 'the 11 demo runs, a live one and one with secrets');
     const titles = await browser.execute(() => [...document.querySelectorAll('[data-testid="run-row"] .name')].map((e) => e.textContent));
     assert.ok(titles.some((t) => t.includes('left-pad')));
   });
@@ -143,5 +148,48 @@ describe('Mission Control in a browser (mctl serve)', () => {
     await waitFor(async () => (await text('[data-testid="gc-plan"]')).includes('1 files'), 'the orphan plan');
     assert.match(await text('[data-testid="read-only"]'), /Read-only/);
     assert.equal(await browser.$('[data-testid="gc-apply"]').isExisting(), false);
+  });
+
+  it('exports a run from its Export dialog: the secrets counted first, then downloaded redacted', async () => {
+    await openRun('run_secrets');
+    await (await browser.$('[data-testid="open-export"]')).click();
+    const preview = await waitFor(async () => {
+      const t = await text('[data-testid="export-preview"]');
+      return t.startsWith('Redacts') && t;
+    }, 'the export preview');
+    // The key is in the message and in the title taken from it; the password in the output.
+    assert.match(preview, /^Redacts 2 aws-access-key, 1 secret-assignment\. [\d.]+ KiB\.$/);
+    await (await browser.$('[data-testid="export-go"]')).click();
+    const file = path.join(downloads, 'run_secrets.html');
+    await waitFor(async () => fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes('</html>'), 'the download');
+    const html = fs.readFileSync(file, 'utf8');
+    assert.ok(!html.includes('AKIAIOSFODNN7EXAMPLE') && !html.includes('hunter2hunter2'), 'no secret in the file');
+    assert.ok(html.includes('Secrets redacted: 2 aws-access-key, 1 secret-assignment.'));
+    // What the dialog counted is what the command line counts.
+    const cli = JSON.parse(execFileSync(mctl, ['--runs-dir', runsDir, 'export', 'run_secrets', '--json'], { encoding: 'utf8' }));
+    assert.deepEqual(cli.redactions, { 'aws-access-key': 2, 'secret-assignment': 1 });
+    assert.equal(cli.document, html);
+    await browser.keys('Escape');
+  });
+
+  // Last: it leaves the app's page.
+  it('opens an export of the hostile run in the browser, and it runs nothing', async () => {
+    const file = path.join(downloads, 'hostile.html');
+    execFileSync(mctl, ['--runs-dir', runsDir, 'export', 'run_hostile_markup', '--values', 'full', '--out', file]);
+    await browser.url(`file://${file}`);
+    await sleep(500);
+    const state = await browser.execute(() => ({
+      pwned: window.__mc_pwned ?? null,
+      scripts: document.scripts.length,
+      images: document.images.length,
+      frames: document.querySelectorAll('iframe, object, embed').length,
+      links: document.links.length,
+      handlers: [...document.querySelectorAll('*')].some((e) => [...e.attributes].some((a) => a.name.startsWith('on'))),
+      text: document.body.innerText,
+    }));
+    assert.equal(state.pwned, null, 'no payload ran');
+    assert.deepEqual([state.scripts, state.images, state.frames, state.links, state.handlers], [0, 0, 0, 0, false]);
+    assert.ok(state.text.includes("<script>window.__mc_pwned='tool'</script>"), 'the payload is shown as text');
+    assert.ok(state.text.includes('⟨U+202E⟩evil'), 'the right-to-left override is shown, not obeyed');
   });
 });

@@ -1,5 +1,5 @@
 // Starting the real app under tauri-driver for an end-to-end test file, and waiting helpers.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -78,8 +78,21 @@ export async function startApp(runsDir, port, env = {}) {
     await browser.deleteSession().catch(() => {});
     driver.kill();
     await Promise.race([exited, sleep(5_000)]);
+    await endApp(runsDir);
   };
   return { browser, stop, home: scratch };
+}
+
+/** Ends the app started on `runsDir` if it outlived its session (the driver may leave it
+ *  running, still polling and writing its cache and log under the scratch home), and waits
+ *  until it is gone. */
+async function endApp(runsDir) {
+  const pattern = `--runs-dir ${runsDir}( |$)`;
+  const running = () => spawnSync('pgrep', ['-f', '--', pattern]).status === 0;
+  if (!running()) return;
+  spawnSync('pkill', ['-TERM', '-f', '--', pattern]);
+  for (let i = 0; i < 50 && running(); i++) await sleep(100);
+  if (running()) spawnSync('pkill', ['-KILL', '-f', '--', pattern]);
 }
 
 /** Removes the directories a test made. The webview's helper processes may still be writing

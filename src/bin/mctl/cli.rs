@@ -132,6 +132,9 @@ pub enum Command {
         #[arg(long, value_name = "MS")]
         now: Option<i64>,
     },
+    /// A run as one HTML page (no script, readable offline) or Markdown, to share it: its
+    /// figures, timeline and tool cards, with API keys, tokens and passwords redacted
+    Export(ExportArgs),
     /// Print mctl's completion script for a shell (bash: `source <(mctl completions bash)`)
     Completions {
         #[arg(value_enum)]
@@ -140,6 +143,36 @@ pub enum Command {
     /// Write mctl's manual pages (mctl.1 and one per command) into DIR
     #[command(hide = true)]
     Manpages { dir: PathBuf },
+}
+
+#[derive(Args)]
+pub struct ExportArgs {
+    pub run: String,
+    #[arg(long, value_enum, default_value_t = Format::Html)]
+    pub format: Format,
+    /// Write the export to FILE instead of standard output
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Keep secrets as they are (they are replaced by `[redacted: <kind>]` by default)
+    #[arg(long)]
+    pub no_redact: bool,
+    /// What of each tool result goes in: what the model saw (stubs), that and every retained
+    /// value in full (folded), or none
+    #[arg(long, value_enum, default_value_t = Values::Stub)]
+    pub values: Values,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Format {
+    Html,
+    Md,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Values {
+    Stub,
+    Full,
+    None,
 }
 
 #[derive(Args)]

@@ -5,6 +5,7 @@
 mod cli;
 mod coverage;
 mod demo;
+mod export;
 mod full;
 mod gc;
 mod human;
@@ -104,6 +105,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Index { rebuild } => index::run(dir()?, rebuild, g.json),
         Command::Serve(args) => serve::run(g, &args),
         Command::Demo { dir, seed, now } => demo::run(&dir, seed, now, g.json),
+        Command::Export(args) => export::run(dir()?, &args, g.json),
         Command::Completions { shell } => manual::completions(shell),
         Command::Manpages { dir } => manual::manpages(&dir),
     }

@@ -2,6 +2,8 @@
 import type { Change } from './Change';
 import type { CoverageRequest } from './CoverageRequest';
 import type { DirRequest } from './DirRequest';
+import type { Export } from './Export';
+import type { ExportRequest } from './ExportRequest';
 import type { FollowRunRequest } from './FollowRunRequest';
 import type { GcPlanRequest } from './GcPlanRequest';
 import type { GcReport } from './GcReport';
@@ -62,6 +64,9 @@ export interface Commands {
   resume_preview: { request: ResumeRequest; response: ResumePreview; stream: null };
   search: { request: SearchRequest; response: SearchSummary; stream: SearchBatch };
   search_cancel: { request: null; response: null; stream: null };
+  export_run: { request: ExportRequest; response: Export; stream: null };
+  export_preview: { request: ExportRequest; response: Export; stream: null };
+  save_export: { request: ExportRequest; response: string | null; stream: null };
 }
 
 export type CommandName = keyof Commands;

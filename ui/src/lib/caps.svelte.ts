@@ -2,6 +2,7 @@
 // a page served by `mctl serve` cannot change the directories shown nor open the file manager,
 // and is read-only unless the server was started with --allow-gc. Views hide what is not
 // allowed (the backend refuses it anyway). Nothing is allowed until the settings are known.
+// `canReveal` is the desktop app's alone: it also says that files are saved through its dialog.
 import { ipc } from './ipc';
 
 export const caps = $state({ canChange: false, canSetDirs: false, canReveal: false });

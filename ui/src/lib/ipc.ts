@@ -270,6 +270,12 @@ export const ipc = {
    *  Starting a search cancels the one before it (its promise then ends `cancelled`). */
   search: (req: Request<'search'>, onHits: (b: Item<'search'>) => void) => call('search', req, onHits),
   searchCancel: () => call('search_cancel', null),
+  /** A run exported to share (`mctl export`), its document included. */
+  exportRun: (req: Request<'export_run'>) => call('export_run', req),
+  /** The same export's size and the secrets it redacts per kind, without the document. */
+  exportPreview: (req: Request<'export_preview'>) => call('export_preview', req),
+  /** The desktop app's save dialog, then the export written there; `null` when cancelled. */
+  saveExport: (req: Request<'save_export'>) => call('save_export', req),
 };
 
 // Follow tokens grow in the order the user opens runs; the backend starts over when a window

@@ -1,0 +1,289 @@
+//! What an export shows, built once from the run and rendered as HTML or Markdown: the run's
+//! figures and one item per timeline event. Every text in it has been redacted and made visible
+//! ([`super::visible`]) here, so a renderer only escapes.
+
+use super::{visible, ExportValues, Redactor};
+use crate::error::{Error, Result};
+use crate::retained::stub_for;
+use crate::runs::access::{read_result_content, value_file_in};
+use crate::runs::{ResultInfo, RetentionState, RunsDir, TimelineEvent, TEXT_MAX};
+use std::fmt::Write;
+use std::path::Path;
+
+pub(crate) struct Doc {
+    pub run_id: String,
+    pub title: String,
+    /// Label and value, in order: status, model, tokens, cost...
+    pub facts: Vec<(&'static str, String)>,
+    pub items: Vec<Item>,
+}
+
+/// One timeline event.
+pub(crate) struct Item {
+    pub line: u64,
+    /// The event's type, as the transcript names it.
+    pub kind: String,
+    /// "User", "Assistant", "Tool call · bash"...
+    pub heading: String,
+    /// A class for styling: `user`, `assistant`, `tool`, `result`, `error` or `other`.
+    pub class: &'static str,
+    pub blocks: Vec<Block>,
+}
+
+pub(crate) enum Block {
+    /// Prose: a message.
+    Text(String),
+    /// Verbatim text under a label: an input, a result, a stub.
+    Code { label: String, text: String },
+    /// Verbatim text shown only when opened: thinking, a full value.
+    Folded { summary: String, text: String },
+    /// A short fact about the event.
+    Note(String),
+}
+
+pub(crate) fn build(
+    dir: &RunsDir,
+    run: &str,
+    values: ExportValues,
+    redactor: &mut Redactor,
+) -> Result<Doc> {
+    let detail = dir.detail(run)?;
+    let layout = dir.layout()?;
+    let id = detail.run.id.clone();
+    let transcript = layout.runs.get(&id).and_then(|f| f.transcript.clone());
+    let mut clean = |text: &str| visible(text, |t| redactor.redact(t));
+
+    let r = &detail.run;
+    let mut facts: Vec<(&'static str, String)> = vec![("Run", clean(&r.id))];
+    facts.push(("Status", r.status.as_str().to_owned()));
+    if let Some(m) = &r.model {
+        let provider = r
+            .provider
+            .as_deref()
+            .map(|p| format!(" ({p})"))
+            .unwrap_or_default();
+        facts.push(("Model", clean(&format!("{m}{provider}"))));
+    }
+    if let Some(cwd) = &r.cwd {
+        facts.push(("Working directory", clean(cwd)));
+    }
+    if let Some(parent) = &r.parent_id {
+        facts.push(("Parent run", clean(parent)));
+    }
+    if let (Some(start), Some(end)) = (r.started_ms, r.updated_ms) {
+        facts.push(("Started", iso(start)));
+        facts.push(("Duration", duration(end - start)));
+    }
+    facts.push((
+        "Tokens",
+        format!("{} in, {} out", r.input_tokens, r.output_tokens),
+    ));
+    facts.push(("Cost", format!("${:.4}", r.cost_usd)));
+    facts.push((
+        "Tool calls",
+        format!(
+            "{} ({} results retained, {})",
+            r.tool_calls,
+            r.retained,
+            bytes(r.retained_bytes)
+        ),
+    ));
+    let title = clean(if r.title.is_empty() { &r.id } else { &r.title });
+
+    let mut items = Vec::with_capacity(detail.events.len());
+    for e in &detail.events {
+        let mut blocks = Vec::new();
+        if let Some(text) = &e.text {
+            blocks.push(Block::Text(clean(text)));
+            if let Some(total) = e.text_bytes {
+                blocks.push(Block::Note(format!(
+                    "the text is {} long; its first {} are shown",
+                    bytes(total),
+                    bytes(TEXT_MAX as u64)
+                )));
+            }
+        }
+        if let Some(thinking) = &e.thinking {
+            blocks.push(Block::Folded {
+                summary: "Thinking".into(),
+                text: clean(thinking),
+            });
+        }
+        for call in &e.tool_calls {
+            blocks.push(Block::Note(format!("calls {}", clean(&call.name))));
+        }
+        if e.kind != "tool_call_finished" {
+            if let Some(input) = &e.input {
+                let label = match e.input_bytes {
+                    Some(total) if total > input.len() as u64 => {
+                        format!(
+                            "Input (its first {} of {})",
+                            bytes(input.len() as u64),
+                            bytes(total)
+                        )
+                    }
+                    _ => "Input".into(),
+                };
+                blocks.push(Block::Code {
+                    label,
+                    text: clean(input),
+                });
+            }
+        }
+        if let Some(err) = &e.error {
+            let text = [&err.code, &err.message, &err.detail]
+                .into_iter()
+                .flatten()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join("\n");
+            blocks.push(Block::Code {
+                label: "Error".into(),
+                text: clean(&text),
+            });
+        }
+        for (label, value) in [
+            ("path", &e.path),
+            ("decision", &e.decision),
+            ("status", &e.status),
+            ("problem", &e.problem),
+        ] {
+            if let Some(v) = value {
+                blocks.push(Block::Note(format!("{label}: {}", clean(v))));
+            }
+        }
+        if let Some(result) = &e.result {
+            let file = value_file_in(&layout, &id, &result.tool_call_id);
+            result_blocks(
+                result,
+                transcript.as_deref(),
+                file.as_deref(),
+                values,
+                dir.opts.threshold,
+                &mut clean,
+                &mut blocks,
+            )?;
+        }
+        items.push(Item {
+            line: e.line,
+            kind: e.kind.clone(),
+            heading: heading(e, &mut clean),
+            class: class(&e.kind),
+            blocks,
+        });
+    }
+    Ok(Doc {
+        run_id: id,
+        title,
+        facts,
+        items,
+    })
+}
+
+/// What a result adds: its figures, then (unless `values` is none) what the model saw of it,
+/// and with `full` the whole text of a result over the threshold, folded.
+fn result_blocks(
+    r: &ResultInfo,
+    transcript: Option<&Path>,
+    value_file: Option<&Path>,
+    values: ExportValues,
+    threshold: u64,
+    clean: &mut impl FnMut(&str) -> String,
+    blocks: &mut Vec<Block>,
+) -> Result<()> {
+    let mut note = format!(
+        "{} · {} lines · {}",
+        bytes(r.bytes),
+        r.lines,
+        r.state.as_str()
+    );
+    if !r.ok {
+        note.push_str(" · failed");
+    }
+    blocks.push(Block::Note(note));
+    if values == ExportValues::None {
+        return Ok(());
+    }
+    let Some(path) = transcript else {
+        return Ok(());
+    };
+    let content = read_result_content(path, r.offset)
+        .map_err(|e| Error::io(format!("reading line {} of {}", r.line, path.display()), &e))?;
+    if r.bytes <= threshold {
+        blocks.push(Block::Code {
+            label: "Result (the model saw it whole)".into(),
+            text: clean(&content),
+        });
+        return Ok(());
+    }
+    blocks.push(Block::Code {
+        label: "Stub (what the model saw in its place)".into(),
+        text: clean(&stub_for(&r.value_id, &r.tool, &content)),
+    });
+    if values == ExportValues::Full {
+        // The value file when it holds the value, else the transcript's copy.
+        let full = match (value_file, r.state) {
+            (Some(f), RetentionState::Retained) => std::fs::read(f)
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or(content),
+            _ => content,
+        };
+        blocks.push(Block::Folded {
+            summary: format!("Full output ({})", bytes(r.bytes)),
+            text: clean(&full),
+        });
+    }
+    Ok(())
+}
+
+fn heading(e: &TimelineEvent, clean: &mut impl FnMut(&str) -> String) -> String {
+    let mut tool = || clean(e.tool.as_deref().unwrap_or("tool"));
+    match e.kind.as_str() {
+        "user_message" => "User".into(),
+        "assistant_message" => "Assistant".into(),
+        "tool_call_started" => {
+            let mut h = format!("Tool call · {}", tool());
+            if let Some(s) = &e.summary {
+                let _ = write!(h, " · {}", clean(s));
+            }
+            h
+        }
+        "tool_call_finished" => format!("Result · {}", tool()),
+        "run_error" => "Error".into(),
+        "context_compacted" => "Context compacted".into(),
+        "unreadable" => "Unreadable line".into(),
+        other => {
+            let mut h = other.replace('_', " ");
+            if let Some(first) = h.get_mut(..1) {
+                first.make_ascii_uppercase();
+            }
+            h
+        }
+    }
+}
+
+fn class(kind: &str) -> &'static str {
+    match kind {
+        "user_message" => "user",
+        "assistant_message" => "assistant",
+        "tool_call_started" => "tool",
+        "tool_call_finished" => "result",
+        "run_error" | "unreadable" => "error",
+        _ => "other",
+    }
+}
+
+pub(crate) fn bytes(n: u64) -> String {
+    bytesize::ByteSize::b(n).display().iec().to_string()
+}
+
+fn duration(ms: i64) -> String {
+    humantime::format_duration(std::time::Duration::from_secs(ms.max(0) as u64 / 1000)).to_string()
+}
+
+fn iso(ms: i64) -> String {
+    humantime::format_rfc3339_seconds(
+        std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms.max(0) as u64),
+    )
+    .to_string()
+}

@@ -1,0 +1,205 @@
+//! Exporting a run to share it (`mctl export`, the app's Export button): a self-contained HTML
+//! page or a Markdown file with the run's figures and its timeline, tool cards, the stubs the
+//! model saw and, on request, the full values folded. Secrets are redacted by default
+//! ([`redact`]). Every text is untrusted: the HTML escapes it and forbids scripts and requests
+//! with its own Content-Security-Policy; Markdown puts it in fences it cannot close
+//! (`docs/export.md`).
+
+mod doc;
+mod html;
+mod markdown;
+pub mod redact;
+
+use crate::error::Result;
+use crate::runs::RunsDir;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+pub use redact::{Redactions, Redactor};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum ExportFormat {
+    /// One HTML file: no script, no request, readable offline.
+    Html,
+    /// Markdown.
+    Md,
+}
+
+impl ExportFormat {
+    pub fn extension(self) -> &'static str {
+        match self {
+            ExportFormat::Html => "html",
+            ExportFormat::Md => "md",
+        }
+    }
+}
+
+/// What of each tool result goes into an export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum ExportValues {
+    /// What the model saw: a result at or under the threshold whole, a bigger one as its stub.
+    Stub,
+    /// The same, plus each bigger result's full text, folded.
+    Full,
+    /// No result text at all: each result's tool, size and state only.
+    None,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportOptions {
+    pub format: ExportFormat,
+    pub values: ExportValues,
+    /// Replace secrets with `[redacted: <kind>]` (the default).
+    pub redact: bool,
+}
+
+/// An exported run: the document and what was redacted in it.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Export {
+    pub run: String,
+    pub format: ExportFormat,
+    pub values: ExportValues,
+    pub redacted: bool,
+    /// Secrets replaced, per kind.
+    #[ts(type = "Record<string, number>")]
+    pub redactions: Redactions,
+    /// The document's size in bytes.
+    #[ts(type = "number")]
+    pub bytes: u64,
+    /// The document; empty in a preview (`export_preview`), which gives only the figures.
+    pub document: String,
+}
+
+impl RunsDir {
+    /// Run `run` exported as `opts` says.
+    pub fn export(&self, run: &str, opts: &ExportOptions) -> Result<Export> {
+        let mut redactor = Redactor::new(opts.redact);
+        let doc = doc::build(self, run, opts.values, &mut redactor)?;
+        let document = match opts.format {
+            ExportFormat::Html => html::render(&doc, &redactor.counts, opts),
+            ExportFormat::Md => markdown::render(&doc, &redactor.counts, opts),
+        };
+        Ok(Export {
+            run: doc.run_id.clone(),
+            format: opts.format,
+            values: opts.values,
+            redacted: opts.redact,
+            redactions: redactor.counts,
+            bytes: document.len() as u64,
+            document,
+        })
+    }
+}
+
+/// Writes an export to `path`: to a temporary file beside it, then renamed over it, so that a
+/// reader never sees half an export and a failed write leaves what was there.
+pub fn save(path: &std::path::Path, document: &str) -> std::io::Result<()> {
+    let name = path.file_name().ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{} is not a file name", path.display()),
+        )
+    })?;
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(".{:016x}.tmp", fastrand::u64(..)));
+    let tmp = path.with_file_name(tmp_name);
+    // A new file of its own: never through a link someone left at that name.
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, document.as_bytes()))
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// `text` as an export shows it, with `redact` run in the middle: terminal escape sequences
+/// removed first (so that no escape hides a key from the patterns), then the secrets replaced,
+/// then every other control character (but newline and tab) and every invisible format
+/// character shown as `⟨U+XXXX⟩`, so that what a reader sees is what the text holds.
+pub(crate) fn visible(text: &str, redact: impl FnOnce(&str) -> String) -> String {
+    let redacted = redact(&strip_escapes(text));
+    let mut out = String::with_capacity(redacted.len());
+    for c in redacted.chars() {
+        if (c.is_control() && c != '\n' && c != '\t') || crate::retained::is_format_char(c) {
+            out.push_str(&crate::retained::format_label(c));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `text` without its terminal escape sequences: CSI (`ESC [ ... final`), OSC (`ESC ] ...`
+/// ended by BEL, `ESC \` or, when it is never ended, the line's end) and two-character ones.
+/// A line ending `\r\n` ends `\n`. A lone ESC stays, to be shown as a mark.
+fn strip_escapes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => match chars.peek() {
+                Some('[') => {
+                    chars.next();
+                    while let Some(c) = chars.next_if(|&c| c != '\n') {
+                        if ('\u{40}'..='\u{7e}').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+                Some(']') => {
+                    chars.next();
+                    while let Some(c) = chars.next_if(|&c| c != '\n') {
+                        if c == '\u{7}' || (c == '\u{1b}' && chars.next_if_eq(&'\\').is_some()) {
+                            break;
+                        }
+                    }
+                }
+                Some('@'..='_') => {
+                    chars.next();
+                }
+                _ => out.push(c),
+            },
+            '\r' if chars.peek() == Some(&'\n') => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::visible;
+
+    fn shown(text: &str) -> String {
+        visible(text, |t| super::Redactor::new(true).redact(t))
+    }
+
+    #[test]
+    fn escapes_go_and_invisible_characters_show() {
+        assert_eq!(shown("\u{1b}[31mred\u{1b}[0m"), "red");
+        assert_eq!(shown("a\u{1b}]0;title\u{7}b"), "ab");
+        assert_eq!(shown("x\u{202e}y"), "x⟨U+202E⟩y");
+        assert_eq!(shown("bell\u{7}\n\tok\r\n"), "bell⟨U+0007⟩\n\tok\n");
+        // An escape never ended hides nothing past its line; a lone ESC is shown.
+        assert_eq!(shown("a\u{1b}]8;;x\nnext"), "a\nnext");
+        assert_eq!(shown("a\u{1b}1b"), "a⟨U+001B⟩1b");
+    }
+
+    /// A key in colour is still a key.
+    #[test]
+    fn escapes_are_removed_before_secrets_are_looked_for() {
+        assert_eq!(
+            shown("\u{1b}[32mAKIAIOSFODNN7EXAMPLE\u{1b}[0m"),
+            "[redacted: aws-access-key]"
+        );
+    }
+}
