@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Key } from 'webdriverio';
 import { appendLive, bigValueRun, demo, liveRun, longRun, secretsRun } from './fixtures.mjs';
 import { hostileResultState, openRun as open, rangePeek, timelineLine } from './scenarios.mjs';
 import { mctl, removeDirs, root, sleep, startApp, waitFor } from './session.mjs';
@@ -22,6 +23,11 @@ let browser;
 
 async function text(selector) {
   return (await browser.$(selector)).getText();
+}
+
+/** The open run's title, as the page holds it (its heading is cut to one line on screen). */
+function runTitle() {
+  return browser.execute(() => document.querySelector('[data-testid="run-title"]')?.textContent ?? '');
 }
 
 /** Types `value` into the runs filter (an empty value shows every run again). */
@@ -313,6 +319,104 @@ describe('Mission Control desktop app', () => {
     }, 'the run view to say the value is unretained');
     timings['value file removed to run view updated'] = Date.now() - started;
     await waitFor(async () => !(await browser.$(`[data-run="${id}"] .badge.retained`).isExisting()), 'the list row without its retained badge');
+  });
+
+  it('nests a subagent run under its parent, and opens each from the other', async () => {
+    const parent = await browser.execute(() => [...document.querySelectorAll('[data-run]')].find((e) => e.textContent.includes('Upgrade our dependencies'))?.dataset.run);
+    const child = `sub_${parent}_toolu_04${parent.slice(-6)}`;
+    // Collapsed: the parent says how many runs are under it, and the child is no row.
+    assert.equal(await text(`[data-run="${parent}"] [data-toggle]`), '▸ 1');
+    assert.equal(await browser.$(`[data-run="${child}"]`).isExisting(), false);
+    await openRun(parent);
+    // The call is far down a virtualized timeline: scroll until its card is there.
+    const button = await waitFor(async () => {
+      const el = await browser.$('[data-testid="open-subagent"]');
+      if (await el.isExisting()) return el;
+      await browser.execute(() => {
+        const s = document.querySelector('[data-testid="timeline"]');
+        s.scrollTop += s.clientHeight / 2;
+      });
+      return null;
+    }, 'the subagent tool call');
+    await button.scrollIntoView();
+    await button.click();
+    await waitFor(async () => (await runTitle()) === 'Which dependency requires left-pad?', 'the child run');
+    // The list shows it now, one level under its parent.
+    await waitFor(async () => (await browser.$(`[data-run="${child}"]`).getAttribute('data-depth').catch(() => null)) === '1', 'the child row, nested');
+    assert.equal(await text(`[data-run="${parent}"] [data-toggle]`), '▾ 1');
+    await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+    await browser.saveScreenshot(path.join(shots, 'subagent-tree.png'));
+    await (await browser.$('[data-testid="parent-run"]')).click();
+    await waitFor(async () => (await runTitle()).startsWith('Upgrade our dependencies'), 'the parent run');
+    assert.equal(await (await browser.$('[data-testid="child-run"]')).getAttribute('data-child'), child);
+    // Collapsing hides the child row again.
+    await (await browser.$(`[data-run="${parent}"] [data-toggle]`)).click();
+    await waitFor(async () => !(await browser.$(`[data-run="${child}"]`).isExisting()), 'the child row hidden');
+  });
+
+  it('jumps between user messages and to the next error, marks the minimap, and lists every key on ?', async () => {
+    const byTitle = (w) => browser.execute((w) => [...document.querySelectorAll('[data-run]')].find((e) => e.textContent.includes(w))?.dataset.run, w);
+    // The event jumped to: its type and line.
+    const focused = () =>
+      browser.execute(() => {
+        const a = document.querySelector('[data-testid="timeline"] .item.focused article');
+        return a ? `${a.dataset.type}@${a.dataset.line}` : null;
+      });
+    await openRun(await byTitle('What does the `useSession` hook do?'));
+    await waitFor(async () => (await browser.$$('[data-testid="timeline"] article')).length > 5, 'the timeline');
+    await browser.keys([Key.Shift, 'j']);
+    const first = await waitFor(focused, 'the first user message');
+    assert.match(first, /^user_message@/);
+    await browser.keys([Key.Shift, 'j']);
+    const second = await waitFor(async () => ((await focused()) !== first ? focused() : null), 'the second user message');
+    assert.match(second, /^user_message@/);
+    await browser.keys([Key.Shift, 'k']);
+    await waitFor(async () => (await focused()) === first, 'back to the first');
+
+    await openRun(await byTitle('The release build is failing on CI'));
+    await waitFor(async () => (await runTitle()).startsWith('The release build'), 'the failing run');
+    await browser.keys([Key.Shift, 'e']);
+    const error = await waitFor(focused, 'the next error');
+    assert.match(error, /^tool_call_finished@/);
+    assert.equal(await browser.execute(() => document.querySelector('.item.focused .badge.error')?.textContent), 'error', 'a failed result');
+    // The minimap marks it, and its tool calls.
+    const kinds = () => browser.execute(() => [...document.querySelectorAll('[data-testid="minimap"] .mark')].map((m) => m.dataset.kind));
+    assert.ok((await kinds()).includes('error') && (await kinds()).includes('tool'), (await kinds()).join());
+    // A retained value's mark goes to it on a click.
+    await openRun(await byTitle('Upgrade our dependencies'));
+    await waitFor(async () => (await kinds()).includes('retained'), 'the retained value on the minimap');
+    await browser.execute(() => document.querySelector('[data-testid="minimap"] .mark[data-kind="retained"]').click());
+    await waitFor(async () => (await focused())?.startsWith('tool_call_finished@'), 'the retained value');
+    assert.equal(await browser.execute(() => document.querySelector('.item.focused [data-testid="state"]')?.textContent), 'retained');
+
+    await browser.keys('?');
+    const help = await waitFor(async () => {
+      const el = await browser.$('[data-testid="keys-help"]');
+      return (await el.isExisting()) ? el.getText() : null;
+    }, 'the keys help');
+    assert.ok(help.includes('next user message') && help.includes('next error') && help.includes('search every run'));
+    await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+    await browser.saveScreenshot(path.join(shots, 'keys-help.png'));
+    await browser.keys('Escape');
+    await waitFor(async () => !(await (await browser.$('[data-testid="keys-help"]')).isExisting()), 'the help to close');
+  });
+
+  it('marks where new events began since a running run was last looked at', async () => {
+    liveRun(runsDir, 'run_unread', 3);
+    await openRun('run_unread');
+    await waitFor(async () => (await browser.$$('[data-testid="timeline"] article')).length === 3, 'the run');
+    assert.equal(await browser.$('[data-testid="unread"]').isExisting(), false, 'nothing unread on a first look');
+    await openRun('run_secrets');
+    await waitFor(async () => (await runTitle()).startsWith('Deploy it'), 'another run');
+    appendLive(runsDir, 'run_unread', 3);
+    appendLive(runsDir, 'run_unread', 4);
+    await openRun('run_unread');
+    await waitFor(async () => (await browser.$$('[data-testid="timeline"] article')).length === 5, 'the grown run');
+    const at = await waitFor(
+      () => browser.execute(() => document.querySelector('[data-testid="unread"]')?.closest('.item')?.querySelector('article')?.dataset.line ?? null),
+      'the unread line',
+    );
+    assert.equal(at, '4', 'the line sits before the first event added since');
   });
 
   it('says in its About box which version runs and where its logs are', async () => {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { expandAll } from './scenarios.mjs';
 import { removeDirs, startApp, waitFor } from './session.mjs';
 
 const [runsDir, idsFile, wmClass, shot] = process.argv.slice(2);
@@ -29,10 +30,10 @@ function windows() {
 const session = await startApp(runsDir, port);
 try {
   const { browser } = session;
-  const rows = await waitFor(async () => {
-    const found = await browser.$$('[data-testid="run-row"]');
-    return found.length > 0 && found;
-  }, 'the runs list');
+  await waitFor(async () => (await browser.$$('[data-testid="run-row"]')).length > 0, 'the runs list');
+  // Subagent runs sit under their parent: shown, every run is a row.
+  await expandAll(browser);
+  const rows = await browser.$$('[data-testid="run-row"]');
   // Every run `mctl runs` lists that fits the window is a row, in the same order.
   const shown = [];
   for (const row of rows) shown.push(await row.getAttribute('data-run'));

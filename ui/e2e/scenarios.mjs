@@ -11,6 +11,18 @@ export async function openRun(browser, id) {
   await row.click();
 }
 
+/** Shows every subagent run in the list: expands each run with runs under it, until none is
+ *  left collapsed. */
+export async function expandAll(browser) {
+  for (let i = 0; i < 50; i++) {
+    const closed = await browser.$$('[data-toggle][data-expanded="false"]');
+    if (closed.length === 0) return;
+    await closed[0].click();
+    await sleep(50);
+  }
+  throw new Error('runs still collapsed after 50 clicks');
+}
+
 /** The highest event line of the timeline shown (0 for none). */
 export function timelineLine(browser) {
   return browser.execute(() => Math.max(0, ...[...document.querySelectorAll('[data-testid="timeline"] article')].map((a) => Number(a.dataset.line))));
