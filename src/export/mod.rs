@@ -95,30 +95,11 @@ impl RunsDir {
     }
 }
 
-/// Writes an export to `path`: to a temporary file beside it, then renamed over it, so that a
-/// reader never sees half an export and a failed write leaves what was there.
+/// Writes an export to `path` whole or not at all (the project's one atomic write: a temporary
+/// file of its own beside it, then renamed over it), so that a reader never sees half an
+/// export and a failed write leaves what was there.
 pub fn save(path: &std::path::Path, document: &str) -> std::io::Result<()> {
-    let name = path.file_name().ok_or_else(|| {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!("{} is not a file name", path.display()),
-        )
-    })?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".{:016x}.tmp", fastrand::u64(..)));
-    let tmp = path.with_file_name(tmp_name);
-    // A new file of its own: never through a link someone left at that name.
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .and_then(|mut f| std::io::Write::write_all(&mut f, document.as_bytes()))
-        .and_then(|()| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
+    crate::config::write_atomic(path, document.as_bytes())
 }
 
 /// `text` as an export shows it, with `redact` run in the middle: terminal escape sequences
