@@ -17,6 +17,7 @@
 //! - [`index::RunIndex`]: what a listing derives, kept between runs in the cache directory so
 //!   that a listing costs what changed (used by [`list`] unless turned off).
 //! - [`search::SearchQuery`] through [`runs::RunsDir::search`]: every run and value searched.
+//! - [`diff::diff_runs`] and [`diff::diff_results`]: two runs aligned, two results compared.
 //! - [`retained`]: the spec's pure functions on retained values (`value_id`, the stub, peek).
 //!
 //! [`list`]: runs::RunsDir::list
@@ -30,6 +31,7 @@
 
 pub(crate) mod config;
 pub mod demo;
+pub mod diff;
 mod error;
 pub mod export;
 pub mod gc;

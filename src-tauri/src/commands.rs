@@ -76,6 +76,8 @@ served!(
     resume_preview,
     export_run,
     export_preview,
+    diff_runs,
+    diff_results,
 );
 streamed!(gc_apply, follow_run, search);
 

@@ -90,6 +90,8 @@ fn handlers() -> impl Fn(tauri::ipc::Invoke<tauri::Wry>) -> bool + Send + Sync +
         commands::search_cancel,
         commands::export_run,
         commands::export_preview,
+        commands::diff_runs,
+        commands::diff_results,
         commands::save_export,
     ]
 }

@@ -53,7 +53,10 @@ pub fn write_demo(dir: &Path, seed: u64, now_ms: i64) -> io::Result<DemoReport> 
     };
     let lock_run = d.lockfile_upgrade(&mut rng, now_ms - 2 * HOUR)?;
     d.subagent(&lock_run, now_ms - 2 * HOUR + 40_000)?;
-    d.build_failure(&mut rng, now_ms - 5 * HOUR)?;
+    let (log, src) = d.build_failure(&mut rng, now_ms - 5 * HOUR)?;
+    // A generator of its own, so that the runs after it are the same bytes with it or without.
+    let mut other = Rng::with_seed(seed ^ 0x0d1f_f0d1);
+    d.build_failure_other_model(&mut other, &log, &src, now_ms - 5 * HOUR + 20 * MIN)?;
     d.schema_review(&mut rng, now_ms - DAY - 3 * HOUR)?;
     d.cancelled(&mut rng, now_ms - 2 * DAY)?;
     d.interrupted(&mut rng, now_ms - 3 * DAY)?;
@@ -296,7 +299,9 @@ impl Demo<'_> {
         self.save(w, Some(s), None, None)
     }
 
-    fn build_failure(&mut self, rng: &mut Rng, start: i64) -> io::Result<()> {
+    /// The build failure's run; returns its build log and source file for the same task given
+    /// to another model.
+    fn build_failure(&mut self, rng: &mut Rng, start: i64) -> io::Result<(String, String)> {
         let mut w = RunWriter::new(&run_id(rng, start), start);
         w.call_prefix = "call.";
         w.started("/work/billing", "goal", "openai", "gpt-5-codex");
@@ -403,6 +408,96 @@ impl Demo<'_> {
             92_000,
         );
         w.assistant("", "Fixed: `Cents` needs an explicit conversion from `u64` in `invoice.rs:214`. The release build passes.", &[], CODEX);
+        w.done();
+        self.save(w, None, None, None)?;
+        Ok((log, src))
+    }
+
+    /// The same task as [`Demo::build_failure`], given to another model: what `mctl diff` and
+    /// the Diff view compare. It runs the same build (the same log), searches the log where the
+    /// other read its end, reads the same file, greps once more, makes another edit and answers
+    /// in its own words.
+    fn build_failure_other_model(
+        &mut self,
+        rng: &mut Rng,
+        log: &str,
+        src: &str,
+        start: i64,
+    ) -> io::Result<()> {
+        let mut w = RunWriter::new(&run_id(rng, start), start);
+        w.started("/work/billing", "goal", "anthropic", "claude-sonnet-4-5");
+        w.user("The release build is failing on CI. Find out why and fix it.");
+        let build = json!({"command": "cargo build --release --locked"});
+        let c = w.assistant("", "", &[("bash", build.clone())], SONNET);
+        w.tool(
+            &c[0],
+            "bash",
+            build.clone(),
+            "cargo build --release --locked",
+            false,
+            log,
+            91_000,
+        );
+        let vid = value_id(&c[0]);
+        let query = json!({"id": vid, "query": "error["});
+        let c2 = w.assistant(
+            "The log was retained. Search it for the compiler's errors rather than guessing where they are.",
+            "",
+            &[("peek_value", query.clone())],
+            SONNET,
+        );
+        let found = peek_out(
+            &c[0],
+            log,
+            PeekRequest::Query {
+                text: "error[".into(),
+            },
+        );
+        w.tool(&c2[0], "peek_value", query, "query error[", true, &found, 2);
+        let read = json!({"path": "core/src/invoice.rs"});
+        let c3 = w.assistant("", "", &[("read_file", read.clone())], SONNET);
+        w.tool(
+            &c3[0],
+            "read_file",
+            read,
+            "core/src/invoice.rs",
+            true,
+            src,
+            10,
+        );
+        let grep = json!({"pattern": "impl From<u64> for Cents", "path": "core/src"});
+        let c4 = w.assistant("", "", &[("grep", grep.clone())], SONNET);
+        w.tool(
+            &c4[0],
+            "grep",
+            grep,
+            "impl From<u64> for Cents in core/src",
+            true,
+            "core/src/money.rs:31:impl From<u64> for Cents {\n",
+            300,
+        );
+        let edit = json!({"path": "core/src/invoice.rs", "old": "line.amount * line.quantity;", "new": "Cents::from(line.amount * line.quantity);"});
+        let c5 = w.assistant("", "", &[("edit_file", edit.clone())], SONNET);
+        w.tool(
+            &c5[0],
+            "edit_file",
+            edit,
+            "core/src/invoice.rs",
+            true,
+            "Applied 1 edit to core/src/invoice.rs",
+            700,
+        );
+        let c6 = w.assistant("", "", &[("bash", build.clone())], SONNET);
+        w.tool(
+            &c6[0],
+            "bash",
+            build,
+            "cargo build --release --locked",
+            true,
+            "    Finished `release` profile [optimized] target(s) in 1m 32s\n",
+            93_000,
+        );
+        w.assistant("", "The build failed on a type mismatch in `core/src/invoice.rs:214`: a `u64` where `Cents` is expected. I wrapped it in `Cents::from`, using the existing `From<u64>` impl; the release build passes now.", &[], SONNET);
         w.done();
         self.save(w, None, None, None)
     }

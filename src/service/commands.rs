@@ -65,6 +65,18 @@ impl Service {
         Ok(export)
     }
 
+    /// Two runs aligned; each may be of any directory shown.
+    pub fn diff_runs(&self, req: c::diff_runs::Request) -> Res<c::diff_runs::Response> {
+        let (a, b) = (self.runs_dir(&req.dir_a)?, self.runs_dir(&req.dir_b)?);
+        crate::diff::diff_runs(&a, &req.run_a, &b, &req.run_b)
+    }
+
+    /// Two results' texts as a line diff.
+    pub fn diff_results(&self, req: c::diff_results::Request) -> Res<c::diff_results::Response> {
+        let (a, b) = (self.runs_dir(&req.a.dir)?, self.runs_dir(&req.b.dir)?);
+        crate::diff::diff_results((&a, &req.a.run, &req.a.call), (&b, &req.b.run, &req.b.call))
+    }
+
     pub fn save_export(&self, _: c::save_export::Request) -> Res<c::save_export::Response> {
         Err(desktop_only("saving a file where you choose"))
     }

@@ -8,6 +8,7 @@
 //! streams, `{ channel }`.
 
 use super::{ResultRef, Settings};
+use crate::diff::{RunDiff, TextDiff};
 use crate::export::Export;
 use crate::gc::{GcReport, Progress, StorageStats};
 use crate::insights::{ResumePreview, ValueCoverage, WhatIf};
@@ -152,6 +153,10 @@ contract! {
     /// Writes the export where the user chooses in the system's save dialog (the desktop app);
     /// the path written, or `null` when the user cancels.
     save_export: ExportRequest => Option<String>;
+    /// Two runs side by side, their events aligned (`mctl diff`).
+    diff_runs: DiffRunsRequest => RunDiff;
+    /// Two tool results' texts as a line diff (`mctl diff --results`).
+    diff_results: DiffResultsRequest => TextDiff;
 }
 
 /// Writes the TypeScript of every type the contract names into `out`, each in its own file,

@@ -199,3 +199,21 @@ pub struct ExportRequest {
     pub run: String,
     pub options: ExportOptions,
 }
+
+/// Two runs to diff, each of a runs directory shown (`mctl diff`).
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffRunsRequest {
+    pub dir_a: String,
+    pub run_a: String,
+    pub dir_b: String,
+    pub run_b: String,
+}
+
+/// Two tool results to compare as text, one of each run (`mctl diff --results`).
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffResultsRequest {
+    pub a: ResultRef,
+    pub b: ResultRef,
+}

@@ -3,6 +3,7 @@
 mod cli;
 mod coverage;
 mod demo;
+mod diff;
 mod export;
 mod fixtures;
 mod gc;

@@ -135,6 +135,16 @@ pub enum Command {
     /// A run as one HTML page (no script, readable offline) or Markdown, to share it: its
     /// figures, timeline and tool cards, with API keys, tokens and passwords redacted
     Export(ExportArgs),
+    /// Two runs side by side (say, the same task with two models): each one's figures, and
+    /// their events aligned, user messages as anchors, then tool calls by tool and input. With
+    /// two --runs-dir, RUN_A is read from the first and RUN_B from the second
+    Diff {
+        run_a: String,
+        run_b: String,
+        /// Print the results of these two tool calls (one of each run) as a unified diff
+        #[arg(long, num_args = 2, value_names = ["CALL_A", "CALL_B"])]
+        results: Option<Vec<String>>,
+    },
     /// Print mctl's completion script for a shell (bash: `source <(mctl completions bash)`)
     Completions {
         #[arg(value_enum)]

@@ -83,6 +83,21 @@ pub fn safe(s: &str) -> String {
         .collect()
 }
 
+/// [`safe`] line by line: the line breaks kept.
+pub fn safe_lines(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for line in s.split_inclusive('\n') {
+        match line.strip_suffix('\n') {
+            Some(l) => {
+                out.push_str(&safe(l));
+                out.push('\n');
+            }
+            None => out.push_str(&safe(line)),
+        }
+    }
+    out
+}
+
 pub fn runs_table(runs: &[Run], now_ms: i64) -> String {
     let mut out = String::new();
     let _ = writeln!(

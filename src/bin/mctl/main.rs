@@ -5,6 +5,7 @@
 mod cli;
 mod coverage;
 mod demo;
+mod diff;
 mod export;
 mod full;
 mod gc;
@@ -105,6 +106,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Index { rebuild } => index::run(dir()?, rebuild, g.json),
         Command::Serve(args) => serve::run(g, &args),
         Command::Demo { dir, seed, now } => demo::run(&dir, seed, now, g.json),
+        Command::Diff {
+            run_a,
+            run_b,
+            results,
+        } => diff::run(g, &run_a, &run_b, results.as_deref(), g.json),
         Command::Export(args) => export::run(dir()?, &args, g.json),
         Command::Completions { shell } => manual::completions(shell),
         Command::Manpages { dir } => manual::manpages(&dir),

@@ -176,8 +176,8 @@ fn several_runs_directories_are_served_and_named_by_dir() {
         .json();
     assert_eq!(
         list["runs"].as_array().unwrap().len(),
-        12,
-        "both directories' runs"
+        13,
+        "both directories' runs: the demo's 12 and one"
     );
 }
 

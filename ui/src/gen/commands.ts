@@ -1,6 +1,8 @@
 // Generated from src/wire/commands.rs: the app's commands by name. Do not edit.
 import type { Change } from './Change';
 import type { CoverageRequest } from './CoverageRequest';
+import type { DiffResultsRequest } from './DiffResultsRequest';
+import type { DiffRunsRequest } from './DiffRunsRequest';
 import type { DirRequest } from './DirRequest';
 import type { Export } from './Export';
 import type { ExportRequest } from './ExportRequest';
@@ -16,6 +18,7 @@ import type { ResultRef } from './ResultRef';
 import type { ResumePreview } from './ResumePreview';
 import type { ResumeRequest } from './ResumeRequest';
 import type { RunDetail } from './RunDetail';
+import type { RunDiff } from './RunDiff';
 import type { RunList } from './RunList';
 import type { RunPatch } from './RunPatch';
 import type { RunRequest } from './RunRequest';
@@ -28,6 +31,7 @@ import type { SetPinnedRequest } from './SetPinnedRequest';
 import type { SetRunsDirsRequest } from './SetRunsDirsRequest';
 import type { Settings } from './Settings';
 import type { StorageStats } from './StorageStats';
+import type { TextDiff } from './TextDiff';
 import type { UnfollowRunRequest } from './UnfollowRunRequest';
 import type { ValueCoverage } from './ValueCoverage';
 import type { ValueInfo } from './ValueInfo';
@@ -67,6 +71,8 @@ export interface Commands {
   export_run: { request: ExportRequest; response: Export; stream: null };
   export_preview: { request: ExportRequest; response: Export; stream: null };
   save_export: { request: ExportRequest; response: string | null; stream: null };
+  diff_runs: { request: DiffRunsRequest; response: RunDiff; stream: null };
+  diff_results: { request: DiffResultsRequest; response: TextDiff; stream: null };
 }
 
 export type CommandName = keyof Commands;

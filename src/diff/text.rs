@@ -1,0 +1,282 @@
+//! Two tool results as a line diff: what the Diff view opens for a tool call on both sides,
+//! and `mctl diff --results`. The texts are the results' full texts as the transcript holds
+//! them (what the tool returned, whatever became of the value files).
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::runs::timeline::shorten;
+use crate::runs::RunsDir;
+use serde::Serialize;
+use similar::{Algorithm, ChangeTag, TextDiffConfig};
+use std::time::Duration;
+use ts_rs::TS;
+
+/// Biggest result a text diff reads, per side: past it `mctl full` and a diff tool of one's
+/// own are the way (the app would hold both texts and their line tables in memory).
+pub const TEXT_DIFF_MAX_BYTES: u64 = 64 * 1024 * 1024;
+/// Lines of context around each change.
+const CONTEXT: usize = 3;
+/// Most lines a text diff carries; the counts of added and removed lines cover all of them.
+const MAX_LINES: usize = 10_000;
+/// Longest line carried: a minified JSON of megabytes on one line is shown by its start.
+const LINE_MAX: usize = 4096;
+/// How long the diff may search for the smallest answer before it settles for a larger one.
+const DEADLINE: Duration = Duration::from_secs(2);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum DiffLineKind {
+    Context,
+    Removed,
+    Added,
+}
+
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffLine {
+    pub kind: DiffLineKind,
+    /// 1-based line in A's text (context and removed lines).
+    pub a_line: Option<u64>,
+    /// 1-based line in B's text (context and added lines).
+    pub b_line: Option<u64>,
+    /// The line without its ending, at most 4 KiB of it.
+    pub text: String,
+    /// The line's size when `text` was shortened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub text_bytes: Option<u64>,
+}
+
+/// A run of changes with the context around it, as `@@ -aStart,aLen +bStart,bLen @@` says.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Hunk {
+    pub a_start: u64,
+    pub a_len: u64,
+    pub b_start: u64,
+    pub b_len: u64,
+    pub lines: Vec<DiffLine>,
+}
+
+/// One side of a text diff.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffText {
+    pub run: String,
+    pub tool_call_id: String,
+    pub tool: String,
+    pub bytes: u64,
+    pub lines: u64,
+}
+
+/// Two results' texts compared line by line.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct TextDiff {
+    pub a: DiffText,
+    pub b: DiffText,
+    pub identical: bool,
+    /// Lines only in A, and only in B, over the whole texts.
+    pub removed: u64,
+    pub added: u64,
+    pub hunks: Vec<Hunk>,
+    /// The hunks stop after 10,000 lines; the counts above still cover everything.
+    pub truncated: bool,
+}
+
+/// The result of `call_a` in run `run_a` against that of `call_b` in run `run_b`.
+pub fn diff_results(
+    (dir_a, run_a, call_a): (&RunsDir, &str, &str),
+    (dir_b, run_b, call_b): (&RunsDir, &str, &str),
+) -> Result<TextDiff> {
+    let _span = tracing::info_span!("diff_results", run_a, call_a, run_b, call_b).entered();
+    let side = |dir: &RunsDir, run: &str, call: &str| -> Result<(DiffText, String)> {
+        // The size is known before the text is read, from the run's results.
+        let run_id = dir.resolve_run(&dir.layout()?, run)?;
+        let found = dir.find_result(&run_id, call)?;
+        if found.info.bytes > TEXT_DIFF_MAX_BYTES {
+            return Err(Error::new(
+                ErrorCode::Invalid,
+                format!(
+                    "the result of {call} is {} bytes: too big to diff here (at most {}); \
+                     compare `mctl full` of both with a diff tool",
+                    found.info.bytes, TEXT_DIFF_MAX_BYTES
+                ),
+            ));
+        }
+        let text = DiffText {
+            run: run_id,
+            tool_call_id: found.info.tool_call_id.clone(),
+            tool: found.info.tool.clone(),
+            bytes: found.info.bytes,
+            lines: found.info.lines,
+        };
+        Ok((text, found.content))
+    };
+    let (a, text_a) = side(dir_a, run_a, call_a)?;
+    let (b, text_b) = side(dir_b, run_b, call_b)?;
+    Ok(compare(a, &text_a, b, &text_b))
+}
+
+fn compare(a: DiffText, text_a: &str, b: DiffText, text_b: &str) -> TextDiff {
+    let diff = TextDiffConfig::default()
+        .algorithm(Algorithm::Myers)
+        .timeout(DEADLINE)
+        .diff_lines(text_a, text_b);
+    let (mut added, mut removed) = (0, 0);
+    for op in diff.ops() {
+        for change in diff.iter_changes(op) {
+            match change.tag() {
+                ChangeTag::Insert => added += 1,
+                ChangeTag::Delete => removed += 1,
+                ChangeTag::Equal => {}
+            }
+        }
+    }
+    let mut hunks = Vec::new();
+    let mut carried = 0;
+    let mut truncated = false;
+    'groups: for group in diff.grouped_ops(CONTEXT) {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
+        let (ra, rb) = (
+            first.old_range().start..last.old_range().end,
+            first.new_range().start..last.new_range().end,
+        );
+        let mut hunk = Hunk {
+            a_start: ra.start as u64 + 1,
+            a_len: ra.len() as u64,
+            b_start: rb.start as u64 + 1,
+            b_len: rb.len() as u64,
+            lines: Vec::new(),
+        };
+        for op in &group {
+            for change in diff.iter_changes(op) {
+                if carried == MAX_LINES {
+                    truncated = true;
+                    hunks.push(hunk);
+                    break 'groups;
+                }
+                carried += 1;
+                let line = change.value().trim_end_matches(['\n', '\r']);
+                let (text, text_bytes) = shorten(line, LINE_MAX);
+                hunk.lines.push(DiffLine {
+                    kind: match change.tag() {
+                        ChangeTag::Equal => DiffLineKind::Context,
+                        ChangeTag::Delete => DiffLineKind::Removed,
+                        ChangeTag::Insert => DiffLineKind::Added,
+                    },
+                    a_line: change.old_index().map(|i| i as u64 + 1),
+                    b_line: change.new_index().map(|i| i as u64 + 1),
+                    text,
+                    text_bytes,
+                });
+            }
+        }
+        hunks.push(hunk);
+    }
+    TextDiff {
+        a,
+        b,
+        identical: text_a == text_b,
+        removed,
+        added,
+        hunks,
+        truncated,
+    }
+}
+
+/// `diff` as a unified diff (`diff -u`'s format), for the terminal.
+pub fn unified(diff: &TextDiff) -> String {
+    let mut out = format!(
+        "--- {} {}\n+++ {} {}\n",
+        diff.a.run, diff.a.tool_call_id, diff.b.run, diff.b.tool_call_id
+    );
+    for h in &diff.hunks {
+        out.push_str(&format!(
+            "@@ -{},{} +{},{} @@\n",
+            h.a_start, h.a_len, h.b_start, h.b_len
+        ));
+        for l in &h.lines {
+            out.push(match l.kind {
+                DiffLineKind::Context => ' ',
+                DiffLineKind::Removed => '-',
+                DiffLineKind::Added => '+',
+            });
+            out.push_str(&l.text);
+            out.push('\n');
+        }
+    }
+    if diff.truncated {
+        out.push_str(&format!(
+            "… cut after {MAX_LINES} lines: {} removed and {} added in all\n",
+            diff.removed, diff.added
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn side(text: &str) -> DiffText {
+        DiffText {
+            run: "r".into(),
+            tool_call_id: "c".into(),
+            tool: "bash".into(),
+            bytes: text.len() as u64,
+            lines: text.lines().count() as u64,
+        }
+    }
+
+    fn diff(a: &str, b: &str) -> TextDiff {
+        compare(side(a), a, side(b), b)
+    }
+
+    #[test]
+    fn a_changed_line_is_one_hunk_with_its_context_and_true_line_numbers() {
+        let a: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+        let b = a.replace("line 10\n", "line ten\n");
+        let d = diff(&a, &b);
+        assert!(!d.identical);
+        assert_eq!((d.removed, d.added), (1, 1));
+        assert_eq!(d.hunks.len(), 1);
+        let h = &d.hunks[0];
+        assert_eq!((h.a_start, h.a_len, h.b_start, h.b_len), (7, 7, 7, 7));
+        let removed = h
+            .lines
+            .iter()
+            .find(|l| l.kind == DiffLineKind::Removed)
+            .unwrap();
+        assert_eq!(
+            (removed.a_line, removed.b_line, removed.text.as_str()),
+            (Some(10), None, "line 10")
+        );
+        assert!(unified(&d)
+            .contains("@@ -7,7 +7,7 @@\n line 7\n line 8\n line 9\n-line 10\n+line ten\n"));
+    }
+
+    #[test]
+    fn identical_texts_have_no_hunk() {
+        let d = diff("a\nb\n", "a\nb\n");
+        assert!(d.identical && d.hunks.is_empty() && d.added == 0 && d.removed == 0);
+    }
+
+    #[test]
+    fn a_long_diff_is_cut_but_counted_whole_and_a_long_line_is_shortened() {
+        let a: String = (0..30_000).map(|i| format!("a{i}\n")).collect();
+        let b: String = (0..30_000).map(|i| format!("b{i}\n")).collect();
+        let d = diff(&a, &b);
+        assert!(d.truncated);
+        assert_eq!((d.removed, d.added), (30_000, 30_000));
+        assert_eq!(
+            d.hunks.iter().map(|h| h.lines.len()).sum::<usize>(),
+            MAX_LINES
+        );
+        let long = "x".repeat(10_000);
+        let d = diff(&long, "y");
+        let line = &d.hunks[0].lines[0];
+        assert_eq!((line.text.len(), line.text_bytes), (LINE_MAX, Some(10_000)));
+    }
+}
