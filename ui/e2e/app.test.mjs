@@ -67,7 +67,7 @@ after(async () => {
 describe('Mission Control desktop app', () => {
   it('lists the demo runs', async () => {
     const count = await text('[data-testid="runs-count"]');
-    assert.equal(Number(count), 15, 'the 11 demo runs, the two big runs, a live one and one with secrets');
+    assert.equal(Number(count), 16, 'the 12 demo runs, the two big runs, a live one and one with secrets');
     const titles = await browser.execute(() => [...document.querySelectorAll('[data-testid="run-row"] .name')].map((e) => e.textContent));
     assert.ok(titles.some((t) => t.includes('left-pad')));
     assert.ok(titles.some((t) => t.includes('The release build is failing')));
@@ -84,7 +84,7 @@ describe('Mission Control desktop app', () => {
       el.value = '';
       el.dispatchEvent(new Event('input', { bubbles: true }));
     });
-    await waitFor(async () => (await text('[data-testid="runs-count"]')) === '15', 'the whole list again');
+    await waitFor(async () => (await text('[data-testid="runs-count"]')) === '16', 'the whole list again');
   });
 
   it('opens a run and shows its timeline', async () => {
@@ -451,6 +451,49 @@ describe('Mission Control desktop app', () => {
     await waitFor(async () => (await preview()).startsWith('Redacts 2 aws-access-key.'), 'the counts without results');
     await browser.keys('Escape');
     await waitFor(async () => !(await (await browser.$('[data-testid="export-dialog"]')).isExisting()), 'the dialog to close');
+  });
+
+  it('sets two runs of the same task side by side and diffs their results', async () => {
+    const ids = await browser.execute(() =>
+      Object.fromEntries([...document.querySelectorAll('[data-run]')].filter((e) => e.textContent.includes('The release build is failing')).map((e) => [e.textContent.includes('gpt-5-codex') ? 'codex' : 'sonnet', e.dataset.run])),
+    );
+    await openRun(ids.codex);
+    await (await browser.$('[data-testid="open-diff"]')).click();
+    // Run B is asked for: the run of the same task comes first, marked so.
+    const first = await waitFor(async () => (await browser.$$('[data-testid="diff-candidate"]'))[0] ?? null, 'the runs offered as B');
+    assert.equal(await first.getAttribute('data-run'), ids.sonnet);
+    assert.match(await first.getText(), /same task/);
+    await first.click();
+    const statuses = () => browser.execute(() => [...document.querySelectorAll('[data-testid="diff-row"]')].map((r) => `${r.dataset.kind} ${r.dataset.status}`));
+    await waitFor(async () => (await statuses()).length === 9, 'the aligned rows');
+    // What `mctl diff` says of the same two runs (its golden file pins it).
+    assert.deepEqual(await statuses(), ['user same', 'tool same', 'tool differs', 'tool only-a', 'tool same', 'tool only-b', 'tool differs', 'tool same', 'answer differs']);
+    assert.match(await text('[data-testid="diff-counts"]'), /4 rows the same · 3 differ \(1 result\) · 1 only in A · 1 only in B/);
+    // (A table row's getText is empty here: its text is read from the page.)
+    const cost = await browser.execute(() => [...document.querySelectorAll('[data-figure="Cost"] td')].map((td) => td.textContent));
+    assert.deepEqual(cost, ['$0.04', '$0.11', '+$0.07 (+150%)']);
+    await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+    await browser.saveScreenshot(path.join(shots, 'run-diff.png'));
+    // Only the differences: the four rows the same go.
+    await (await browser.$('[data-testid="diff-only"]')).click();
+    await waitFor(async () => (await statuses()).length === 5, 'only the rows that differ');
+    // The two peeks' results as a text diff: the log's last lines against the lines with "error[".
+    await (await browser.$('[data-testid="diff-row"][data-status="differs"] [data-testid="diff-open-text"]')).click();
+    await waitFor(async () => (await browser.$$('[data-testid="text-diff-line"]')).length > 5, 'the text diff');
+    const summary = await text('[data-testid="text-diff-summary"]');
+    assert.match(summary, /^−\d+ lines \+\d+ lines?$/);
+    const lines = await browser.execute(() => [...document.querySelectorAll('[data-testid="text-diff-line"]')].map((l) => `${l.dataset.kind} ${l.textContent.replace(/\s+/g, ' ').trim()}`));
+    assert.ok(lines[0].startsWith('hunk @@ −1,'), lines[0]);
+    assert.ok(lines.some((l) => l.startsWith('context') && l.includes('1893: error[E0308]: mismatched types')), lines.join('\n'));
+    assert.ok(lines.some((l) => l.startsWith('removed') && l.includes('could not compile')), lines.join('\n'));
+    await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+    await browser.saveScreenshot(path.join(shots, 'result-diff.png'));
+    await (await browser.$('[data-testid="text-diff-close"]')).click();
+    // Swapping sides swaps the marks of the rows on one side only.
+    await (await browser.$('[data-testid="diff-swap"]')).click();
+    await waitFor(async () => (await statuses()).join() === ['tool differs', 'tool only-b', 'tool only-a', 'tool differs', 'answer differs'].join(), 'the swapped diff');
+    await browser.keys('Escape');
+    await waitFor(async () => !(await browser.$('[data-testid="diff-view"]').isExisting()), 'the Diff view to close');
   });
 
   it('opens a run of 10,000 events', async () => {

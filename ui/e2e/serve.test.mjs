@@ -92,7 +92,7 @@ describe('Mission Control in a browser (mctl serve)', () => {
   });
 
   it('lists the demo runs', async () => {
-    assert.equal(Number(await text('[data-testid="runs-count"]')), 13, 'the 11 demo runs, a live one and one with secrets');
+    assert.equal(Number(await text('[data-testid="runs-count"]')), 14, 'the 12 demo runs, a live one and one with secrets');
     const titles = await browser.execute(() => [...document.querySelectorAll('[data-testid="run-row"] .name')].map((e) => e.textContent));
     assert.ok(titles.some((t) => t.includes('left-pad')));
   });

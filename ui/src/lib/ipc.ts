@@ -276,6 +276,10 @@ export const ipc = {
   exportPreview: (req: Request<'export_preview'>) => call('export_preview', req),
   /** The desktop app's save dialog, then the export written there; `null` when cancelled. */
   saveExport: (req: Request<'save_export'>) => call('save_export', req),
+  /** Two runs side by side, their events aligned (`mctl diff`). */
+  diffRuns: (req: Request<'diff_runs'>) => call('diff_runs', req),
+  /** Two tool results' texts as a line diff (`mctl diff --results`). */
+  diffResults: (a: ResultRef, b: ResultRef) => call('diff_results', { a, b }),
 };
 
 // Follow tokens grow in the order the user opens runs; the backend starts over when a window
