@@ -2,7 +2,7 @@
 //! ([`mission_control::service::Service`]), run off the main thread so the window never blocks.
 //! Their names and types are the core's command contract ([`mission_control::wire::command`]);
 //! errors cross as `{code, message}`. Only what needs the desktop (the folder picker, the file
-//! manager, remembering the directories chosen) is written here.
+//! manager, the save dialog) is written here.
 
 use crate::state::AppState;
 use mission_control::service::{Service, Sink};
@@ -58,6 +58,8 @@ macro_rules! streamed {
 }
 
 served!(
+    set_runs_dirs,
+    save_settings,
     list_runs,
     run_detail,
     open_value,
@@ -105,24 +107,6 @@ pub fn watch_changes(
     channel: Channel<c::watch_changes::Stream>,
 ) -> Res<c::watch_changes::Response> {
     state.service.watch_changes((), sink(channel))
-}
-
-/// Shows `dirs` from now on and remembers them for the next start.
-#[tauri::command]
-pub async fn set_runs_dirs(
-    app: AppHandle,
-    req: c::set_runs_dirs::Request,
-) -> Res<c::set_runs_dirs::Response> {
-    let config = app.state::<AppState>().config_dir.clone();
-    blocking(app, move |s| {
-        if let Some(config) = &config {
-            let dirs = req.dirs.iter().filter(|d| !d.trim().is_empty()).cloned();
-            crate::settings::save(config, &dirs.collect::<Vec<_>>())
-                .map_err(|e| Error::io("saving settings", &e))?;
-        }
-        s.set_runs_dirs(req)
-    })
-    .await
 }
 
 /// Asks where to save an export (the system's save dialog, `<run>.html` or `.md` proposed),

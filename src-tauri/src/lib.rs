@@ -49,12 +49,12 @@ pub fn builder(args: settings::Args) -> tauri::Builder<tauri::Wry> {
             let mut settings = settings::resolve(&args, config_dir.as_deref());
             // The About box says where to look.
             settings.log_dir = log_dir.map(|d| d.to_string_lossy().into_owned());
-            let service = Service::new(settings, Allowed::ALL);
+            let mut service = Service::new(settings, Allowed::ALL);
+            if let Some(dir) = &config_dir {
+                service = service.with_settings_file(settings::file(dir));
+            }
             service.start();
-            app.manage(AppState {
-                service,
-                config_dir,
-            });
+            app.manage(AppState { service });
             Ok(())
         })
         .invoke_handler(handlers())
@@ -64,6 +64,7 @@ fn handlers() -> impl Fn(tauri::ipc::Invoke<tauri::Wry>) -> bool + Send + Sync +
     tauri::generate_handler![
         commands::settings,
         commands::set_runs_dirs,
+        commands::save_settings,
         commands::pick_runs_dir,
         commands::list_runs,
         commands::run_detail,

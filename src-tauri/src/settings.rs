@@ -1,10 +1,12 @@
-//! Which runs directories the app shows: `--runs-dir` (repeatable), else `$MCTL_RUNS_DIR`, else
-//! the directories chosen in the app (remembered in the app's config directory), else the
-//! harness's own directory.
+//! The app's command line, and the settings it starts with: each one from its flag, else its
+//! environment variable, else what the Settings view saved (`settings.json` in the app's config
+//! directory), else its default. The rule is the core's (`mission_control::service::prefs`).
 
 use clap::Parser;
-use mission_control::wire::{DirsSource, Settings};
+use mission_control::service::prefs::{self, Given};
+use mission_control::wire::Settings;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -13,110 +15,49 @@ use std::path::{Path, PathBuf};
     about = "Mission Control desktop app"
 )]
 pub struct Args {
-    /// A runs directory to show (repeat for several)
+    /// A runs directory to show (repeat for several) [default: $MCTL_RUNS_DIR, else the ones
+    /// chosen in the app, else the harness's own]
     #[arg(long = "runs-dir", value_name = "DIR")]
     pub runs_dirs: Vec<PathBuf>,
-    /// Retention threshold in bytes
-    #[arg(long, default_value_t = mission_control::retained::DEFAULT_THRESHOLD)]
-    pub threshold: u64,
+    /// Retention threshold (20480, 8KiB, 1MiB) [default: $MCTL_THRESHOLD, else the saved one,
+    /// else 20480]
+    #[arg(long, value_name = "SIZE", value_parser = prefs::parse_size)]
+    pub threshold: Option<u64>,
+    /// How long a run without a terminal event counts as running after its last change
+    /// [default: $MCTL_RUNNING_WINDOW, else the saved one, else 30m]
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub running_window: Option<Duration>,
+    /// How recently changed a run may be and still have its values collected (the GC form's
+    /// default) [default: $MCTL_GC_IDLE_GUARD, else the saved one, else 10m]
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub gc_idle_guard: Option<Duration>,
 }
 
-const FILE: &str = "settings.json";
-
-#[derive(serde::Serialize, serde::Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct Saved {
-    runs_dirs: Vec<String>,
+/// Where the Settings view's choices are kept.
+pub fn file(config_dir: &Path) -> PathBuf {
+    config_dir.join("settings.json")
 }
 
 pub fn resolve(args: &Args, config_dir: Option<&Path>) -> Settings {
-    let text = |p: &Path| p.to_string_lossy().into_owned();
-    let (runs_dirs, source) = if !args.runs_dirs.is_empty() {
-        (
-            args.runs_dirs.iter().map(|p| text(p)).collect(),
-            DirsSource::Cli,
-        )
-    } else if let Some(env) = std::env::var_os("MCTL_RUNS_DIR").filter(|v| !v.is_empty()) {
-        (vec![text(Path::new(&env))], DirsSource::Env)
-    } else if let Some(saved) = config_dir
-        .and_then(load)
-        .filter(|s| !s.runs_dirs.is_empty())
-    {
-        (saved.runs_dirs, DirsSource::Saved)
-    } else {
-        let default = mission_control::default_runs_dir()
-            .map(|p| text(&p))
-            .into_iter()
-            .collect();
-        (default, DirsSource::Default)
+    let ms = |d: Option<Duration>| d.map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let given = Given {
+        runs_dirs: args
+            .runs_dirs
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect(),
+        threshold: args.threshold,
+        running_window_ms: ms(args.running_window),
+        gc_idle_guard_ms: ms(args.gc_idle_guard),
     };
-    mission_control::service::settings(runs_dirs, source, args.threshold)
-}
-
-fn load(config_dir: &Path) -> Option<Saved> {
-    let bytes = std::fs::read(config_dir.join(FILE)).ok()?;
-    serde_json::from_slice(&bytes).ok()
-}
-
-/// Remembers `dirs` for the next start (written whole to a temp file, then renamed).
-pub fn save(config_dir: &Path, dirs: &[String]) -> std::io::Result<()> {
-    std::fs::create_dir_all(config_dir)?;
-    let tmp = config_dir.join(format!("{FILE}.tmp"));
-    std::fs::write(
-        &tmp,
-        serde_json::to_vec_pretty(&Saved {
-            runs_dirs: dirs.to_vec(),
-        })?,
-    )?;
-    std::fs::rename(tmp, config_dir.join(FILE))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn args(dirs: &[&str]) -> Args {
-        Args {
-            runs_dirs: dirs.iter().map(PathBuf::from).collect(),
-            threshold: 20_480,
-        }
+    let (saved, warning) = match config_dir {
+        Some(dir) => prefs::load(&file(dir)),
+        None => Default::default(),
+    };
+    let mut settings = prefs::resolve(&given, |k| std::env::var(k).ok(), saved);
+    settings.warnings.extend(warning);
+    for w in &settings.warnings {
+        tracing::warn!("{w}");
     }
-
-    // One test, because it sets a process-wide environment variable.
-    #[test]
-    fn command_line_beats_environment_beats_saved_beats_default() {
-        let config = tempfile::tempdir().unwrap();
-        std::env::remove_var("MCTL_RUNS_DIR");
-        assert_eq!(
-            resolve(&args(&[]), Some(config.path())).source,
-            DirsSource::Default
-        );
-
-        save(config.path(), &["/saved/a".into(), "/saved/b".into()]).unwrap();
-        let s = resolve(&args(&[]), Some(config.path()));
-        assert_eq!(
-            (s.source, s.runs_dirs.clone()),
-            (
-                DirsSource::Saved,
-                vec!["/saved/a".into(), "/saved/b".into()]
-            )
-        );
-
-        std::env::set_var("MCTL_RUNS_DIR", "/from/env");
-        let s = resolve(&args(&[]), Some(config.path()));
-        assert_eq!(
-            (s.source, s.runs_dirs),
-            (DirsSource::Env, vec!["/from/env".to_owned()])
-        );
-
-        let s = resolve(&args(&["/cli/1", "/cli/2"]), Some(config.path()));
-        assert_eq!(
-            (s.source, s.runs_dirs),
-            (
-                DirsSource::Cli,
-                vec!["/cli/1".to_owned(), "/cli/2".to_owned()]
-            )
-        );
-        std::env::remove_var("MCTL_RUNS_DIR");
-    }
+    settings
 }

@@ -3,7 +3,7 @@
 //! response. Each one calls into the core; what is here is only what a front end keeps between
 //! commands (the opened values, the GC plan shown, the search running).
 
-use super::{Service, Sink};
+use super::{prefs, Service, Sink};
 use crate::gc;
 use crate::insights::ErrorPattern;
 use crate::pins::Pins;
@@ -30,8 +30,9 @@ fn desktop_only(what: &str) -> Error {
 }
 
 impl Service {
-    /// Shows `dirs` from now on (the live session watches them); the desktop shell remembers
-    /// them for the next start.
+    /// Shows `dirs` from now on (the live session watches them), and remembers them for the
+    /// next start in the settings file. A start with `--runs-dir` or `$MCTL_RUNS_DIR` shows
+    /// those again.
     pub fn set_runs_dirs(&self, req: c::set_runs_dirs::Request) -> Res<c::set_runs_dirs::Response> {
         if !self.allowed.desktop {
             let message = "this server shows the runs directories it was started with";
@@ -43,11 +44,100 @@ impl Service {
             .filter(|d| !d.trim().is_empty())
             .collect();
         let mut settings = super::lock(&self.settings);
+        let saved = prefs::SavedSettings {
+            runs_dirs: dirs.clone(),
+            ..settings.saved.clone()
+        };
+        self.save_prefs(&saved)?;
         self.live.start(&dirs, settings.threshold);
         settings.runs_dirs = dirs;
         settings.source = DirsSource::Saved;
+        settings.sources.runs_dirs = DirsSource::Saved;
+        settings.saved = saved;
         self.forget_values();
         Ok(settings.clone())
+    }
+
+    /// Saves the Settings view's choices and applies each one the command line and the
+    /// environment do not override (they win, now as at the next start). A new threshold or
+    /// new directories restart the watch; a new running window applies to what is read next.
+    pub fn save_settings(
+        &self,
+        saved: c::save_settings::Request,
+    ) -> Res<c::save_settings::Response> {
+        if !self.allowed.desktop {
+            let message = "this server's settings are its command line's";
+            return Err(Error::new(ErrorCode::Forbidden, message));
+        }
+        if saved.threshold == Some(0)
+            || saved.running_window_ms.is_some_and(|v| v < 0)
+            || saved.gc_idle_guard_ms.is_some_and(|v| v < 0)
+        {
+            let message = "the threshold must be above 0, and durations cannot be negative";
+            return Err(Error::new(ErrorCode::Invalid, message));
+        }
+        self.save_prefs(&saved)?;
+        let mut settings = super::lock(&self.settings);
+        let before = (settings.runs_dirs.clone(), settings.threshold);
+        let overridable = |s: DirsSource| matches!(s, DirsSource::Saved | DirsSource::Default);
+        let take = |source: &mut DirsSource, saved: bool| {
+            if overridable(*source) {
+                *source = if saved {
+                    DirsSource::Saved
+                } else {
+                    DirsSource::Default
+                };
+                true
+            } else {
+                false
+            }
+        };
+        if take(&mut settings.sources.runs_dirs, !saved.runs_dirs.is_empty())
+            && !saved.runs_dirs.is_empty()
+        {
+            settings.runs_dirs = saved.runs_dirs.clone();
+            settings.source = DirsSource::Saved;
+        }
+        if take(&mut settings.sources.threshold, saved.threshold.is_some()) {
+            settings.threshold = saved
+                .threshold
+                .unwrap_or(crate::retained::DEFAULT_THRESHOLD);
+        }
+        if take(
+            &mut settings.sources.running_window,
+            saved.running_window_ms.is_some(),
+        ) {
+            settings.running_window_ms = saved
+                .running_window_ms
+                .unwrap_or(crate::runs::RunOptions::default().running_window_ms);
+        }
+        if take(
+            &mut settings.sources.gc_idle_guard,
+            saved.gc_idle_guard_ms.is_some(),
+        ) {
+            settings.gc_idle_guard_ms = saved.gc_idle_guard_ms.unwrap_or(gc::DEFAULT_IDLE_GUARD_MS);
+        }
+        settings.theme = saved.theme;
+        settings.sources.theme = if saved.theme == prefs::Theme::System {
+            DirsSource::Default
+        } else {
+            DirsSource::Saved
+        };
+        settings.saved = saved;
+        if before != (settings.runs_dirs.clone(), settings.threshold) {
+            self.live.start(&settings.runs_dirs, settings.threshold);
+            self.forget_values();
+        }
+        Ok(settings.clone())
+    }
+
+    /// Writes `saved` to the settings file, when this front end has one.
+    fn save_prefs(&self, saved: &prefs::SavedSettings) -> Res<()> {
+        match &self.settings_file {
+            Some(file) => prefs::save(file, saved)
+                .map_err(|e| Error::io(format!("saving the settings to {}", file.display()), &e)),
+            None => Ok(()),
+        }
     }
 
     /// A run exported, its document included.

@@ -9,6 +9,7 @@
 
 mod commands;
 mod dispatch;
+pub mod prefs;
 
 pub use dispatch::dispatch;
 pub(crate) use dispatch::{json_call, json_sink};
@@ -53,8 +54,8 @@ impl Allowed {
 pub struct Service {
     settings: Mutex<Settings>,
     allowed: Allowed,
-    /// How long a run without a terminal event counts as running after its last change.
-    running_window_ms: i64,
+    /// Where the Settings view's choices are saved (the desktop app's `settings.json`).
+    settings_file: Option<std::path::PathBuf>,
     /// Whether lists go through the index (off with `--no-index`).
     indexed: bool,
     live: LiveSession,
@@ -107,7 +108,7 @@ impl Service {
         Self {
             settings: Mutex::new(settings),
             allowed,
-            running_window_ms: RunOptions::default().running_window_ms,
+            settings_file: None,
             indexed: true,
             live: LiveSession::new(),
             open: Mutex::new(VecDeque::new()),
@@ -120,8 +121,16 @@ impl Service {
     /// Reads runs with this running window and, unless `indexed` is false, through the index
     /// (the command line's `--running-window` and `--no-index`).
     pub fn with_run_options(mut self, running_window_ms: i64, indexed: bool) -> Self {
-        self.running_window_ms = running_window_ms;
+        let settings = self.settings.get_mut().unwrap_or_else(|e| e.into_inner());
+        settings.running_window_ms = running_window_ms;
+        settings.sources.running_window = DirsSource::Cli;
         self.indexed = indexed;
+        self
+    }
+
+    /// Saves what the Settings view saves (and the directories chosen) in `file`.
+    pub fn with_settings_file(mut self, file: impl Into<std::path::PathBuf>) -> Self {
+        self.settings_file = Some(file.into());
         self
     }
 
@@ -159,7 +168,7 @@ impl Service {
         }
         let opts = RunOptions {
             threshold: settings.threshold,
-            running_window_ms: self.running_window_ms,
+            running_window_ms: settings.running_window_ms,
             ..RunOptions::default()
         };
         let d = RunsDir::open(dir, opts)?;
@@ -228,6 +237,15 @@ pub fn settings(runs_dirs: Vec<String>, source: DirsSource, threshold: u64) -> S
         can_reveal: true,
         version: crate::VERSION.into(),
         log_dir: None,
+        running_window_ms: RunOptions::default().running_window_ms,
+        gc_idle_guard_ms: crate::gc::DEFAULT_IDLE_GUARD_MS,
+        theme: prefs::Theme::System,
+        sources: prefs::SettingSources {
+            runs_dirs: source,
+            ..Default::default()
+        },
+        saved: prefs::SavedSettings::default(),
+        warnings: Vec::new(),
     }
 }
 

@@ -15,6 +15,7 @@ use crate::insights::{ResumePreview, ValueCoverage, WhatIf};
 use crate::retained::open::LinesPage;
 use crate::runs::{PeekAnswer, RunDetail, ValueInfo, ValueVerdict};
 use crate::search::SearchSummary;
+use crate::service::prefs::SavedSettings;
 use crate::watch::{Change, RunList, RunPatch, RunUpdate};
 use crate::{Error, ErrorCode};
 use std::collections::BTreeMap;
@@ -113,6 +114,9 @@ contract! {
     /// The settings the app started with.
     settings: () => Settings;
     set_runs_dirs: SetRunsDirsRequest => Settings;
+    /// Saves the Settings view's choices; answers the settings then in effect (the command
+    /// line and the environment still win).
+    save_settings: SavedSettings => Settings;
     /// The system folder picker; `null` when the user cancels.
     pick_runs_dir: () => Option<String>;
     list_runs: ListRunsRequest => RunList;

@@ -50,6 +50,26 @@ pub struct Settings {
     /// its standard error.
     #[serde(default)]
     pub log_dir: Option<String>,
+    /// How long a run without a terminal event counts as running after its last change.
+    #[serde(default)]
+    pub running_window_ms: i64,
+    /// How recently changed a run may be and still have its values collected: the GC form's
+    /// default.
+    #[serde(default)]
+    pub gc_idle_guard_ms: i64,
+    #[serde(default)]
+    pub theme: crate::service::prefs::Theme,
+    /// Where each setting in effect comes from: the command line and the environment win over
+    /// what is saved (`docs/settings.md`).
+    #[serde(default)]
+    pub sources: crate::service::prefs::SettingSources,
+    /// What the Settings view saved, whether or not it is in effect.
+    #[serde(default)]
+    pub saved: crate::service::prefs::SavedSettings,
+    /// What was ignored on the way (an environment variable that does not parse, an unreadable
+    /// settings file).
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 /// Names one tool result: a runs directory (by path), a run id, a tool call id or value id.

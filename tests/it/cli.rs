@@ -45,6 +45,24 @@ fn exactly_20480_bytes_stays_inline_and_20481_is_retained() {
     // The threshold is a setting: at 8 KiB the first result would have been retained too.
     let show = mctl_json(dir.path(), &["show", "r", "--threshold", "8192"]);
     assert_eq!(show["results"][0]["state"], "unretained");
+    // And `$MCTL_THRESHOLD` sets it, as it does for the app, unless the flag is given.
+    let with_env = |args: &[&str]| {
+        let out = mctl_command()
+            .env("MCTL_THRESHOLD", "8KiB")
+            .arg("--runs-dir")
+            .arg(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    assert_eq!(
+        with_env(&["--json", "show", "r"])["results"][0]["state"],
+        "unretained"
+    );
+    let flag = with_env(&["--json", "show", "r", "--threshold", "20480"]);
+    assert_eq!(flag["results"][0]["state"], "inline");
 }
 
 #[test]

@@ -18,6 +18,7 @@ mod resume;
 mod search;
 mod serve;
 mod session;
+mod settings;
 mod stub_golden;
 mod support;
 mod watch;

@@ -496,6 +496,62 @@ describe('Mission Control desktop app', () => {
     await waitFor(async () => !(await browser.$('[data-testid="diff-view"]').isExisting()), 'the Diff view to close');
   });
 
+  it('saves settings, applies those the command line leaves, and says which it decides', async () => {
+    const codex = await browser.execute(() => [...document.querySelectorAll('[data-run]')].find((e) => e.textContent.includes('The release build is failing') && e.textContent.includes('gpt-5-codex'))?.dataset.run);
+    await openRun(codex);
+    await waitFor(async () => /1 value retained/.test(await text('[data-testid="retention"]')), 'the run at the default threshold');
+    assert.doesNotMatch(await text('[data-testid="retention"]'), /unretained/);
+    await (await browser.$('[data-testid="open-settings"]')).click();
+    const source = (name) => browser.execute((n) => document.querySelector(`[data-testid="source-${n}"]`)?.dataset.source, name);
+    await waitFor(async () => (await source('threshold')) === 'default', 'the Settings view');
+    // The app was started with --runs-dir: that wins, and the view says so.
+    assert.equal(await source('runsDirs'), 'cli');
+    assert.match(await text('[data-testid="source-runsDirs"]'), /^Set by --runs-dir on the command line: it wins/);
+    // (clearValue fires no input event here: the value is set and the event sent.)
+    const set = (id, value) =>
+      browser.execute(
+        (id, v) => {
+          const el = document.querySelector(`[data-testid="${id}"]`);
+          el.value = v;
+          el.dispatchEvent(new Event('input', { bubbles: true }));
+        },
+        id,
+        value,
+      );
+    await set('settings-threshold', 'big');
+    await (await browser.$('[data-testid="settings-save"]')).click();
+    assert.match(await text('[data-testid="settings-error"]'), /is not a size above 0/);
+    await set('settings-threshold', '8KiB');
+    await set('settings-running-window', '90');
+    await (await browser.$('[data-testid="theme-dark"]')).click();
+    await (await browser.$('[data-testid="settings-save"]')).click();
+    await waitFor(async () => (await source('threshold')) === 'saved', 'the saved threshold in effect');
+    assert.match(await text('[data-testid="source-threshold"]'), /^In effect: 8\.0 KiB \(8,192 bytes\)\. Saved here\./);
+    assert.match(await text('[data-testid="source-runningWindow"]'), /^In effect: 1h 30m\. Saved here\./);
+    assert.equal(await browser.execute(() => document.documentElement.dataset.theme), 'dark');
+    await waitFor(async () => (await text('[data-testid="refresh"]')) === 'Refresh', 'the runs read again');
+    await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+    await browser.saveScreenshot(path.join(shots, 'settings.png'));
+    // Saved where the app keeps its settings, whole.
+    const file = path.join(session.home, 'config', 'app.missioncontrol.desktop', 'settings.json');
+    const saved = JSON.parse(fs.readFileSync(file, 'utf8'));
+    assert.deepEqual([saved.threshold, saved.runningWindowMs, saved.theme], [8192, 5_400_000, 'dark']);
+    // The runs are read at the new threshold: the 14.9 KiB file read is over it, with no value file.
+    await openRun(codex);
+    await waitFor(async () => /1 unretained/.test(await text('[data-testid="retention"]')), 'the run read at 8 KiB');
+    // Back to the defaults, for the tests after this one.
+    await (await browser.$('[data-testid="open-settings"]')).click();
+    await waitFor(async () => (await source('threshold')) === 'saved', 'the Settings view again');
+    await set('settings-threshold', '');
+    await set('settings-running-window', '');
+    await (await browser.$('[data-testid="theme-system"]')).click();
+    await (await browser.$('[data-testid="settings-save"]')).click();
+    await waitFor(async () => (await source('threshold')) === 'default', 'the default threshold again');
+    assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).threshold, null);
+    await openRun(codex);
+    await waitFor(async () => !/unretained/.test(await text('[data-testid="retention"]')), 'the run at the default threshold again');
+  });
+
   it('opens a run of 10,000 events', async () => {
     const started = Date.now();
     await openRun('run_10000_events');

@@ -150,6 +150,19 @@ describe('Mission Control in a browser (mctl serve)', () => {
     assert.equal(await browser.$('[data-testid="gc-apply"]').isExisting(), false);
   });
 
+  it('shows the server\'s settings read-only, and keeps a theme in the browser', async () => {
+    await (await browser.$('[data-testid="open-settings"]')).click();
+    await waitFor(async () => (await browser.$('[data-testid="settings-view"]')).isExisting(), 'the Settings view');
+    assert.match(await text('[data-testid="settings-view"] header'), /the server's settings, set by the command line of mctl serve/);
+    assert.equal(await browser.$('[data-testid="settings-save"]').isExisting(), false, 'nothing to save');
+    assert.equal(await browser.$('[data-testid="settings-threshold"]').isEnabled(), false);
+    await (await browser.$('[data-testid="theme-dark"]')).click();
+    assert.equal(await browser.execute(() => document.documentElement.dataset.theme), 'dark');
+    assert.equal(await browser.execute(() => localStorage.getItem('mc-theme')), 'dark');
+    await (await browser.$('[data-testid="theme-system"]')).click();
+    assert.equal(await browser.execute(() => localStorage.getItem('mc-theme')), 'system');
+  });
+
   it('exports a run from its Export dialog: the secrets counted first, then downloaded redacted', async () => {
     await openRun('run_secrets');
     await (await browser.$('[data-testid="open-export"]')).click();

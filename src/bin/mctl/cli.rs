@@ -33,10 +33,10 @@ pub struct Global {
     pub json: bool,
     /// Retention threshold (20480, 8KiB, 1MiB): a result longer than this is retained. `whatif`
     /// takes several, separated by commas
-    #[arg(long, global = true, value_name = "SIZE", value_delimiter = ',', value_parser = parse_size, default_values_t = [retained::DEFAULT_THRESHOLD])]
+    #[arg(long, global = true, env = "MCTL_THRESHOLD", value_name = "SIZE", value_delimiter = ',', value_parser = parse_size, default_values_t = [retained::DEFAULT_THRESHOLD])]
     pub threshold: Vec<u64>,
     /// How long a run with no terminal event counts as running after its transcript last changed
-    #[arg(long, global = true, value_name = "DURATION", default_value = "30m", value_parser = humantime::parse_duration)]
+    #[arg(long, global = true, env = "MCTL_RUNNING_WINDOW", value_name = "DURATION", default_value = "30m", value_parser = humantime::parse_duration)]
     pub running_window: Duration,
 }
 
@@ -255,7 +255,7 @@ pub struct GcArgs {
     #[arg(long, group = "policy")]
     pub strays: bool,
     /// Never touch a run changed within this window
-    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = humantime::parse_duration)]
+    #[arg(long, env = "MCTL_GC_IDLE_GUARD", value_name = "DURATION", default_value = "10m", value_parser = humantime::parse_duration)]
     pub idle_guard: Duration,
     /// Delete what the plan lists (without it, nothing is deleted)
     #[arg(long)]
@@ -273,10 +273,7 @@ impl Global {
 }
 
 pub fn parse_size(s: &str) -> Result<u64, String> {
-    s.trim()
-        .parse::<bytesize::ByteSize>()
-        .map(|b| b.as_u64())
-        .map_err(|e| format!("`{s}` is not a size (like 5GiB or 500MB): {e}"))
+    mission_control::service::prefs::parse_size(s)
 }
 
 pub fn parse_lines(s: &str) -> Result<(u64, Option<u64>), String> {

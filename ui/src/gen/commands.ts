@@ -24,6 +24,7 @@ import type { RunPatch } from './RunPatch';
 import type { RunRequest } from './RunRequest';
 import type { RunRowsRequest } from './RunRowsRequest';
 import type { RunUpdate } from './RunUpdate';
+import type { SavedSettings } from './SavedSettings';
 import type { SearchBatch } from './SearchBatch';
 import type { SearchRequest } from './SearchRequest';
 import type { SearchSummary } from './SearchSummary';
@@ -44,6 +45,7 @@ import type { WhatIfRequest } from './WhatIfRequest';
 export interface Commands {
   settings: { request: null; response: Settings; stream: null };
   set_runs_dirs: { request: SetRunsDirsRequest; response: Settings; stream: null };
+  save_settings: { request: SavedSettings; response: Settings; stream: null };
   pick_runs_dir: { request: null; response: string | null; stream: null };
   list_runs: { request: ListRunsRequest; response: RunList; stream: null };
   run_detail: { request: RunRequest; response: RunDetail; stream: null };

@@ -10,7 +10,8 @@ export interface GcForm {
   idleGuardMinutes: string;
 }
 
-export const emptyForm = (): GcForm => ({ olderThanDays: '', keepLast: '', maxBytes: '', orphans: false, strays: false, idleGuardMinutes: '10' });
+/** No policy chosen, and the idle guard of the settings (10 minutes unless set otherwise). */
+export const emptyForm = (idleGuardMs = 600_000): GcForm => ({ olderThanDays: '', keepLast: '', maxBytes: '', orphans: false, strays: false, idleGuardMinutes: String(idleGuardMs / 60_000) });
 
 const UNITS: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4 };
 

@@ -276,6 +276,8 @@ export const ipc = {
   exportPreview: (req: Request<'export_preview'>) => call('export_preview', req),
   /** The desktop app's save dialog, then the export written there; `null` when cancelled. */
   saveExport: (req: Request<'save_export'>) => call('save_export', req),
+  /** Saves the Settings view's choices; answers the settings then in effect. */
+  saveSettings: (saved: Request<'save_settings'>) => call('save_settings', saved),
   /** Two runs side by side, their events aligned (`mctl diff`). */
   diffRuns: (req: Request<'diff_runs'>) => call('diff_runs', req),
   /** Two tool results' texts as a line diff (`mctl diff --results`). */

@@ -1,0 +1,346 @@
+//! The desktop app's settings: what the user saved in its Settings view, and what the command
+//! line and the environment give, which win. For each setting, in order: the app's flag
+//! (`--runs-dir`, `--threshold`, `--running-window`, `--gc-idle-guard`), then its environment
+//! variable (`MCTL_RUNS_DIR`, `MCTL_THRESHOLD`, `MCTL_RUNNING_WINDOW`, `MCTL_GC_IDLE_GUARD`, the
+//! same ones `mctl` reads), then the saved value, then the default. The Settings view shows each
+//! setting's source, and a saved value the command line hides stays saved for the next start.
+
+use super::settings;
+use crate::wire::{DirsSource, Settings};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use ts_rs::TS;
+
+pub const ENV_RUNS_DIR: &str = "MCTL_RUNS_DIR";
+pub const ENV_THRESHOLD: &str = "MCTL_THRESHOLD";
+pub const ENV_RUNNING_WINDOW: &str = "MCTL_RUNNING_WINDOW";
+pub const ENV_GC_IDLE_GUARD: &str = "MCTL_GC_IDLE_GUARD";
+
+/// The colours of the window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum Theme {
+    /// As the system says (light or dark), following it when it changes.
+    #[default]
+    System,
+    Light,
+    Dark,
+}
+
+/// What the Settings view saves (the app's `settings.json`). A setting left out (`null`) takes
+/// its default; a file of an older version, with fewer fields, still reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SavedSettings {
+    pub runs_dirs: Vec<String>,
+    pub threshold: Option<u64>,
+    pub running_window_ms: Option<i64>,
+    pub gc_idle_guard_ms: Option<i64>,
+    pub theme: Theme,
+}
+
+/// Where each setting in effect comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SettingSources {
+    pub runs_dirs: DirsSource,
+    pub threshold: DirsSource,
+    pub running_window: DirsSource,
+    pub gc_idle_guard: DirsSource,
+    pub theme: DirsSource,
+}
+
+impl Default for SettingSources {
+    fn default() -> Self {
+        Self {
+            runs_dirs: DirsSource::Default,
+            threshold: DirsSource::Default,
+            running_window: DirsSource::Default,
+            gc_idle_guard: DirsSource::Default,
+            theme: DirsSource::Default,
+        }
+    }
+}
+
+/// What the app's command line gave; `None` (or empty) for a flag not given.
+#[derive(Debug, Clone, Default)]
+pub struct Given {
+    pub runs_dirs: Vec<String>,
+    pub threshold: Option<u64>,
+    pub running_window_ms: Option<i64>,
+    pub gc_idle_guard_ms: Option<i64>,
+}
+
+/// The settings in effect: each one from `given`, else from the environment (`env` answers a
+/// variable's value), else from `saved`, else its default. An environment variable that does not
+/// parse is ignored, and said in `warnings`.
+pub fn resolve(
+    given: &Given,
+    env: impl Fn(&str) -> Option<String>,
+    saved: SavedSettings,
+) -> Settings {
+    let env = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+    let mut warnings = Vec::new();
+    let mut parsed = |name: &str, parse: fn(&str) -> Result<i64, String>| -> Option<i64> {
+        let value = env(name)?;
+        match parse(&value) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                warnings.push(format!("${name} is ignored: {e}"));
+                None
+            }
+        }
+    };
+    let threshold_env = parsed(ENV_THRESHOLD, |s| {
+        parse_size(s).and_then(|n| i64::try_from(n).map_err(|e| e.to_string()))
+    });
+    let window_env = parsed(ENV_RUNNING_WINDOW, parse_duration_ms);
+    let guard_env = parsed(ENV_GC_IDLE_GUARD, parse_duration_ms);
+
+    let (runs_dirs, dirs_source) = if !given.runs_dirs.is_empty() {
+        (given.runs_dirs.clone(), DirsSource::Cli)
+    } else if let Some(dir) = env(ENV_RUNS_DIR) {
+        (vec![dir], DirsSource::Env)
+    } else if !saved.runs_dirs.is_empty() {
+        (saved.runs_dirs.clone(), DirsSource::Saved)
+    } else {
+        let default = crate::default_runs_dir().map(|p| p.to_string_lossy().into_owned());
+        (default.into_iter().collect(), DirsSource::Default)
+    };
+    let pick = |cli: Option<i64>, env: Option<i64>, saved: Option<i64>, default: i64| {
+        if let Some(v) = cli {
+            (v, DirsSource::Cli)
+        } else if let Some(v) = env {
+            (v, DirsSource::Env)
+        } else if let Some(v) = saved {
+            (v, DirsSource::Saved)
+        } else {
+            (default, DirsSource::Default)
+        }
+    };
+    let as_i64 = |n: Option<u64>| n.map(|n| i64::try_from(n).unwrap_or(i64::MAX));
+    let (threshold, threshold_source) = pick(
+        as_i64(given.threshold),
+        threshold_env,
+        as_i64(saved.threshold),
+        crate::retained::DEFAULT_THRESHOLD as i64,
+    );
+    let (window, window_source) = pick(
+        given.running_window_ms,
+        window_env,
+        saved.running_window_ms,
+        crate::runs::RunOptions::default().running_window_ms,
+    );
+    let (guard, guard_source) = pick(
+        given.gc_idle_guard_ms,
+        guard_env,
+        saved.gc_idle_guard_ms,
+        crate::gc::DEFAULT_IDLE_GUARD_MS,
+    );
+    let mut s = settings(runs_dirs, dirs_source, threshold as u64);
+    s.running_window_ms = window;
+    s.gc_idle_guard_ms = guard;
+    s.theme = saved.theme;
+    s.sources = SettingSources {
+        runs_dirs: dirs_source,
+        threshold: threshold_source,
+        running_window: window_source,
+        gc_idle_guard: guard_source,
+        theme: if saved.theme == Theme::System {
+            DirsSource::Default
+        } else {
+            DirsSource::Saved
+        },
+    };
+    s.saved = saved;
+    s.warnings = warnings;
+    s
+}
+
+/// The settings saved at `path`: none when there is no such file; an unreadable or invalid one
+/// reads as none too, with the reason (the app starts with its defaults and says why).
+pub fn load(path: &Path) -> (SavedSettings, Option<String>) {
+    match std::fs::read(path) {
+        Ok(bytes) => match serde_json::from_slice(&bytes) {
+            Ok(saved) => (saved, None),
+            Err(e) => (
+                SavedSettings::default(),
+                Some(format!(
+                    "{} is not valid settings ({e}): ignored",
+                    path.display()
+                )),
+            ),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (SavedSettings::default(), None),
+        Err(e) => (
+            SavedSettings::default(),
+            Some(format!(
+                "{} could not be read ({e}): ignored",
+                path.display()
+            )),
+        ),
+    }
+}
+
+/// Saves `saved` at `path`, whole or not at all.
+pub fn save(path: &Path, saved: &SavedSettings) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let json = serde_json::to_vec_pretty(saved).map_err(std::io::Error::other)?;
+    crate::config::write_atomic(path, &json)
+}
+
+/// A size as `mctl --threshold` takes it: `20480`, `8KiB`, `1MiB`, `500MB`.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    s.trim()
+        .parse::<bytesize::ByteSize>()
+        .map(|b| b.as_u64())
+        .map_err(|e| format!("`{s}` is not a size (like 5GiB or 500MB): {e}"))
+}
+
+/// A duration as `mctl --running-window` takes it (`30m`, `2h`, `90s`), in milliseconds.
+pub fn parse_duration_ms(s: &str) -> Result<i64, String> {
+    let d = humantime::parse_duration(s.trim())
+        .map_err(|e| format!("`{s}` is not a duration (like 30m or 2h): {e}"))?;
+    i64::try_from(d.as_millis()).map_err(|_| format!("`{s}` is too long"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |k| map.get(k).cloned()
+    }
+
+    fn saved() -> SavedSettings {
+        SavedSettings {
+            runs_dirs: vec!["/saved/a".into(), "/saved/b".into()],
+            threshold: Some(8192),
+            running_window_ms: Some(60_000),
+            gc_idle_guard_ms: Some(120_000),
+            theme: Theme::Dark,
+        }
+    }
+
+    #[test]
+    fn nothing_given_nothing_saved_is_the_defaults() {
+        let s = resolve(&Given::default(), env(&[]), SavedSettings::default());
+        assert_eq!(s.threshold, 20_480);
+        assert_eq!(s.running_window_ms, 30 * 60_000);
+        assert_eq!(s.gc_idle_guard_ms, 10 * 60_000);
+        assert_eq!(s.theme, Theme::System);
+        assert_eq!(s.sources, SettingSources::default());
+        assert_eq!(s.source, DirsSource::Default);
+    }
+
+    #[test]
+    fn saved_settings_apply_when_nothing_else_is_given() {
+        let s = resolve(&Given::default(), env(&[]), saved());
+        assert_eq!(s.runs_dirs, ["/saved/a", "/saved/b"]);
+        assert_eq!(
+            (
+                s.threshold,
+                s.running_window_ms,
+                s.gc_idle_guard_ms,
+                s.theme
+            ),
+            (8192, 60_000, 120_000, Theme::Dark)
+        );
+        assert!(
+            [
+                s.sources.runs_dirs,
+                s.sources.threshold,
+                s.sources.running_window
+            ]
+            .iter()
+            .chain([&s.sources.gc_idle_guard, &s.sources.theme])
+            .all(|x| *x == DirsSource::Saved),
+            "{:?}",
+            s.sources
+        );
+    }
+
+    #[test]
+    fn the_environment_beats_saved_settings() {
+        let vars = [
+            (ENV_RUNS_DIR, "/from/env"),
+            (ENV_THRESHOLD, "1MiB"),
+            (ENV_RUNNING_WINDOW, "2h"),
+            (ENV_GC_IDLE_GUARD, "90s"),
+        ];
+        let s = resolve(&Given::default(), env(&vars), saved());
+        assert_eq!(s.runs_dirs, ["/from/env"]);
+        assert_eq!(
+            (s.threshold, s.running_window_ms, s.gc_idle_guard_ms),
+            (1 << 20, 2 * 3_600_000, 90_000)
+        );
+        assert_eq!(s.sources.threshold, DirsSource::Env);
+        assert_eq!(s.sources.gc_idle_guard, DirsSource::Env);
+        // What is saved stays known: the view shows it, and a start without the variable uses it.
+        assert_eq!(s.saved, saved());
+    }
+
+    #[test]
+    fn the_command_line_beats_the_environment() {
+        let vars = [(ENV_RUNS_DIR, "/from/env"), (ENV_THRESHOLD, "1MiB")];
+        let given = Given {
+            runs_dirs: vec!["/cli/1".into(), "/cli/2".into()],
+            threshold: Some(4096),
+            running_window_ms: Some(5_000),
+            gc_idle_guard_ms: Some(0),
+        };
+        let s = resolve(&given, env(&vars), saved());
+        assert_eq!(s.runs_dirs, ["/cli/1", "/cli/2"]);
+        assert_eq!(
+            (s.threshold, s.running_window_ms, s.gc_idle_guard_ms),
+            (4096, 5_000, 0)
+        );
+        assert_eq!(s.source, DirsSource::Cli);
+        assert_eq!(s.sources.running_window, DirsSource::Cli);
+        // The theme has no flag: the saved one applies.
+        assert_eq!((s.theme, s.sources.theme), (Theme::Dark, DirsSource::Saved));
+    }
+
+    #[test]
+    fn a_bad_variable_is_ignored_and_said() {
+        let vars = [(ENV_THRESHOLD, "big"), (ENV_RUNNING_WINDOW, "")];
+        let s = resolve(&Given::default(), env(&vars), saved());
+        assert_eq!(
+            (s.threshold, s.sources.threshold),
+            (8192, DirsSource::Saved)
+        );
+        assert_eq!(
+            s.sources.running_window,
+            DirsSource::Saved,
+            "empty is unset"
+        );
+        assert_eq!(s.warnings.len(), 1);
+        assert!(s.warnings[0].starts_with("$MCTL_THRESHOLD is ignored: `big` is not a size"));
+    }
+
+    #[test]
+    fn settings_round_trip_and_an_older_file_still_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nested").join("settings.json");
+        assert_eq!(load(&path), (SavedSettings::default(), None));
+        save(&path, &saved()).unwrap();
+        assert_eq!(load(&path), (saved(), None));
+        std::fs::write(&path, r#"{"runsDirs": ["/old"]}"#).unwrap();
+        let (old, warning) = load(&path);
+        assert_eq!(
+            (old.runs_dirs, old.threshold, warning),
+            (vec!["/old".into()], None, None)
+        );
+        std::fs::write(&path, "{not json").unwrap();
+        let (bad, warning) = load(&path);
+        assert_eq!(bad, SavedSettings::default());
+        assert!(warning.unwrap().contains("is not valid settings"));
+    }
+}
