@@ -270,7 +270,8 @@ fn segment_rows(
 fn message_row(kind: DiffRowKind, a: Option<&Message>, b: Option<&Message>) -> Option<DiffRow> {
     let differs = match (a, b) {
         (None, None) => return None,
-        // The whole text is compared, not the row's preview of it.
+        // The text as the timeline carries it (its first 64 KiB) and its whole size, not the
+        // row's 2 KiB preview.
         (Some(x), Some(y)) if x.text != y.text || x.bytes != y.bytes => vec![DiffField::Text],
         _ => Vec::new(),
     };
@@ -301,7 +302,7 @@ fn row(
 /// What differs between two tool calls paired by their tool.
 fn call_differs(a: &Side, x: &Call, b: &Side, y: &Call) -> Result<Vec<DiffField>> {
     let mut fields = Vec::new();
-    if x.input != y.input {
+    if x.input != y.input || x.input_bytes != y.input_bytes {
         fields.push(DiffField::Input);
     }
     match (&x.result, &y.result) {
@@ -384,6 +385,7 @@ struct Call {
     tool: String,
     summary: Option<String>,
     input: String,
+    input_bytes: u64,
     result: Option<ResultInfo>,
 }
 
@@ -430,7 +432,11 @@ impl Side {
 fn figures(d: &RunDetail) -> DiffSide {
     let r = &d.run;
     let ts = d.events.iter().filter_map(|e| e.ts);
-    let duration_ms = ts.clone().min().zip(ts.max()).map(|(lo, hi)| hi - lo);
+    let duration_ms = ts
+        .clone()
+        .min()
+        .zip(ts.max())
+        .map(|(lo, hi)| hi.saturating_sub(lo));
     DiffSide {
         run: r.id.clone(),
         title: r.title.clone(),
@@ -470,18 +476,27 @@ fn segments(d: &RunDetail) -> Vec<Segment> {
                 let Some(id) = e.tool_call_id.clone() else {
                     continue;
                 };
-                let (s, i) = *calls.entry(id.clone()).or_insert_with(|| {
-                    segments[last].tools.push(Call {
-                        line: e.line,
-                        ts: e.ts,
-                        id,
-                        tool: e.tool.clone().unwrap_or_else(|| "tool".to_owned()),
-                        summary: e.summary.clone(),
-                        input: e.input.clone().unwrap_or_default(),
-                        result: None,
-                    });
-                    (last, segments[last].tools.len() - 1)
-                });
+                // A start always begins a call (a harness may use an id again in a later
+                // turn); a result goes to the last call of its id, or is a call of its own.
+                let known = calls.get(&id).copied();
+                let (s, i) = match known {
+                    Some(at) if e.kind == "tool_call_finished" => at,
+                    _ => {
+                        segments[last].tools.push(Call {
+                            line: e.line,
+                            ts: e.ts,
+                            id: id.clone(),
+                            tool: e.tool.clone().unwrap_or_else(|| "tool".to_owned()),
+                            summary: e.summary.clone(),
+                            input: e.input.clone().unwrap_or_default(),
+                            input_bytes: e.input_bytes.unwrap_or(0),
+                            result: None,
+                        });
+                        let at = (last, segments[last].tools.len() - 1);
+                        calls.insert(id, at);
+                        at
+                    }
+                };
                 if let Some(r) = &e.result {
                     segments[s].tools[i].result = Some(r.clone());
                 }

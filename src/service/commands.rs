@@ -49,7 +49,8 @@ impl Service {
             ..settings.saved.clone()
         };
         self.save_prefs(&saved)?;
-        self.live.start(&dirs, settings.threshold);
+        self.live
+            .start_with(&dirs, settings.threshold, settings.running_window_ms);
         settings.runs_dirs = dirs;
         settings.source = DirsSource::Saved;
         settings.sources.runs_dirs = DirsSource::Saved;
@@ -76,9 +77,14 @@ impl Service {
             let message = "the threshold must be above 0, and durations cannot be negative";
             return Err(Error::new(ErrorCode::Invalid, message));
         }
-        self.save_prefs(&saved)?;
+        // Under the lock, as set_runs_dirs saves: the file and what is in effect agree.
         let mut settings = super::lock(&self.settings);
-        let before = (settings.runs_dirs.clone(), settings.threshold);
+        self.save_prefs(&saved)?;
+        let before = (
+            settings.runs_dirs.clone(),
+            settings.threshold,
+            settings.running_window_ms,
+        );
         let overridable = |s: DirsSource| matches!(s, DirsSource::Saved | DirsSource::Default);
         let take = |source: &mut DirsSource, saved: bool| {
             if overridable(*source) {
@@ -92,11 +98,15 @@ impl Service {
                 false
             }
         };
-        if take(&mut settings.sources.runs_dirs, !saved.runs_dirs.is_empty())
-            && !saved.runs_dirs.is_empty()
-        {
-            settings.runs_dirs = saved.runs_dirs.clone();
-            settings.source = DirsSource::Saved;
+        if take(&mut settings.sources.runs_dirs, !saved.runs_dirs.is_empty()) {
+            // None saved: the harness's own directory, as at a start with nothing saved.
+            settings.runs_dirs = if saved.runs_dirs.is_empty() {
+                let default = crate::default_runs_dir().map(|p| p.to_string_lossy().into_owned());
+                default.into_iter().collect()
+            } else {
+                saved.runs_dirs.clone()
+            };
+            settings.source = settings.sources.runs_dirs;
         }
         if take(&mut settings.sources.threshold, saved.threshold.is_some()) {
             settings.threshold = saved
@@ -124,8 +134,18 @@ impl Service {
             DirsSource::Saved
         };
         settings.saved = saved;
-        if before != (settings.runs_dirs.clone(), settings.threshold) {
-            self.live.start(&settings.runs_dirs, settings.threshold);
+        if before
+            != (
+                settings.runs_dirs.clone(),
+                settings.threshold,
+                settings.running_window_ms,
+            )
+        {
+            self.live.start_with(
+                &settings.runs_dirs,
+                settings.threshold,
+                settings.running_window_ms,
+            );
             self.forget_values();
         }
         Ok(settings.clone())

@@ -137,7 +137,8 @@ impl Service {
     /// Starts watching the directories shown, in the background.
     pub fn start(&self) {
         let s = self.current();
-        self.live.start(&s.runs_dirs, s.threshold);
+        self.live
+            .start_with(&s.runs_dirs, s.threshold, s.running_window_ms);
     }
 
     /// Stops watching, and stops a search or a GC apply running: the front end is gone.

@@ -536,6 +536,7 @@ describe('Mission Control desktop app', () => {
     const file = path.join(session.home, 'config', 'app.missioncontrol.desktop', 'settings.json');
     const saved = JSON.parse(fs.readFileSync(file, 'utf8'));
     assert.deepEqual([saved.threshold, saved.runningWindowMs, saved.theme], [8192, 5_400_000, 'dark']);
+    assert.deepEqual(saved.runsDirs, [], 'the directories --runs-dir gives are not saved');
     // The runs are read at the new threshold: the 14.9 KiB file read is over it, with no value file.
     await openRun(codex);
     await waitFor(async () => /1 unretained/.test(await text('[data-testid="retention"]')), 'the run read at 8 KiB');

@@ -27,11 +27,12 @@ const text = async (selector) => (await browser.$(selector)).getText();
 const count = async (selector) => (await browser.$$(selector)).length;
 const click = async (selector) => (await browser.$(selector)).click();
 
-/** Opens the run whose title contains `words`; its id. */
-async function openRunTitled(words) {
+/** Opens the run whose row contains `words` (its title, and its model when the same task ran
+ *  twice); its id. */
+async function openRunTitled(...words) {
   const id = await waitFor(
-    () => browser.execute((w) => [...document.querySelectorAll('[data-run]')].find((e) => e.textContent.includes(w))?.dataset.run, words),
-    `the run "${words}" in the list`,
+    () => browser.execute((w) => [...document.querySelectorAll('[data-run]')].find((e) => w.every((x) => e.textContent.includes(x)))?.dataset.run, words),
+    `the run "${words.join(' ')}" in the list`,
   );
   // Right after the first paint the list is painted again (the watcher's first scan): a row
   // can be replaced under the click, which is then tried again.
@@ -56,7 +57,7 @@ after(async () => {
 
 describe('what retention did, in the app', () => {
   it('lists every value of a run with what the model was shown of it', async () => {
-    const id = await openRunTitled('The release build is failing');
+    const id = await openRunTitled('The release build is failing', 'gpt-5-codex');
     const [expected] = cli('coverage', id);
     await click('[data-testid="tab-retention"]');
     const row = await waitFor(async () => {

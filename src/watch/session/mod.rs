@@ -51,7 +51,8 @@ struct Follower {
     /// Last line the view has.
     shown: u64,
     token: u64,
-    threshold: u64,
+    /// The threshold and running window it reads with.
+    threshold: (u64, i64),
     sink: UpdateSink,
 }
 
@@ -85,6 +86,8 @@ struct Shared {
     latest: AtomicU64,
     ended: AtomicU64,
     threshold: AtomicU64,
+    /// How long a run without a terminal event counts as running (set by every start).
+    running_window_ms: std::sync::atomic::AtomicI64,
     /// A list was read from disk while the watcher's first scan was going on.
     listed_early: AtomicBool,
 }
@@ -120,6 +123,12 @@ impl LiveSession {
     /// (Re)starts watching `dirs`, in the background (the first scan reads every transcript);
     /// changes go to the sink given to [`LiveSession::subscribe`].
     pub fn start(&self, dirs: &[String], threshold: u64) {
+        self.start_with(dirs, threshold, RunOptions::default().running_window_ms);
+    }
+
+    /// [`start`](Self::start) with a running window of `running_window_ms` rather than the
+    /// default (the app's setting, `mctl serve --running-window`).
+    pub fn start_with(&self, dirs: &[String], threshold: u64, running_window_ms: i64) {
         let paths: Vec<PathBuf> = dirs
             .iter()
             .map(PathBuf::from)
@@ -127,8 +136,12 @@ impl LiveSession {
             .collect();
         let shared = self.shared.clone();
         shared.threshold.store(threshold, Ordering::SeqCst);
+        shared
+            .running_window_ms
+            .store(running_window_ms, Ordering::SeqCst);
         let opts = RunOptions {
             threshold,
+            running_window_ms,
             ..RunOptions::default()
         };
         let mine = shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
@@ -214,7 +227,10 @@ impl LiveSession {
         if shared.latest.fetch_max(token, Ordering::SeqCst) > token || shared.stale(token) {
             return Ok(()); // a newer follow came first, or this one already ended
         }
-        let threshold = shared.threshold.load(Ordering::SeqCst);
+        let threshold = (
+            shared.threshold.load(Ordering::SeqCst),
+            shared.running_window_ms.load(Ordering::SeqCst),
+        );
         // The view has just read the run whole: when the index vouches for exactly what it read,
         // nothing is read again until it changes (hundreds of megabytes would take seconds).
         let opts = follow_opts(threshold);
@@ -373,9 +389,11 @@ impl Shared {
     }
 }
 
-fn follow_opts(threshold: u64) -> RunOptions {
+/// What a follow reads with: the session's threshold and running window, and the clock now.
+fn follow_opts((threshold, running_window_ms): (u64, i64)) -> RunOptions {
     RunOptions {
         threshold,
+        running_window_ms,
         now_ms: now_ms(),
         ..RunOptions::default()
     }

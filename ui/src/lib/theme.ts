@@ -15,9 +15,12 @@ export function resolveTheme(theme: Theme, systemDark: boolean): 'light' | 'dark
 let current: Theme = 'system';
 let listening = false;
 
-export function applyTheme(theme: Theme): void {
+/** Applies `theme`; with `keep`, it is also the theme the next start paints in first (a theme
+ *  only tried in the Settings view is not). */
+export function applyTheme(theme: Theme, keep = true): void {
   current = theme;
   document.documentElement.dataset.theme = resolveTheme(theme, dark());
+  if (!keep) return;
   try {
     localStorage.setItem(KEY, theme);
   } catch {

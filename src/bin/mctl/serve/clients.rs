@@ -6,6 +6,7 @@
 
 use super::calls::Outlet;
 use super::Server;
+use mission_control::service::prefs;
 use mission_control::service::{Allowed, Service};
 use mission_control::wire::DirsSource;
 use std::collections::HashMap;
@@ -55,8 +56,18 @@ fn stop_later(services: Vec<Arc<Service>>) {
 impl Server {
     /// A new service over the served directories, with what this server allows.
     pub fn new_service(&self) -> Service {
-        let settings =
+        let mut settings =
             mission_control::service::settings(self.dirs.clone(), DirsSource::Cli, self.threshold);
+        // The server's settings are its command line's (its flags, else their variables): its
+        // Settings view says so. The GC form starts from `$MCTL_GC_IDLE_GUARD`, as `mctl gc` does.
+        settings.sources.threshold = DirsSource::Cli;
+        if let Some(ms) = std::env::var(prefs::ENV_GC_IDLE_GUARD)
+            .ok()
+            .and_then(|v| prefs::parse_duration_ms(&v).ok())
+        {
+            settings.gc_idle_guard_ms = ms;
+            settings.sources.gc_idle_guard = DirsSource::Env;
+        }
         let allowed = Allowed {
             changes: self.allow_gc,
             desktop: false,
