@@ -3,6 +3,7 @@
 //! them (what the tool returned, whatever became of the value files).
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::runs::access::read_result_content;
 use crate::runs::timeline::shorten;
 use crate::runs::RunsDir;
 use serde::Serialize;
@@ -90,27 +91,28 @@ pub fn diff_results(
 ) -> Result<TextDiff> {
     let _span = tracing::info_span!("diff_results", run_a, call_a, run_b, call_b).entered();
     let side = |dir: &RunsDir, run: &str, call: &str| -> Result<(DiffText, String)> {
-        // The size is known before the text is read, from the run's results.
-        let run_id = dir.resolve_run(&dir.layout()?, run)?;
-        let found = dir.find_result(&run_id, call)?;
-        if found.info.bytes > TEXT_DIFF_MAX_BYTES {
+        // The size is known from the run's results before the text is read.
+        let (run_id, info, path) = dir.locate_result(run, call)?;
+        if info.bytes > TEXT_DIFF_MAX_BYTES {
             return Err(Error::new(
                 ErrorCode::Invalid,
                 format!(
                     "the result of {call} is {} bytes: too big to diff here (at most {}); \
                      compare `mctl full` of both with a diff tool",
-                    found.info.bytes, TEXT_DIFF_MAX_BYTES
+                    info.bytes, TEXT_DIFF_MAX_BYTES
                 ),
             ));
         }
+        let content = read_result_content(&path, info.offset)
+            .map_err(|e| Error::io(format!("reading the result of {call}"), &e))?;
         let text = DiffText {
             run: run_id,
-            tool_call_id: found.info.tool_call_id.clone(),
-            tool: found.info.tool.clone(),
-            bytes: found.info.bytes,
-            lines: found.info.lines,
+            tool_call_id: info.tool_call_id.clone(),
+            tool: info.tool.clone(),
+            bytes: info.bytes,
+            lines: info.lines,
         };
-        Ok((text, found.content))
+        Ok((text, content))
     };
     let (a, text_a) = side(dir_a, run_a, call_a)?;
     let (b, text_b) = side(dir_b, run_b, call_b)?;
@@ -193,9 +195,14 @@ pub fn unified(diff: &TextDiff) -> String {
         diff.a.run, diff.a.tool_call_id, diff.b.run, diff.b.tool_call_id
     );
     for h in &diff.hunks {
+        // As `diff -u` says it: an empty side starts at the line before it (`-0,0`).
+        let start = |s: u64, len: u64| if len == 0 { s.saturating_sub(1) } else { s };
         out.push_str(&format!(
             "@@ -{},{} +{},{} @@\n",
-            h.a_start, h.a_len, h.b_start, h.b_len
+            start(h.a_start, h.a_len),
+            h.a_len,
+            start(h.b_start, h.b_len),
+            h.b_len
         ));
         for l in &h.lines {
             out.push(match l.kind {
@@ -255,6 +262,12 @@ mod tests {
         );
         assert!(unified(&d)
             .contains("@@ -7,7 +7,7 @@\n line 7\n line 8\n line 9\n-line 10\n+line ten\n"));
+    }
+
+    #[test]
+    fn an_empty_side_starts_at_the_line_before_as_diff_u_says() {
+        assert!(unified(&diff("", "a\n")).contains("@@ -0,0 +1,1 @@\n+a\n"));
+        assert!(unified(&diff("a\n", "a\nb\n")).contains("@@ -1,1 +1,2 @@\n a\n+b\n"));
     }
 
     #[test]

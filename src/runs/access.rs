@@ -147,6 +147,23 @@ impl RunsDir {
     /// The result of run `run` whose tool call id or value id is `call`, with its full text. When
     /// a call id repeats, the last result wins (it is the one a resume replays last).
     pub fn find_result(&self, run: &str, call: &str) -> Result<FoundResult> {
+        let (_, info, path) = self.locate_result(run, call)?;
+        let content = read_result_content(&path, info.offset).map_err(|e| {
+            Error::io(
+                format!("reading line {} of {}", info.line, path.display()),
+                &e,
+            )
+        })?;
+        Ok(FoundResult { info, content })
+    }
+
+    /// [`find_result`](Self::find_result) without reading the text: the run's id, the result,
+    /// and the transcript holding it (a caller can check the size before it reads).
+    pub(crate) fn locate_result(
+        &self,
+        run: &str,
+        call: &str,
+    ) -> Result<(String, ResultInfo, PathBuf)> {
         let layout = self.layout()?;
         let id = self.resolve_run(&layout, run)?;
         let detail = analyze_run(&layout, &id, &self.opts, false)
@@ -161,13 +178,7 @@ impl RunsDir {
                 format!("run {id} has no transcript"),
             )
         })?;
-        let content = read_result_content(&path, info.offset).map_err(|e| {
-            Error::io(
-                format!("reading line {} of {}", info.line, path.display()),
-                &e,
-            )
-        })?;
-        Ok(FoundResult { info, content })
+        Ok((id, info, path))
     }
 
     /// The value file of `call` in run `run`, if it is a regular file in a real value directory.

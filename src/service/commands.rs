@@ -21,6 +21,10 @@ type Res<T> = Result<T, Error>;
 const BATCH: usize = 2000;
 const BATCH_WAIT: Duration = Duration::from_millis(80);
 
+/// Said when the app has no config directory to keep its settings in.
+const NOT_SAVED: &str =
+    "there is no config directory to save settings in: they apply until the app closes";
+
 /// What the desktop app alone can do (a system dialog, the file manager).
 fn desktop_only(what: &str) -> Error {
     Error::new(
@@ -134,6 +138,17 @@ impl Service {
             DirsSource::Saved
         };
         settings.saved = saved;
+        // A warning about the file it just replaced no longer holds.
+        match &self.settings_file {
+            Some(file) => {
+                let path = file.display().to_string();
+                settings.warnings.retain(|w| !w.starts_with(&path));
+            }
+            None if !settings.warnings.iter().any(|w| w == NOT_SAVED) => {
+                settings.warnings.push(NOT_SAVED.to_owned());
+            }
+            None => {}
+        }
         if before
             != (
                 settings.runs_dirs.clone(),

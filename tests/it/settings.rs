@@ -123,3 +123,38 @@ fn a_server_has_no_settings_to_save() {
     let err = svc.save_settings(SavedSettings::default()).unwrap_err();
     assert_eq!(err.code, ErrorCode::Forbidden);
 }
+
+#[test]
+fn a_warning_about_an_unreadable_file_goes_once_a_save_replaces_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("settings.json");
+    std::fs::write(&file, "{not json").unwrap();
+    let (saved, warning) = prefs::load(&file);
+    let mut settings = prefs::resolve(&Given::default(), |_| None, saved);
+    settings.warnings.extend(warning);
+    assert_eq!(settings.warnings.len(), 1, "{:?}", settings.warnings);
+    let svc = Service::new(settings, Allowed::ALL).with_settings_file(&file);
+    let s = svc.save_settings(SavedSettings::default()).unwrap();
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    assert_eq!(prefs::load(&file), (SavedSettings::default(), None));
+}
+
+#[test]
+fn without_a_config_directory_the_settings_apply_and_say_they_are_not_kept() {
+    let settings = prefs::resolve(&Given::default(), |_| None, SavedSettings::default());
+    let svc = Service::new(settings, Allowed::ALL);
+    let saved = SavedSettings {
+        threshold: Some(4096),
+        ..Default::default()
+    };
+    let s = svc.save_settings(saved).unwrap();
+    assert_eq!(s.threshold, 4096);
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.contains("they apply until the app closes")),
+        "{:?}",
+        s.warnings
+    );
+    svc.stop();
+}

@@ -488,7 +488,10 @@ describe('Mission Control desktop app', () => {
     assert.ok(lines.some((l) => l.startsWith('removed') && l.includes('could not compile')), lines.join('\n'));
     await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
     await browser.saveScreenshot(path.join(shots, 'result-diff.png'));
-    await (await browser.$('[data-testid="text-diff-close"]')).click();
+    // Esc closes the text diff first, then (below) the Diff view.
+    await browser.keys('Escape');
+    await waitFor(async () => !(await browser.$('[data-testid="text-diff"]').isExisting()), 'the text diff to close');
+    assert.ok(await browser.$('[data-testid="diff-view"]').isExisting(), 'the Diff view still open');
     // Swapping sides swaps the marks of the rows on one side only.
     await (await browser.$('[data-testid="diff-swap"]')).click();
     await waitFor(async () => (await statuses()).join() === ['tool differs', 'tool only-b', 'tool only-a', 'tool differs', 'answer differs'].join(), 'the swapped diff');

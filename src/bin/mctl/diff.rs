@@ -96,7 +96,7 @@ fn table(d: &RunDiff) -> String {
     let c = &d.counts;
     let _ = writeln!(
         out,
-        "\n{} same, {} differ ({} results), {} only in A, {} only in B\n",
+        "\n{} same, {} differ ({} in their results), {} only in A, {} only in B\n",
         plurals(c.same, "row"),
         c.differs,
         c.results_differ,
