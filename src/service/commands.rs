@@ -89,55 +89,7 @@ impl Service {
             settings.threshold,
             settings.running_window_ms,
         );
-        let overridable = |s: DirsSource| matches!(s, DirsSource::Saved | DirsSource::Default);
-        let take = |source: &mut DirsSource, saved: bool| {
-            if overridable(*source) {
-                *source = if saved {
-                    DirsSource::Saved
-                } else {
-                    DirsSource::Default
-                };
-                true
-            } else {
-                false
-            }
-        };
-        if take(&mut settings.sources.runs_dirs, !saved.runs_dirs.is_empty()) {
-            // None saved: the harness's own directory, as at a start with nothing saved.
-            settings.runs_dirs = if saved.runs_dirs.is_empty() {
-                let default = crate::default_runs_dir().map(|p| p.to_string_lossy().into_owned());
-                default.into_iter().collect()
-            } else {
-                saved.runs_dirs.clone()
-            };
-            settings.source = settings.sources.runs_dirs;
-        }
-        if take(&mut settings.sources.threshold, saved.threshold.is_some()) {
-            settings.threshold = saved
-                .threshold
-                .unwrap_or(crate::retained::DEFAULT_THRESHOLD);
-        }
-        if take(
-            &mut settings.sources.running_window,
-            saved.running_window_ms.is_some(),
-        ) {
-            settings.running_window_ms = saved
-                .running_window_ms
-                .unwrap_or(crate::runs::RunOptions::default().running_window_ms);
-        }
-        if take(
-            &mut settings.sources.gc_idle_guard,
-            saved.gc_idle_guard_ms.is_some(),
-        ) {
-            settings.gc_idle_guard_ms = saved.gc_idle_guard_ms.unwrap_or(gc::DEFAULT_IDLE_GUARD_MS);
-        }
-        settings.theme = saved.theme;
-        settings.sources.theme = if saved.theme == prefs::Theme::System {
-            DirsSource::Default
-        } else {
-            DirsSource::Saved
-        };
-        settings.saved = saved;
+        prefs::apply_saved(&mut settings, saved);
         // A warning about the file it just replaced no longer holds.
         match &self.settings_file {
             Some(file) => {

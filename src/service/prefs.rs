@@ -81,7 +81,7 @@ pub fn resolve(
 ) -> Settings {
     let env = |name: &str| env(name).filter(|v| !v.trim().is_empty());
     let mut warnings = Vec::new();
-    let mut parsed = |name: &str, parse: fn(&str) -> Result<i64, String>| -> Option<i64> {
+    let mut from_env = |name: &str, parse: fn(&str) -> Result<i64, String>| -> Option<i64> {
         let value = env(name)?;
         match parse(&value) {
             Ok(v) => Some(v),
@@ -91,70 +91,90 @@ pub fn resolve(
             }
         }
     };
-    let threshold_env = parsed(ENV_THRESHOLD, |s| {
+    let threshold_env = from_env(ENV_THRESHOLD, |s| {
         parse_size(s).and_then(|n| i64::try_from(n).map_err(|e| e.to_string()))
     });
-    let window_env = parsed(ENV_RUNNING_WINDOW, parse_duration_ms);
-    let guard_env = parsed(ENV_GC_IDLE_GUARD, parse_duration_ms);
+    let window_env = from_env(ENV_RUNNING_WINDOW, parse_duration_ms);
+    let guard_env = from_env(ENV_GC_IDLE_GUARD, parse_duration_ms);
 
-    let (runs_dirs, dirs_source) = if !given.runs_dirs.is_empty() {
-        (given.runs_dirs.clone(), DirsSource::Cli)
+    // What the command line, then the environment, decide; the rest is the saved settings'.
+    let mut s = settings(Vec::new(), DirsSource::Default, 0);
+    if !given.runs_dirs.is_empty() {
+        (s.runs_dirs, s.sources.runs_dirs) = (given.runs_dirs.clone(), DirsSource::Cli);
     } else if let Some(dir) = env(ENV_RUNS_DIR) {
-        (vec![dir], DirsSource::Env)
-    } else if !saved.runs_dirs.is_empty() {
-        (saved.runs_dirs.clone(), DirsSource::Saved)
-    } else {
-        let default = crate::default_runs_dir().map(|p| p.to_string_lossy().into_owned());
-        (default.into_iter().collect(), DirsSource::Default)
-    };
-    let pick = |cli: Option<i64>, env: Option<i64>, saved: Option<i64>, default: i64| {
-        if let Some(v) = cli {
-            (v, DirsSource::Cli)
-        } else if let Some(v) = env {
-            (v, DirsSource::Env)
-        } else if let Some(v) = saved {
-            (v, DirsSource::Saved)
-        } else {
-            (default, DirsSource::Default)
+        (s.runs_dirs, s.sources.runs_dirs) = (vec![dir], DirsSource::Env);
+    }
+    s.source = s.sources.runs_dirs;
+    let threshold_given = given
+        .threshold
+        .map(|n| i64::try_from(n).unwrap_or(i64::MAX));
+    if let Some((v, source)) = decided(threshold_given, threshold_env) {
+        (s.threshold, s.sources.threshold) = (v as u64, source);
+    }
+    if let Some((v, source)) = decided(given.running_window_ms, window_env) {
+        (s.running_window_ms, s.sources.running_window) = (v, source);
+    }
+    if let Some((v, source)) = decided(given.gc_idle_guard_ms, guard_env) {
+        (s.gc_idle_guard_ms, s.sources.gc_idle_guard) = (v, source);
+    }
+    apply_saved(&mut s, saved);
+    s.warnings = warnings;
+    s
+}
+
+/// The command line's value, else the environment's, with its source.
+fn decided(cli: Option<i64>, env: Option<i64>) -> Option<(i64, DirsSource)> {
+    cli.map(|v| (v, DirsSource::Cli))
+        .or(env.map(|v| (v, DirsSource::Env)))
+}
+
+/// Gives every setting of `s` that neither the command line nor the environment decides (its
+/// source is `saved` or `default`) its value in `saved`, else its default; and keeps `saved` as
+/// what is saved. The one rule for a start ([`resolve`]) and for a save in the Settings view.
+pub fn apply_saved(s: &mut Settings, saved: SavedSettings) {
+    fn take<T>(value: &mut T, source: &mut DirsSource, saved: Option<T>, default: T) {
+        if matches!(source, DirsSource::Saved | DirsSource::Default) {
+            *source = if saved.is_some() {
+                DirsSource::Saved
+            } else {
+                DirsSource::Default
+            };
+            *value = saved.unwrap_or(default);
         }
-    };
-    let as_i64 = |n: Option<u64>| n.map(|n| i64::try_from(n).unwrap_or(i64::MAX));
-    let (threshold, threshold_source) = pick(
-        as_i64(given.threshold),
-        threshold_env,
-        as_i64(saved.threshold),
-        crate::retained::DEFAULT_THRESHOLD as i64,
+    }
+    // None saved: the harness's own directory.
+    let dirs = Some(saved.runs_dirs.clone()).filter(|d| !d.is_empty());
+    let harness = crate::default_runs_dir().map(|p| p.to_string_lossy().into_owned());
+    take(
+        &mut s.runs_dirs,
+        &mut s.sources.runs_dirs,
+        dirs,
+        harness.into_iter().collect(),
     );
-    let (window, window_source) = pick(
-        given.running_window_ms,
-        window_env,
+    s.source = s.sources.runs_dirs;
+    take(
+        &mut s.threshold,
+        &mut s.sources.threshold,
+        saved.threshold,
+        crate::retained::DEFAULT_THRESHOLD,
+    );
+    take(
+        &mut s.running_window_ms,
+        &mut s.sources.running_window,
         saved.running_window_ms,
         crate::runs::RunOptions::default().running_window_ms,
     );
-    let (guard, guard_source) = pick(
-        given.gc_idle_guard_ms,
-        guard_env,
+    take(
+        &mut s.gc_idle_guard_ms,
+        &mut s.sources.gc_idle_guard,
         saved.gc_idle_guard_ms,
         crate::gc::DEFAULT_IDLE_GUARD_MS,
     );
-    let mut s = settings(runs_dirs, dirs_source, threshold as u64);
-    s.running_window_ms = window;
-    s.gc_idle_guard_ms = guard;
-    s.theme = saved.theme;
-    s.sources = SettingSources {
-        runs_dirs: dirs_source,
-        threshold: threshold_source,
-        running_window: window_source,
-        gc_idle_guard: guard_source,
-        theme: if saved.theme == Theme::System {
-            DirsSource::Default
-        } else {
-            DirsSource::Saved
-        },
-    };
+    // The theme has no flag: always the saved one, `system` counting as the default.
+    s.sources.theme = DirsSource::Default;
+    let theme = Some(saved.theme).filter(|t| *t != Theme::System);
+    take(&mut s.theme, &mut s.sources.theme, theme, Theme::System);
     s.saved = saved;
-    s.warnings = warnings;
-    s
 }
 
 /// The settings saved at `path`: none when there is no such file; an unreadable or invalid one
