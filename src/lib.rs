@@ -42,6 +42,7 @@ pub mod retained;
 pub mod runs;
 pub mod search;
 pub mod service;
+pub mod sources;
 pub mod transcript;
 pub mod watch;
 pub mod wire;

@@ -8,7 +8,6 @@ mod align;
 mod text;
 
 use crate::error::{Error, Result};
-use crate::runs::layout::RunPaths;
 use crate::runs::{ResultInfo, RetentionState, RunDetail, RunStatus, RunsDir, TimelineEvent};
 use align::{align, Step};
 use serde::Serialize;
@@ -365,7 +364,8 @@ fn message_item(m: &Message) -> DiffItem {
 struct Side {
     figures: DiffSide,
     segments: Vec<Segment>,
-    transcript: std::path::PathBuf,
+    layout: crate::runs::Layout,
+    id: String,
 }
 
 /// A user message (none for what precedes the first) and what followed it.
@@ -419,17 +419,18 @@ impl Call {
 impl Side {
     fn read(dir: &RunsDir, run: &str) -> Result<Self> {
         let detail = dir.detail(run)?;
-        let transcript = RunPaths::new(dir.root(), &detail.run.id).transcript();
         Ok(Side {
             figures: figures(&detail),
             segments: segments(&detail),
-            transcript,
+            layout: dir.layout()?,
+            id: detail.run.id,
         })
     }
 
-    /// A result's full text, from the transcript (which holds every result whole).
+    /// A result's full text: the transcript's copy (which holds every result whole), or another
+    /// agent's value file.
     fn content(&self, r: &ResultInfo) -> Result<String> {
-        crate::runs::access::read_result_content(&self.transcript, r.offset)
+        crate::runs::access::result_text(&self.layout, &self.id, r)
             .map_err(|e| Error::io(format!("reading the result of {}", r.tool_call_id), &e))
     }
 }

@@ -3,7 +3,7 @@
 //! them (what the tool returned, whatever became of the value files).
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::runs::access::read_result_content;
+use crate::runs::access::result_text;
 use crate::runs::timeline::shorten;
 use crate::runs::RunsDir;
 use serde::Serialize;
@@ -92,7 +92,7 @@ pub fn diff_results(
     let _span = tracing::info_span!("diff_results", run_a, call_a, run_b, call_b).entered();
     let side = |dir: &RunsDir, run: &str, call: &str| -> Result<(DiffText, String)> {
         // The size is known from the run's results before the text is read.
-        let (run_id, info, path) = dir.locate_result(run, call)?;
+        let (run_id, info, _) = dir.locate_result(run, call)?;
         if info.bytes > TEXT_DIFF_MAX_BYTES {
             return Err(Error::new(
                 ErrorCode::Invalid,
@@ -103,7 +103,7 @@ pub fn diff_results(
                 ),
             ));
         }
-        let content = read_result_content(&path, info.offset)
+        let content = result_text(&dir.layout()?, &run_id, &info)
             .map_err(|e| Error::io(format!("reading the result of {call}"), &e))?;
         let text = DiffText {
             run: run_id,

@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::retained::stub_for;
 use crate::runs::access::{read_result_content, value_file_in};
 use crate::runs::{ResultInfo, RetentionState, RunsDir, TimelineEvent, TEXT_MAX};
+use crate::sources::SourceKind;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -152,7 +153,9 @@ pub(crate) fn build(
                 blocks.push(Block::Note(format!("{label}: {}", clean(v))));
             }
         }
-        if let Some(result) = &e.result {
+        if let (Some(result), true) = (&e.result, layout.source != SourceKind::Klide) {
+            foreign_result_blocks(&layout, &id, result, values, &mut clean, &mut blocks)?;
+        } else if let Some(result) = &e.result {
             let file = value_file_in(&layout, &id, &result.tool_call_id);
             result_blocks(
                 result,
@@ -178,6 +181,54 @@ pub(crate) fn build(
         facts,
         items,
     })
+}
+
+/// [`result_blocks`] for another agent's result: what the model got is its own text (a
+/// Claude Code stub, a Codex cut), the full text its value file or what is left of it.
+fn foreign_result_blocks(
+    layout: &crate::runs::Layout,
+    id: &str,
+    r: &ResultInfo,
+    values: ExportValues,
+    clean: &mut impl FnMut(&str) -> String,
+    blocks: &mut Vec<Block>,
+) -> Result<()> {
+    let mut note = format!(
+        "{} · {} lines · {}",
+        bytes(r.bytes),
+        r.lines,
+        r.state.as_str()
+    );
+    if !r.ok {
+        note.push_str(" · failed");
+    }
+    blocks.push(Block::Note(note));
+    if values == ExportValues::None {
+        return Ok(());
+    }
+    let texts = crate::runs::foreign::texts(layout, id, r)
+        .map_err(|e| Error::io(format!("reading the result on line {}", r.line), &e))?;
+    let Some(stub) = texts.stub(r) else {
+        blocks.push(Block::Code {
+            label: "Result (what the model saw)".into(),
+            text: clean(&texts.seen),
+        });
+        return Ok(());
+    };
+    blocks.push(Block::Code {
+        label: "Stub (what the model saw in its place)".into(),
+        text: clean(&stub.text),
+    });
+    if values == ExportValues::Full {
+        let full = texts
+            .into_string()
+            .map_err(|e| Error::io(format!("reading the value of {}", r.tool_call_id), &e))?;
+        blocks.push(Block::Folded {
+            summary: format!("Full output ({})", bytes(r.bytes)),
+            text: clean(&full),
+        });
+    }
+    Ok(())
 }
 
 /// What a result adds: its figures, then (unless `values` is none) what the model saw of it,

@@ -95,8 +95,7 @@ impl RunsDir {
             if r.state == RetentionState::Inline || !last || !named {
                 continue;
             }
-            let content =
-                crate::runs::access::read_result_content(&path, r.offset).map_err(reading)?;
+            let content = crate::runs::access::result_text(&layout, &id, r).map_err(reading)?;
             values.push(cover(r, &content, &peeks, errors));
         }
         if let (Some(c), true) = (call, values.is_empty()) {

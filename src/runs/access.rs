@@ -38,6 +38,9 @@ pub enum TextSource {
     File,
     /// The transcript's copy of the result.
     Transcript,
+    /// Another agent's value file is gone, and this is the raw output its transcript still
+    /// holds (Claude Code's `toolUseResult`): recovered from the transcript.
+    Recovered,
 }
 
 /// What a value opened for viewing is: a result's retention state, or a stray value file (one
@@ -50,6 +53,8 @@ pub enum ValueState {
     Unretained,
     Damaged,
     Stray,
+    /// Cut in place by its agent (Codex): the full output never reached the disk.
+    Truncated,
 }
 
 impl From<RetentionState> for ValueState {
@@ -59,6 +64,7 @@ impl From<RetentionState> for ValueState {
             RetentionState::Retained => ValueState::Retained,
             RetentionState::Unretained => ValueState::Unretained,
             RetentionState::Damaged => ValueState::Damaged,
+            RetentionState::Truncated => ValueState::Truncated,
         }
     }
 }
@@ -147,6 +153,13 @@ impl RunsDir {
     /// The result of run `run` whose tool call id or value id is `call`, with its full text. When
     /// a call id repeats, the last result wins (it is the one a resume replays last).
     pub fn find_result(&self, run: &str, call: &str) -> Result<FoundResult> {
+        if let Some(found) = self.foreign_result(run, call)? {
+            let (_, info, texts) = found;
+            let content = texts
+                .into_string()
+                .map_err(|e| Error::io("reading the result", &e))?;
+            return Ok(FoundResult { info, content });
+        }
         let (_, info, path) = self.locate_result(run, call)?;
         let content = read_result_content(&path, info.offset).map_err(|e| {
             Error::io(
@@ -186,12 +199,41 @@ impl RunsDir {
     pub fn value_file(&self, run: &str, call: &str) -> Result<Option<PathBuf>> {
         let layout = self.layout()?;
         let id = self.resolve_run(&layout, run)?;
+        if layout.source != crate::sources::SourceKind::Klide {
+            // Another store names a value by its stub, which only the result says.
+            let vid = match self.foreign_result(run, call) {
+                Ok(Some((_, info, _))) => info.value_id,
+                _ => call.to_owned(),
+            };
+            return Ok(super::foreign::value_file(&layout, &id, &vid));
+        }
         Ok(value_file_in(&layout, &id, call))
     }
 
     /// The stub of the result for `call`: the exact text the model saw in its place. An error
     /// (`not-retained`) for a result at or under the threshold, which the model saw whole.
     pub fn stub(&self, run: &str, call: &str) -> Result<StubAnswer> {
+        if let Some((_, info, texts)) = self.foreign_result(run, call)? {
+            let stub = texts.stub(&info).ok_or_else(|| {
+                let why = match info.state {
+                    RetentionState::Truncated => {
+                        "was cut in place: the model got the cut text, no stub"
+                    }
+                    _ => "was not persisted: the model saw it whole",
+                };
+                Error::new(
+                    ErrorCode::NotRetained,
+                    format!("result {} {why}", info.tool_call_id),
+                )
+            })?;
+            return Ok(StubAnswer {
+                tool_call_id: info.tool_call_id,
+                value_id: info.value_id,
+                tool: info.tool,
+                bytes: stub.text.len(),
+                stub,
+            });
+        }
         let found = self.find_result(run, call)?;
         let info = found.info;
         let stub = self.stub_of(&info, &found.content).ok_or_else(|| {
@@ -236,6 +278,9 @@ impl RunsDir {
     /// hundreds of megabytes first. Its state says `verified: sampled` until
     /// [`verify_value`](Self::verify_value) has compared every byte.
     pub fn open_value(&self, run: &str, call: &str) -> Result<(ValueInfo, OpenValue)> {
+        if let Some((_, info, texts)) = self.foreign_result(run, call)? {
+            return self.open_foreign(info, texts);
+        }
         if let Some(opened) = self.open_sampled(run, call)? {
             return Ok(opened);
         }
@@ -283,6 +328,9 @@ impl RunsDir {
     /// its figures from the index (or a sampled read of the run), its text and stub from its
     /// value file. `None` for any other result: it opens the thorough way.
     fn open_sampled(&self, run: &str, call: &str) -> Result<Option<(ValueInfo, OpenValue)>> {
+        if self.source() != crate::sources::SourceKind::Klide {
+            return Ok(None);
+        }
         let layout = self.layout()?;
         let id = self.resolve_run(&layout, run)?;
         let Some(info) = self.sampled_result(&layout, &id, call) else {
@@ -348,6 +396,14 @@ impl RunsDir {
     /// The verdict of every byte of `call`'s value file against its result's text (what a
     /// value opened `verified: sampled` waits for).
     pub fn verify_value(&self, run: &str, call: &str) -> Result<ValueVerdict> {
+        if let Some((_, info, texts)) = self.foreign_result(run, call)? {
+            return Ok(ValueVerdict {
+                state: info.state.into(),
+                verified: Verified::Full,
+                stub: texts.stub(&info),
+                context_bytes: info.context_bytes,
+            });
+        }
         let found = match self.find_result(run, call) {
             Ok(found) => found,
             Err(e) if e.code == ErrorCode::UnknownCall && self.value_file(run, call)?.is_some() => {
@@ -400,6 +456,13 @@ impl RunsDir {
 
     /// The text a peek of `call` reads: its value file, else its result's text.
     fn peek_text(&self, run: &str, call: &str) -> Result<(String, TextSource, ValueText)> {
+        if let Some((_, info, texts)) = self.foreign_result(run, call)? {
+            let source = foreign_source(&texts);
+            let text = texts
+                .value_text()
+                .map_err(|e| Error::io("opening the value", &e))?;
+            return Ok((info.value_id, source, text));
+        }
         if let Some(path) = self.value_file(run, call)? {
             let text = ValueText::File(open_file(&path)?);
             return Ok((value_id(call), TextSource::File, text));
@@ -408,6 +471,83 @@ impl RunsDir {
         let text = ValueText::Memory(Arc::new(found.content));
         Ok((found.info.value_id, TextSource::Transcript, text))
     }
+}
+
+impl RunsDir {
+    /// A result of another agent's store with its texts; `None` for the harness's own runs.
+    fn foreign_result(
+        &self,
+        run: &str,
+        call: &str,
+    ) -> Result<Option<(String, ResultInfo, super::foreign::ForeignTexts)>> {
+        if self.source() == crate::sources::SourceKind::Klide {
+            return Ok(None);
+        }
+        let layout = self.layout()?;
+        let id = self.resolve_run(&layout, run)?;
+        let detail = analyze_run(&layout, &id, &self.opts, false)
+            .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
+        let info = pick(&detail.results, call)
+            .cloned()
+            .ok_or_else(|| unknown_call(&id, call))?;
+        let texts = super::foreign::texts(&layout, &id, &info)
+            .map_err(|e| Error::io(format!("reading line {} of run {id}", info.line), &e))?;
+        Ok(Some((id, info, texts)))
+    }
+
+    fn open_foreign(
+        &self,
+        info: ResultInfo,
+        texts: super::foreign::ForeignTexts,
+    ) -> Result<(ValueInfo, OpenValue)> {
+        let stub = texts.stub(&info);
+        let source = foreign_source(&texts);
+        let value_path = texts.value_path().map(|p| p.to_string_lossy().into_owned());
+        let text = texts
+            .value_text()
+            .map_err(|e| Error::io("opening the value", &e))?;
+        let value = OpenValue::new(text).map_err(|e| Error::io("indexing the value", &e))?;
+        let info = ValueInfo {
+            tool_call_id: info.tool_call_id,
+            tool: info.tool,
+            value_id: info.value_id,
+            state: info.state.into(),
+            ok: info.ok,
+            bytes: value.index.bytes(),
+            lines: value.index.lines(),
+            format_chars: Some(info.format_chars),
+            source,
+            value_path,
+            stub,
+            context_bytes: info.context_bytes,
+            threshold: self.opts.threshold,
+            verified: Verified::Full,
+        };
+        Ok((info, value))
+    }
+}
+
+fn foreign_source(texts: &super::foreign::ForeignTexts) -> TextSource {
+    use super::foreign::FullText;
+    match texts.full {
+        FullText::File(_) | FullText::JsonFile(..) => TextSource::File,
+        FullText::Recovered(_) => TextSource::Recovered,
+        FullText::Seen => TextSource::Transcript,
+    }
+}
+
+/// The full text of result `info` of run `id`: the transcript's copy for the harness's runs,
+/// the value file (or what is left of it) for another agent's.
+pub(crate) fn result_text(layout: &Layout, id: &str, info: &ResultInfo) -> std::io::Result<String> {
+    if layout.source != crate::sources::SourceKind::Klide {
+        return super::foreign::texts(layout, id, info)?.into_string();
+    }
+    let path = layout
+        .runs
+        .get(id)
+        .and_then(|f| f.transcript.clone())
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no transcript"))?;
+    read_result_content(&path, info.offset)
 }
 
 /// The value file of `call` in run `id` of `layout`, if it is a regular file in a real value

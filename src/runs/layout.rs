@@ -81,11 +81,19 @@ impl<'a> RunPaths<'a> {
 pub struct RunFiles {
     pub transcript: Option<PathBuf>,
     pub summary: Option<PathBuf>,
+    /// The run this one is a subagent of, when the store's layout says so (Claude Code's
+    /// `<session>/subagents/`).
+    pub parent: Option<String>,
+    /// Where the run's values are when they sit in its parent's folder (a Claude Code
+    /// subagent's persisted outputs go to its session's `tool-results/`).
+    pub parent_values: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Default)]
 pub struct Layout {
     pub root: PathBuf,
+    /// The kind of store this is.
+    pub source: crate::sources::SourceKind,
     /// Every run id, with its files.
     pub runs: BTreeMap<String, RunFiles>,
     /// Names `<x>.values` of real directories (never symbolic links), by `x`.
@@ -98,6 +106,17 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// Reads `root` as a store of kind `source`.
+    pub fn read_as(root: &Path, source: crate::sources::SourceKind) -> io::Result<Self> {
+        use crate::sources::SourceKind;
+        match source {
+            SourceKind::Klide => Self::read(root),
+            SourceKind::Claude => crate::sources::claude::read_layout(root),
+            SourceKind::Codex => crate::sources::codex::read_layout(root),
+        }
+    }
+
+    /// Reads `root` as the harness's runs directory.
     pub fn read(root: &Path) -> io::Result<Self> {
         // Gathered in vectors and sorted once, then made maps in one pass (a map built from
         // sorted keys is built in bulk): a directory of 100,000 runs is read in a fraction of
@@ -149,6 +168,7 @@ impl Layout {
         }
         Ok(Layout {
             root: root.to_path_buf(),
+            source: crate::sources::SourceKind::Klide,
             runs: runs.into_iter().collect(),
             value_dirs: value_dirs.into_iter().collect(),
             linked_value_dirs: linked_value_dirs.into_iter().collect(),

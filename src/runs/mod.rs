@@ -3,6 +3,7 @@
 
 pub(crate) mod access;
 pub(crate) mod analyze;
+pub(crate) mod foreign;
 pub(crate) mod layout;
 pub(crate) mod model;
 pub(crate) mod options;
@@ -34,6 +35,8 @@ pub struct RunsDir {
     indexed: bool,
     /// Where the index is kept (`$MCTL_CACHE_DIR`, else the user's cache directory).
     cache: Option<PathBuf>,
+    /// The kind of store the directory is: detected when opened, or forced (`--source`).
+    source: crate::sources::SourceKind,
 }
 
 impl RunsDir {
@@ -41,6 +44,7 @@ impl RunsDir {
         let root = root.into();
         match fs::metadata(&root) {
             Ok(m) if m.is_dir() => Ok(Self {
+                source: crate::sources::detect(&root),
                 root,
                 opts,
                 config: crate::config::config_dir(),
@@ -60,6 +64,17 @@ impl RunsDir {
 
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The kind of store this directory is read as.
+    pub fn source(&self) -> crate::sources::SourceKind {
+        self.source
+    }
+
+    /// The same directory read as a store of kind `source`, whatever it looks like.
+    pub fn with_source(mut self, source: crate::sources::SourceKind) -> Self {
+        self.source = source;
+        self
     }
 
     /// Where Mission Control keeps its own files for this directory (pins, the GC journal).
@@ -87,7 +102,9 @@ impl RunsDir {
     /// The index of this runs directory, opened (or made); `None` when it is turned off or
     /// cannot be used now (said on the log).
     pub fn index(&self) -> Option<crate::index::RunIndex> {
-        self.indexed
+        // The index stamps a runs directory's flat entries; another agent's store nests its
+        // files, so it is read without one.
+        (self.indexed && self.source == crate::sources::SourceKind::Klide)
             .then(|| crate::index::RunIndex::open(self.cache.as_deref(), &self.root))
             .flatten()
     }
@@ -99,7 +116,7 @@ impl RunsDir {
     }
 
     pub fn layout(&self) -> Result<Layout> {
-        Layout::read(&self.root)
+        Layout::read_as(&self.root, self.source)
             .map_err(|e| Error::io(format!("reading {}", self.root.display()), &e))
     }
 

@@ -40,6 +40,9 @@ pub enum RetentionState {
     Unretained,
     /// A value file exists but its bytes differ from the transcript's.
     Damaged,
+    /// Cut in place by its agent (Codex): the model got the cut text and the full output never
+    /// reached the disk.
+    Truncated,
 }
 
 impl RetentionState {
@@ -49,6 +52,7 @@ impl RetentionState {
             RetentionState::Retained => "retained",
             RetentionState::Unretained => "unretained",
             RetentionState::Damaged => "damaged",
+            RetentionState::Truncated => "truncated",
         }
     }
 }
@@ -58,6 +62,9 @@ impl RetentionState {
 #[serde(rename_all = "camelCase")]
 pub struct Run {
     pub id: String,
+    /// The kind of store the run was read from: `klide` (the harness), `claude`, `codex`.
+    #[serde(default)]
+    pub source: crate::sources::SourceKind,
     pub status: RunStatus,
     /// First user message, whitespace collapsed, at most [`TITLE_MAX`] characters.
     pub title: String,
@@ -89,6 +96,13 @@ pub struct Run {
     /// Total size of the unretained results' full texts.
     pub unretained_bytes: u64,
     pub damaged: u64,
+    /// Results their agent cut in place (Codex): the full output never reached the disk.
+    #[serde(default)]
+    pub truncated: u64,
+    /// Lines of a subagent's side conversation folded into this run (Claude Code's older
+    /// sessions keep them in the main file).
+    #[serde(default)]
+    pub sidechain_lines: u64,
     /// Value files that match no result of the run.
     pub strays: u64,
     pub value_files: u64,

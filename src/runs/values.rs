@@ -39,7 +39,7 @@ pub(crate) fn list_value_files(dir: &Path) -> io::Result<BTreeMap<String, ValueF
             continue;
         };
         let Ok(meta) = entry.metadata() else { continue };
-        out.insert(stem.to_owned(), value_file(stem, entry.path(), &meta));
+        out.insert(stem.to_owned(), value_file_of(stem, entry.path(), &meta));
     }
     Ok(out)
 }
@@ -53,10 +53,10 @@ pub(crate) fn find_value_file(dir: &Path, stem: &str) -> Option<ValueFile> {
     }
     let path = dir.join(stem_file_name(stem));
     let meta = fs::symlink_metadata(&path).ok()?;
-    meta.is_file().then(|| value_file(stem, path, &meta))
+    meta.is_file().then(|| value_file_of(stem, path, &meta))
 }
 
-fn value_file(stem: &str, path: PathBuf, meta: &fs::Metadata) -> ValueFile {
+pub(crate) fn value_file_of(stem: &str, path: PathBuf, meta: &fs::Metadata) -> ValueFile {
     ValueFile {
         stem: stem.to_owned(),
         path,

@@ -47,12 +47,31 @@ const READ_BUFFER: usize = 1 << 20;
 pub(crate) fn read_lines(
     path: &Path,
     from: Cursor,
-    mut each: impl FnMut(RawLine<'_>),
+    each: impl FnMut(RawLine<'_>),
 ) -> io::Result<ReadOutcome> {
     let mut file = File::open(path)?;
     let file_len = file.metadata()?.len();
     file.seek(SeekFrom::Start(from.offset))?;
-    let mut reader = BufReader::with_capacity(READ_BUFFER, file);
+    let reader = BufReader::with_capacity(READ_BUFFER, file);
+    read_lines_at(reader, from, file_len, each)
+}
+
+/// [`read_lines`] over any reader from its start (a decompressed rollout): offsets count the
+/// bytes it yields; `file_len` is what the outcome reports as the file's size.
+pub(crate) fn read_lines_from(
+    reader: impl BufRead,
+    file_len: u64,
+    each: impl FnMut(RawLine<'_>),
+) -> io::Result<ReadOutcome> {
+    read_lines_at(reader, Cursor::default(), file_len, each)
+}
+
+fn read_lines_at(
+    mut reader: impl BufRead,
+    from: Cursor,
+    file_len: u64,
+    mut each: impl FnMut(RawLine<'_>),
+) -> io::Result<ReadOutcome> {
     let mut cursor = from;
     let mut buf = Vec::new();
     loop {

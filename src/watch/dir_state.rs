@@ -116,8 +116,8 @@ impl DirState {
             ..Default::default()
         };
         let files = RunFiles {
-            transcript: None,
             summary: Some(paths.summary()),
+            ..Default::default()
         };
         layout.runs.insert(id.to_owned(), files);
         let values = paths.value_dir();

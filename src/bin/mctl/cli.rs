@@ -24,6 +24,11 @@ pub struct Global {
     /// takes several
     #[arg(long, global = true, value_name = "DIR", action = clap::ArgAction::Append)]
     pub runs_dir: Vec<PathBuf>,
+    /// What kind of store the directory is: klide (the harness's runs), claude (Claude Code's
+    /// projects directory or one project in it), codex (Codex's sessions directory)
+    /// [default: detected from what it holds]
+    #[arg(long, global = true, env = "MCTL_SOURCE", value_name = "KIND", value_parser = parse_source)]
+    pub source: Option<mission_control::sources::SourceKind>,
     /// Read every run's files instead of taking unchanged runs from the index (also
     /// `MCTL_NO_INDEX=1`)
     #[arg(long, global = true)]
@@ -270,6 +275,10 @@ impl Global {
             _ => anyhow::bail!("--threshold takes one size here (several only for `whatif`)"),
         }
     }
+}
+
+fn parse_source(s: &str) -> Result<mission_control::sources::SourceKind, String> {
+    s.parse()
 }
 
 pub fn parse_size(s: &str) -> Result<u64, String> {

@@ -45,6 +45,7 @@ fn dirs(g: &Global) -> anyhow::Result<(RunsDir, RunsDir)> {
             g.threshold()?,
             window_ms(g),
             g.no_index,
+            g.source,
         )?)
     };
     match runs_dirs(g)?.as_slice() {

@@ -19,7 +19,13 @@ pub fn runs_dir_at(g: &Global, threshold: u64) -> anyhow::Result<RunsDir> {
         [one] => PathBuf::from(one),
         _ => anyhow::bail!("this command reads one runs directory: give --runs-dir once"),
     };
-    Ok(open_runs_dir(&root, threshold, window_ms(g), g.no_index)?)
+    Ok(open_runs_dir(
+        &root,
+        threshold,
+        window_ms(g),
+        g.no_index,
+        g.source,
+    )?)
 }
 
 /// `--running-window` in milliseconds.
@@ -28,12 +34,14 @@ pub fn window_ms(g: &Global) -> i64 {
 }
 
 /// Opens `root` as every command reads it: the threshold and running window given, the clock
-/// now, and through the index unless `no_index`.
+/// now, through the index unless `no_index`, as the kind of store `source` says (else as it
+/// looks).
 pub fn open_runs_dir(
     root: &Path,
     threshold: u64,
     running_window_ms: i64,
     no_index: bool,
+    source: Option<mission_control::sources::SourceKind>,
 ) -> mission_control::Result<RunsDir> {
     let opts = RunOptions {
         threshold,
@@ -41,7 +49,10 @@ pub fn open_runs_dir(
         now_ms: now_ms(),
         ..RunOptions::default()
     };
-    let dir = RunsDir::open(root, opts)?;
+    let mut dir = RunsDir::open(root, opts)?;
+    if let Some(source) = source {
+        dir = dir.with_source(source);
+    }
     Ok(if no_index { dir.with_index(false) } else { dir })
 }
 

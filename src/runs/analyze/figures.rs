@@ -48,6 +48,9 @@ impl Analyzer {
             })
             .collect();
         run.strays = strays.len() as u64;
+        if let Some(title) = &self.title_override {
+            run.title = crate::runs::model::title_of(title);
+        }
         run.tools = self.tool_names.iter().cloned().collect();
         (run, strays)
     }

@@ -10,7 +10,7 @@ use crate::transcript::event::{
 use crate::transcript::{RawLine, SCHEMA_VERSION};
 
 impl Analyzer {
-    fn problem(&mut self, line: u64, kind: ProblemKind, message: String) {
+    pub(crate) fn problem(&mut self, line: u64, kind: ProblemKind, message: String) {
         if kind.is_unreadable() {
             self.run.problems += 1;
             if self.keep_timeline {
@@ -33,6 +33,11 @@ impl Analyzer {
 
     /// Folds one complete transcript line.
     pub(crate) fn line(&mut self, line: RawLine<'_>) {
+        if let Some(mut fold) = self.foreign.take() {
+            fold.line(self, line);
+            self.foreign = Some(fold);
+            return;
+        }
         let n = line.number;
         let Ok(text) = std::str::from_utf8(line.bytes) else {
             return self.problem(n, ProblemKind::Corrupt, "not UTF-8 text".to_owned());
@@ -114,21 +119,31 @@ impl Analyzer {
         self.note_event(n, &env, item);
     }
 
-    fn note_event(&mut self, n: u64, env: &Envelope<'_>, mut item: TimelineEvent) {
+    fn note_event(&mut self, n: u64, env: &Envelope<'_>, item: TimelineEvent) {
+        self.note(n, env.seq, env.ts, item);
+    }
+
+    pub(super) fn note(
+        &mut self,
+        n: u64,
+        seq: Option<u64>,
+        ts: Option<i64>,
+        mut item: TimelineEvent,
+    ) {
         self.run.events += 1;
-        if let Some(ts) = env.ts {
+        if let Some(ts) = ts {
             self.run.started_ms.get_or_insert(ts);
             self.last_ts = Some(self.last_ts.map_or(ts, |l| l.max(ts)));
         }
         if self.keep_timeline {
             item.line = n;
-            item.seq = env.seq;
-            item.ts = env.ts;
+            item.seq = seq;
+            item.ts = ts;
             self.events.push(item);
         }
     }
 
-    fn fold(
+    pub(super) fn fold(
         &mut self,
         n: u64,
         offset: u64,

@@ -7,9 +7,12 @@
 //! the lines so far (status, strays) and what the run's files add. [`analyze_run`] reads a run
 //! whole; the watcher feeds an [`Analyzer`] the lines of a followed run as they land.
 
+mod emit;
 mod figures;
 mod fold;
 mod retention;
+
+pub(crate) use emit::ForeignResult;
 
 pub(crate) use figures::FileFigures;
 
@@ -17,14 +20,13 @@ use super::layout::{value_dir_name, Layout};
 use super::model::{Problem, ProblemKind, ResultInfo, Run, RunDetail, TimelineEvent};
 use super::options::{modified_ms, RunOptions};
 use super::values::{list_value_files, ValueFile};
-use crate::transcript::{read_lines, Cursor};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fs;
 use std::io;
 use std::path::Path;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Terminal {
+pub(crate) enum Terminal {
     Done,
     Error,
     Cancelled,
@@ -51,6 +53,12 @@ pub(crate) struct Analyzer {
     events: Vec<TimelineEvent>,
     results: Vec<ResultInfo>,
     problems: Vec<Problem>,
+    /// How the lines of another agent's store become events (`None`: the harness's own).
+    foreign: Option<Box<crate::sources::Fold>>,
+    /// The classification a foreign source made of the result it is about to emit.
+    foreign_result: Option<ForeignResult>,
+    /// A title the store gives the run (Claude Code's `custom-title`), over its first prompt.
+    title_override: Option<String>,
 }
 
 impl Analyzer {
@@ -85,7 +93,17 @@ impl Analyzer {
             events: Vec::new(),
             results: Vec::new(),
             problems: Vec::new(),
+            foreign: None,
+            foreign_result: None,
+            title_override: None,
         }
+    }
+
+    /// The same fold over the lines of another agent's store, read by `fold`.
+    pub(crate) fn with_source(mut self, fold: crate::sources::Fold) -> Self {
+        self.run.source = fold.kind();
+        self.foreign = Some(Box::new(fold));
+        self
     }
 
     /// A live fold: the harness writes a value file just before the line that refers to it, so
@@ -112,10 +130,11 @@ impl Analyzer {
     /// Says that the run's value directory is a symbolic link, which is never read.
     pub(crate) fn linked_values(&mut self) {
         let id = &self.run.id;
-        let message = format!(
-            "{} is a symbolic link: it is not read and never collected",
-            value_dir_name(id)
-        );
+        let folder = match self.foreign {
+            Some(_) => format!("{id}/tool-results"),
+            None => value_dir_name(id),
+        };
+        let message = format!("{folder} is a symbolic link: it is not read and never collected");
         self.problems.push(Problem {
             line: 0,
             kind: ProblemKind::Run,
@@ -144,9 +163,10 @@ pub fn analyze_run(
     opts: &RunOptions,
     keep_timeline: bool,
 ) -> io::Result<RunDetail> {
-    let values = match layout.value_dir(id) {
-        Some(dir) => list_value_files(dir)?,
-        None => BTreeMap::new(),
+    let values = match (layout.source, layout.value_dir(id)) {
+        (crate::sources::SourceKind::Klide, Some(dir)) => list_value_files(dir)?,
+        (crate::sources::SourceKind::Klide, None) => BTreeMap::new(),
+        _ => crate::sources::values_for(layout, id)?,
     };
     analyze_run_with(layout, id, opts, keep_timeline, values)
 }
@@ -161,6 +181,12 @@ pub(crate) fn analyze_run_with(
 ) -> io::Result<RunDetail> {
     let files = layout.runs.get(id).cloned().unwrap_or_default();
     let mut analyzer = Analyzer::new(id, values, *opts, keep_timeline);
+    if let Some(fold) = crate::sources::fold_for(layout, id, opts)? {
+        analyzer = analyzer.with_source(fold);
+        // Several runs share a Claude Code session's folder: none can call a file a stray.
+        analyzer.no_strays();
+        analyzer.run_mut().parent_id = files.parent.clone();
+    }
     if layout.linked_value_dirs.contains(id) {
         analyzer.linked_values();
     }
@@ -168,7 +194,7 @@ pub(crate) fn analyze_run_with(
     let mut transcript_bytes = 0;
     let mut pending = 0;
     if let Some(path) = &files.transcript {
-        let outcome = read_lines(path, Cursor::default(), |line| analyzer.line(line))?;
+        let outcome = crate::sources::read_store_lines(path, |line| analyzer.line(line))?;
         transcript_bytes = outcome.file_len;
         pending = outcome.pending_bytes;
         mtime = fs::metadata(path).ok().as_ref().and_then(modified_ms);

@@ -30,6 +30,9 @@ impl Analyzer {
         if !self.tool_names.contains(&tool) {
             self.tool_names.insert(tool.clone());
         }
+        if let Some(f) = self.foreign_result.take() {
+            return self.foreign_info(f, (n, offset, ts), id, tool, ok);
+        }
         let vid = value_id(id);
         let bytes = content.len() as u64;
         self.matched_values.insert(vid.clone());
@@ -74,6 +77,8 @@ impl Analyzer {
                 run.unretained_bytes = run.unretained_bytes.saturating_add(bytes);
             }
             RetentionState::Damaged => run.damaged += 1,
+            // Only a foreign store cuts a result in place (above).
+            RetentionState::Truncated => run.truncated += 1,
         }
         // Spec B.5: a resume sends the stub whenever the value file exists (it does not compare
         // bytes), so a damaged result costs a stub too. Other results' stubs are measured only

@@ -3,4 +3,4 @@
 /**
  * Where a value's full text is read from.
  */
-export type TextSource = "file" | "transcript";
+export type TextSource = "file" | "transcript" | "recovered";

@@ -48,6 +48,7 @@ pub struct Server {
     pub threshold: u64,
     pub running_window_ms: i64,
     pub no_index: bool,
+    pub source: Option<mission_control::sources::SourceKind>,
     pub clients: Clients,
     pub streams: Arc<Semaphore>,
     pub searches: Arc<Semaphore>,
@@ -66,7 +67,13 @@ impl Server {
             return Err(Error::new(ErrorCode::Invalid, message));
         };
         let root = std::path::Path::new(root);
-        crate::output::open_runs_dir(root, self.threshold, self.running_window_ms, self.no_index)
+        crate::output::open_runs_dir(
+            root,
+            self.threshold,
+            self.running_window_ms,
+            self.no_index,
+            self.source,
+        )
     }
 }
 
@@ -132,6 +139,7 @@ pub fn run(g: &Global, args: &ServeArgs) -> anyhow::Result<()> {
             threshold: g.threshold()?,
             running_window_ms: crate::output::window_ms(g),
             no_index: g.no_index,
+            source: g.source,
             clients: Clients::default(),
             streams: Arc::new(Semaphore::new(MAX_STREAMS)),
             searches: Arc::new(Semaphore::new(MAX_SEARCHES)),

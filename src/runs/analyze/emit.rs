@@ -1,0 +1,140 @@
+//! The fold's door for other agents' stores (`crate::sources`): their lines become the
+//! harness's events, folded exactly as the harness's own, with the retention state the store's
+//! own rules give each result (a Claude Code stub, a Codex cut) rather than the size rule.
+
+use super::{Analyzer, Terminal};
+use crate::runs::model::{ProblemKind, ResultInfo, RetentionState, Run, TimelineEvent};
+use crate::runs::timeline::describe;
+use crate::runs::values::ValueFile;
+use crate::transcript::event::Event;
+
+/// A result classified by its store: what the model got, what the full text is and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ForeignResult {
+    pub state: RetentionState,
+    /// Size of the full output in bytes, as far as it is known.
+    pub bytes: u64,
+    pub lines: u64,
+    pub format_chars: u64,
+    /// The value file's stem (`toolu_…`, a Bash task id), or the call id when there is none.
+    pub value_id: String,
+    pub value_file_bytes: Option<u64>,
+    /// What the model got in its context for this result (the stub, the cut text).
+    pub context_bytes: u64,
+    /// The stub's size, when the model got one.
+    pub stub_bytes: Option<u64>,
+}
+
+impl Analyzer {
+    /// One event of a foreign store, read from line `n` at `offset`: described, folded and
+    /// noted as the harness's own event would be. A `tool_call_finished` takes `result` as its
+    /// classification.
+    pub(crate) fn emit(
+        &mut self,
+        n: u64,
+        offset: u64,
+        ts: Option<i64>,
+        kind: &str,
+        event: &Event,
+        result: Option<ForeignResult>,
+    ) {
+        self.foreign_result = result;
+        let mut item = describe(kind, event);
+        self.fold(n, offset, ts, event, &mut item);
+        self.foreign_result = None;
+        self.note(n, None, ts, item);
+    }
+
+    /// A line of a type this reader does not know: counted and shown by its type, never fatal.
+    pub(crate) fn emit_unknown(&mut self, n: u64, ts: Option<i64>, kind: &str) {
+        self.problem(
+            n,
+            ProblemKind::UnknownEvent,
+            format!("unknown line type `{kind}`"),
+        );
+        let item = TimelineEvent {
+            kind: kind.to_owned(),
+            ..Default::default()
+        };
+        self.note(n, None, ts, item);
+    }
+
+    /// Tokens a store reports apart from its messages (streamed blocks of one message, Codex's
+    /// `token_count`).
+    pub(crate) fn add_tokens(&mut self, prompt: u64, completion: u64) {
+        let run = &mut self.run;
+        run.input_tokens = run.input_tokens.saturating_add(prompt);
+        run.output_tokens = run.output_tokens.saturating_add(completion);
+    }
+
+    /// Says how the run's last turn ended (`None`: not ended), for its status.
+    pub(crate) fn set_terminal(&mut self, terminal: Option<(u64, Terminal)>) {
+        self.last_terminal = terminal;
+    }
+
+    /// A title the store gives the run, over its first prompt.
+    pub(crate) fn set_title(&mut self, title: String) {
+        self.title_override = Some(title);
+    }
+
+    pub(crate) fn run_mut(&mut self) -> &mut Run {
+        &mut self.run
+    }
+
+    /// A value file of the run as listed, by stem.
+    pub(crate) fn value(&self, stem: &str) -> Option<&ValueFile> {
+        self.values.get(stem)
+    }
+
+    /// Every value file of the run counts as named: a store whose folder several runs share
+    /// (a Claude Code session and its subagents) has no strays a run can tell.
+    pub(crate) fn no_strays(&mut self) {
+        let stems: Vec<String> = self.values.keys().cloned().collect();
+        self.matched_values.extend(stems);
+    }
+
+    /// The result as its store classified it, added to the run's figures.
+    /// `at` is the line's number, offset and time.
+    pub(super) fn foreign_info(
+        &mut self,
+        f: ForeignResult,
+        (n, offset, ts): (u64, u64, Option<i64>),
+        id: &str,
+        tool: String,
+        ok: bool,
+    ) -> ResultInfo {
+        let run = &mut self.run;
+        run.results += 1;
+        match f.state {
+            RetentionState::Inline => run.inline += 1,
+            RetentionState::Retained => {
+                run.retained += 1;
+                run.retained_bytes = run.retained_bytes.saturating_add(f.bytes);
+            }
+            RetentionState::Unretained => {
+                run.unretained += 1;
+                run.unretained_bytes = run.unretained_bytes.saturating_add(f.bytes);
+            }
+            RetentionState::Damaged => run.damaged += 1,
+            RetentionState::Truncated => run.truncated += 1,
+        }
+        self.matched_values.insert(f.value_id.clone());
+        ResultInfo {
+            tool_call_id: id.to_owned(),
+            tool,
+            ok,
+            bytes: f.bytes,
+            lines: f.lines,
+            format_chars: f.format_chars,
+            state: f.state,
+            value_id: f.value_id,
+            line: n,
+            value_file_bytes: f.value_file_bytes,
+            context_bytes: f.context_bytes,
+            stub_bytes: f.stub_bytes,
+            started_ms: self.started_ts.get(id).copied(),
+            finished_ms: ts,
+            offset,
+        }
+    }
+}

@@ -1,0 +1,561 @@
+//! A Claude Code session's lines folded into the run model (docs/agents.md).
+//!
+//! - A user line with text is a prompt (`isMeta` lines are context Claude Code injects; an
+//!   `isCompactSummary` line is a compaction); its `tool_result` blocks are results.
+//! - An assistant line is one streamed block: text, thinking or a `tool_use` call. Tokens are
+//!   counted once per `message.id`, since every block of a message repeats its usage.
+//! - A turn is done when the model answered with text and called nothing after it.
+//! - `progress` lines and the metadata lines are folded away; `custom-title`, `ai-title` and
+//!   `summary` name the run. An unknown line type is counted and shown, never fatal.
+
+use super::persisted::{self, RawOutput, Target, STUB_PREFIX};
+use crate::retained::{count_format_chars, count_lines};
+use crate::runs::analyze::{Analyzer, ForeignResult, Terminal};
+use crate::runs::model::{ProblemKind, RetentionState};
+use crate::runs::options::Verify;
+use crate::runs::values::{matches_content, ValueFile};
+use crate::transcript::event::{ContentBlock, Event, ToolResult, Usage};
+use crate::transcript::RawLine;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::io::Read;
+
+/// Line types Claude Code writes that hold nothing for the timeline.
+const FOLDED: &[&str] = &[
+    "progress",
+    "system",
+    "attachment",
+    "last-prompt",
+    "task-summary",
+    "tag",
+    "agent-name",
+    "agent-color",
+    "agent-setting",
+    "pr-link",
+    "mode",
+    "worktree-state",
+    "file-history-snapshot",
+    "attribution-snapshot",
+    "queue-operation",
+    "speculation-accept",
+    "content-replacement",
+    "marble-origami-commit",
+    "marble-origami-snapshot",
+];
+
+/// The state of one session's fold.
+pub(crate) struct ClaudeFold {
+    /// Sessions whose `tool-results/` may hold this run's values: its own, and for a
+    /// subagent its parent's.
+    sessions: Vec<String>,
+    /// Whether the run is a subagent's file (its parent is the session its lines name).
+    agent_file: bool,
+    /// `content-replacement` records: what the model got instead of a result, by call id.
+    replacements: HashMap<String, String>,
+    /// Tokens counted so far per `message.id`.
+    messages: HashMap<String, (u64, u64)>,
+    /// Titles by rank: `custom-title`, `ai-title`, `summary`.
+    titles: [Option<String>; 3],
+    verify: Verify,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Line<'a> {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    timestamp: Option<String>,
+    #[serde(default)]
+    is_sidechain: bool,
+    #[serde(default)]
+    is_meta: bool,
+    #[serde(default)]
+    is_compact_summary: bool,
+    session_id: Option<String>,
+    cwd: Option<String>,
+    message: Option<Message>,
+    #[serde(borrow)]
+    tool_use_result: Option<&'a RawValue>,
+    summary: Option<String>,
+    custom_title: Option<String>,
+    ai_title: Option<String>,
+    title: Option<String>,
+    replacements: Option<Vec<Replacement>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Replacement {
+    kind: Option<String>,
+    tool_use_id: Option<String>,
+    replacement: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Message {
+    id: Option<String>,
+    model: Option<String>,
+    content: Option<Value>,
+    usage: Option<ClaudeUsage>,
+}
+
+#[derive(Deserialize, Default)]
+struct ClaudeUsage {
+    input_tokens: Option<u64>,
+    cache_creation_input_tokens: Option<u64>,
+    cache_read_input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+}
+
+impl ClaudeUsage {
+    /// Prompt tokens count the cached ones too: the model read them all.
+    fn tokens(&self) -> (u64, u64) {
+        let prompt = [
+            self.input_tokens,
+            self.cache_creation_input_tokens,
+            self.cache_read_input_tokens,
+        ]
+        .iter()
+        .fold(0u64, |a, t| a.saturating_add(t.unwrap_or(0)));
+        (prompt, self.output_tokens.unwrap_or(0))
+    }
+}
+
+/// The `content-replacement` records of one line, if it is such a line: (call id, stub).
+pub(crate) fn replacements_in(line: &[u8]) -> Vec<(String, String)> {
+    if memchr::memmem::find(line, b"content-replacement").is_none() {
+        return Vec::new();
+    }
+    let Ok(l) = serde_json::from_slice::<Line<'_>>(line) else {
+        return Vec::new();
+    };
+    if l.kind.as_deref() != Some("content-replacement") {
+        return Vec::new();
+    }
+    l.replacements
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|r| r.kind.as_deref().is_none_or(|k| k == "tool-result"))
+        .filter_map(|r| Some((r.tool_use_id?, r.replacement?)))
+        .collect()
+}
+
+impl ClaudeFold {
+    /// The fold of run `id`; `parent` is the session a subagent's file belongs to.
+    pub(crate) fn new(id: &str, parent: Option<&str>, verify: Verify) -> Self {
+        let mut sessions = vec![id.split('@').next().unwrap_or(id).to_owned()];
+        sessions.extend(parent.map(|p| p.split('@').next().unwrap_or(p).to_owned()));
+        Self {
+            sessions,
+            agent_file: id.starts_with("agent-"),
+            replacements: HashMap::new(),
+            messages: HashMap::new(),
+            titles: [None, None, None],
+            verify,
+        }
+    }
+
+    /// What the model got instead of these results (read ahead of the fold: the record is
+    /// written after the result it replaces).
+    pub(crate) fn replace(&mut self, records: Vec<(String, String)>) {
+        self.replacements.extend(records);
+    }
+
+    pub(crate) fn line(&mut self, into: &mut Analyzer, raw: RawLine<'_>) {
+        let n = raw.number;
+        let Ok(text) = std::str::from_utf8(raw.bytes) else {
+            return into.problem(n, ProblemKind::Corrupt, "not UTF-8 text".to_owned());
+        };
+        if text.trim().is_empty() {
+            return;
+        }
+        let l: Line<'_> = match serde_json::from_str(text) {
+            Ok(l) => l,
+            Err(e) => {
+                let msg = format!("not a Claude Code line: {e}");
+                return into.problem(n, ProblemKind::Corrupt, msg);
+            }
+        };
+        let ts = l.timestamp.as_deref().and_then(crate::sources::parse_time);
+        let run = into.run_mut();
+        if run.cwd.is_none() {
+            run.cwd.clone_from(&l.cwd);
+        }
+        if l.is_sidechain {
+            run.sidechain_lines += 1;
+        }
+        if self.agent_file && run.parent_id.is_none() {
+            // An older build's `agent-<id>.jsonl` beside the sessions names its session.
+            run.parent_id = l.session_id.clone().filter(|s| *s != run.id);
+        }
+        let at = Place {
+            n,
+            offset: raw.offset,
+            ts,
+        };
+        match l.kind.as_deref().unwrap_or("") {
+            "user" => self.user(into, at, &l),
+            "assistant" => self.assistant(into, at, &l),
+            "custom-title" => self.title(into, 0, l.custom_title.or(l.title)),
+            "ai-title" => self.title(into, 1, l.ai_title.or(l.title)),
+            "summary" => self.title(into, 2, l.summary),
+            "content-replacement" => {
+                // Read ahead for a whole file; a live tail learns it here, for later results.
+                self.replace(replacements_in(raw.bytes));
+            }
+            kind if FOLDED.contains(&kind) => {}
+            "" => into.problem(n, ProblemKind::Corrupt, "a line without a type".to_owned()),
+            other => into.emit_unknown(n, ts, other),
+        }
+    }
+
+    fn title(&mut self, into: &mut Analyzer, rank: usize, title: Option<String>) {
+        let Some(title) = title.filter(|t| !t.trim().is_empty()) else {
+            return;
+        };
+        self.titles[rank] = Some(title);
+        if let Some(best) = self.titles.iter().flatten().next() {
+            into.set_title(best.clone());
+        }
+    }
+
+    fn user(&mut self, into: &mut Analyzer, at: Place, l: &Line<'_>) {
+        let Some(content) = l.message.as_ref().and_then(|m| m.content.as_ref()) else {
+            return;
+        };
+        let mut texts = Vec::new();
+        match content {
+            Value::String(s) => texts.push(s.clone()),
+            Value::Array(blocks) => {
+                for b in blocks {
+                    match b.get("type").and_then(Value::as_str) {
+                        Some("tool_result") => self.result(into, at, b, l.tool_use_result),
+                        Some("text") => {
+                            texts.extend(b.get("text").and_then(Value::as_str).map(str::to_owned))
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+        let text = texts.join("\n\n");
+        if text.is_empty() || l.is_meta {
+            return;
+        }
+        let (kind, event) = match l.is_compact_summary {
+            true => (
+                "context_compacted",
+                Event::ContextCompacted {
+                    summary: Some(text),
+                },
+            ),
+            false => (
+                "user_message",
+                Event::UserMessage {
+                    message_id: None,
+                    text,
+                    attachments: Vec::new(),
+                },
+            ),
+        };
+        into.emit(at.n, at.offset, at.ts, kind, &event, None);
+    }
+
+    fn assistant(&mut self, into: &mut Analyzer, at: Place, l: &Line<'_>) {
+        let Some(m) = &l.message else { return };
+        if let Some(model) = m.model.as_deref().filter(|m| *m != "<synthetic>") {
+            let run = into.run_mut();
+            if run.model.is_none() {
+                run.model = Some(model.to_owned());
+                run.provider = Some("anthropic".to_owned());
+            }
+        }
+        let mut usage = None;
+        if let Some(u) = &m.usage {
+            let (prompt, completion) = u.tokens();
+            match m.id.as_ref().and_then(|id| self.messages.get_mut(id)) {
+                // A later block of a message already counted: only what grew.
+                Some(seen) => {
+                    into.add_tokens(
+                        prompt.saturating_sub(seen.0),
+                        completion.saturating_sub(seen.1),
+                    );
+                    *seen = (seen.0.max(prompt), seen.1.max(completion));
+                }
+                None => {
+                    if let Some(id) = &m.id {
+                        self.messages.insert(id.clone(), (prompt, completion));
+                    }
+                    usage = Some(Usage {
+                        prompt_tokens: Some(prompt),
+                        completion_tokens: Some(completion),
+                        ..Default::default()
+                    });
+                }
+            }
+        }
+        let mut blocks = Vec::new();
+        let mut calls = Vec::new();
+        if let Some(Value::Array(items)) = &m.content {
+            for b in items {
+                let text = |k: &str| b.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+                match b.get("type").and_then(Value::as_str) {
+                    Some("text") => blocks.push(ContentBlock::Text { text: text("text") }),
+                    Some("thinking") => blocks.push(ContentBlock::Thinking {
+                        text: text("thinking"),
+                    }),
+                    Some("tool_use") => {
+                        let (id, name) = (text("id"), text("name"));
+                        blocks.push(ContentBlock::ToolCall {
+                            tool_call_id: id.clone(),
+                            name: Some(name.clone()),
+                        });
+                        calls.push((id, name, b.get("input").cloned()));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let answered = blocks
+            .iter()
+            .any(|b| matches!(b, ContentBlock::Text { .. }));
+        let event = Event::AssistantMessage {
+            message_id: m.id.clone(),
+            content: blocks,
+            usage,
+            timing: None,
+        };
+        into.emit(at.n, at.offset, at.ts, "assistant_message", &event, None);
+        for (id, name, input) in &calls {
+            let started = Event::ToolCallStarted {
+                tool_call_id: id.clone(),
+                name: Some(name.clone()),
+                input: input.clone(),
+                summary: None,
+                capability: None,
+            };
+            into.emit(at.n, at.offset, at.ts, "tool_call_started", &started, None);
+        }
+        if !calls.is_empty() {
+            into.set_terminal(None);
+        } else if answered {
+            into.set_terminal(Some((at.n, Terminal::Done)));
+        }
+    }
+
+    fn result(&mut self, into: &mut Analyzer, at: Place, block: &Value, raw: Option<&RawValue>) {
+        let id = block
+            .get("tool_use_id")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
+        let ok = !block
+            .get("is_error")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let seen = match self.replacements.get(&id) {
+            Some(stub) => stub.clone(),
+            None => block
+                .get("content")
+                .and_then(persisted::block_text)
+                .unwrap_or_default(),
+        };
+        let class = match seen.starts_with(STUB_PREFIX) {
+            true => self.persisted(into, at.n, &id, &seen, raw),
+            false => inline(&id, &seen),
+        };
+        let event = Event::ToolCallFinished {
+            tool_call_id: id,
+            result: ToolResult {
+                ok,
+                content: seen,
+                metadata: None,
+            },
+        };
+        into.emit(
+            at.n,
+            at.offset,
+            at.ts,
+            "tool_call_finished",
+            &event,
+            Some(class),
+        );
+        into.set_terminal(None);
+    }
+
+    /// A result the model got as a `<persisted-output>` stub: retained when the file it names is
+    /// in the session's `tool-results/` (damaged when it disagrees with the raw output the
+    /// transcript recorded), else unretained.
+    fn persisted(
+        &self,
+        into: &mut Analyzer,
+        n: u64,
+        id: &str,
+        stub: &str,
+        raw: Option<&RawValue>,
+    ) -> ForeignResult {
+        let raw = raw.map(persisted::raw_output).unwrap_or_default();
+        let stub_bytes = stub.len() as u64;
+        let target = persisted::saved_path(stub, Some(&raw))
+            .ok_or_else(|| "the stub names no file".to_owned())
+            .and_then(|p| persisted::target_of(&p))
+            .and_then(|t| match self.sessions.contains(&t.session) {
+                true => Ok(t),
+                false => Err(format!(
+                    "the stub names a file of session {}, not this run's: not read",
+                    t.session
+                )),
+            });
+        let target = match target {
+            Ok(t) => t,
+            Err(why) => {
+                into.problem(n, ProblemKind::Run, format!("result {id}: {why}"));
+                return lost(id, stub, &raw);
+            }
+        };
+        let file = into
+            .value(&target.stem)
+            .filter(|f| is_json(f) == target.json)
+            .cloned();
+        let Some(file) = file else {
+            return ForeignResult {
+                value_id: target.stem,
+                ..lost(id, stub, &raw)
+            };
+        };
+        match self.compare(&file, &target, &raw) {
+            Ok((bytes, lines, fmt, same)) => ForeignResult {
+                state: match same {
+                    true => RetentionState::Retained,
+                    false => RetentionState::Damaged,
+                },
+                bytes,
+                lines,
+                format_chars: fmt,
+                value_id: target.stem,
+                value_file_bytes: Some(file.bytes),
+                context_bytes: stub_bytes,
+                stub_bytes: Some(stub_bytes),
+            },
+            Err(e) => {
+                let msg = format!("value file {} cannot be read: {e}", file.path.display());
+                into.problem(n, ProblemKind::Run, msg);
+                ForeignResult {
+                    state: RetentionState::Damaged,
+                    value_id: target.stem,
+                    value_file_bytes: Some(file.bytes),
+                    ..lost(id, stub, &raw)
+                }
+            }
+        }
+    }
+
+    /// A value file's size, lines and format characters as text, and whether it holds the raw
+    /// output the transcript recorded (when it recorded one).
+    fn compare(
+        &self,
+        file: &ValueFile,
+        target: &Target,
+        raw: &RawOutput,
+    ) -> std::io::Result<(u64, u64, u64, bool)> {
+        if target.json {
+            let text = persisted::json_value_text(&std::fs::read(&file.path)?);
+            let same = raw
+                .text
+                .as_deref()
+                .is_none_or(|r| agrees(r, &text, raw.complete));
+            let (lines, fmt) = (count_lines(text.as_bytes()), count_format_chars(&text));
+            return Ok((text.len() as u64, lines, fmt, same));
+        }
+        let same = match raw.text.as_deref() {
+            None => true,
+            Some(r) if raw.complete => matches_content(file, r.as_bytes(), self.verify)?,
+            Some(r) => starts_with(file, r.as_bytes())?,
+        };
+        // A file that holds the recorded output is counted from memory; another is read.
+        let (lines, fmt) = match (same, raw.text.as_deref()) {
+            (true, Some(r)) if raw.complete => (count_lines(r.as_bytes()), count_format_chars(r)),
+            _ => {
+                let text = String::from_utf8_lossy(&std::fs::read(&file.path)?).into_owned();
+                (count_lines(text.as_bytes()), count_format_chars(&text))
+            }
+        };
+        Ok((file.bytes, lines, fmt, same))
+    }
+}
+
+/// Where a line is.
+#[derive(Clone, Copy)]
+struct Place {
+    n: u64,
+    offset: u64,
+    ts: Option<i64>,
+}
+
+fn is_json(f: &ValueFile) -> bool {
+    f.path.extension().is_some_and(|e| e == "json")
+}
+
+fn agrees(raw: &str, text: &str, complete: bool) -> bool {
+    match complete {
+        true => raw == text,
+        false => text.starts_with(raw),
+    }
+}
+
+fn starts_with(file: &ValueFile, prefix: &[u8]) -> std::io::Result<bool> {
+    if (file.bytes as usize) < prefix.len() {
+        return Ok(false);
+    }
+    let mut head = vec![0u8; prefix.len()];
+    std::fs::File::open(&file.path)?.read_exact(&mut head)?;
+    Ok(head == prefix)
+}
+
+fn inline(id: &str, seen: &str) -> ForeignResult {
+    let bytes = seen.len() as u64;
+    ForeignResult {
+        state: RetentionState::Inline,
+        bytes,
+        lines: count_lines(seen.as_bytes()),
+        format_chars: count_format_chars(seen),
+        value_id: id.to_owned(),
+        value_file_bytes: None,
+        context_bytes: bytes,
+        stub_bytes: None,
+    }
+}
+
+/// A persisted result whose file is not there: unretained. Its size is the raw output's when
+/// the transcript kept it whole (it can be recovered from there), else the size Claude Code
+/// recorded or stated in the stub.
+fn lost(id: &str, stub: &str, raw: &RawOutput) -> ForeignResult {
+    let stub_bytes = stub.len() as u64;
+    let (bytes, lines, fmt) = match raw.text.as_deref().filter(|_| raw.complete) {
+        Some(r) => (
+            r.len() as u64,
+            count_lines(r.as_bytes()),
+            count_format_chars(r),
+        ),
+        None => (
+            raw.persisted_size
+                .or_else(|| persisted::stated_size(stub))
+                .unwrap_or(stub_bytes),
+            0,
+            0,
+        ),
+    };
+    ForeignResult {
+        state: RetentionState::Unretained,
+        bytes,
+        lines,
+        format_chars: fmt,
+        value_id: id.to_owned(),
+        value_file_bytes: None,
+        context_bytes: stub_bytes,
+        stub_bytes: Some(stub_bytes),
+    }
+}

@@ -1,0 +1,345 @@
+//! A Codex rollout's lines folded into the run model (docs/agents.md). `event_msg` user
+//! messages are the prompts; `response_item`s give the answers, reasoning and tool calls, each
+//! call paired with its output by `call_id`. An output Codex cut in place is `truncated`: the
+//! rollout keeps only what the model got. Other `event_msg`s repeat what `response_item`s say
+//! and are folded away; an unknown line type is counted and shown.
+
+use crate::retained::{count_format_chars, count_lines};
+use crate::runs::analyze::{Analyzer, ForeignResult, Terminal};
+use crate::runs::model::{ProblemKind, RetentionState};
+use crate::transcript::event::{ContentBlock, Event, RunErrorBody, ToolResult};
+use crate::transcript::RawLine;
+use regex::Regex;
+use serde::Deserialize;
+use serde_json::Value;
+use std::sync::LazyLock;
+
+/// The marks Codex leaves where it cut an output: `…N tokens truncated…`, `…N chars
+/// truncated…`, and the older `[... omitted N of M lines ...]` and `[... output truncated to
+/// fit N bytes ...]`.
+static CUT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"…\d+ (?:tokens|chars) truncated…|\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]|\[\.\.\. output truncated to fit \d+ bytes \.\.\.\]|Warning: truncated output \(original token count: \d+\)",
+    )
+    .expect("valid regex")
+});
+
+/// `Total output lines: M`: how long the output was before the cut.
+static TOTAL_LINES: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?m)^Total output lines: (\d+)\s*$").expect("valid regex"));
+
+/// `Exit code: N` (freeform) or `Process exited with code N` (unified exec).
+static EXIT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^(?:Exit code:|Process exited with code)\s*(-?\d+)\s*$").expect("valid regex")
+});
+
+/// The cut mark in `text`, if Codex cut it.
+pub(crate) fn cut_mark(text: &str) -> Option<&str> {
+    CUT.find(text).map(|m| m.as_str())
+}
+
+/// Where the IDE extension's prompt says what the user asked, after its context.
+const IDE_REQUEST: &str = "## My request for Codex:";
+
+#[derive(Default)]
+pub(crate) struct CodexFold {
+    model_seen: bool,
+    titled: bool,
+}
+
+#[derive(Deserialize)]
+struct Line {
+    timestamp: Option<String>,
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    #[serde(default)]
+    payload: Value,
+}
+
+fn text_of(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// The texts of a message's or a reasoning's blocks.
+fn block_texts(v: Option<&Value>) -> String {
+    let Some(Value::Array(blocks)) = v else {
+        return String::new();
+    };
+    blocks
+        .iter()
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+impl CodexFold {
+    pub(crate) fn line(&mut self, into: &mut Analyzer, line: RawLine<'_>) {
+        let n = line.number;
+        let Ok(text) = std::str::from_utf8(line.bytes) else {
+            return into.problem(n, ProblemKind::Corrupt, "not UTF-8 text".to_owned());
+        };
+        if text.trim().is_empty() {
+            return;
+        }
+        let l: Line = match serde_json::from_str(text) {
+            Ok(l) => l,
+            Err(e) => {
+                let msg = format!("not a Codex rollout line: {e}");
+                return into.problem(n, ProblemKind::Corrupt, msg);
+            }
+        };
+        let ts = l.timestamp.as_deref().and_then(super::super::parse_time);
+        let p = &l.payload;
+        let item = p.get("type").and_then(Value::as_str).unwrap_or("");
+        let emit = |into: &mut Analyzer, kind: &str, e: &Event, r: Option<ForeignResult>| {
+            into.emit(n, line.offset, ts, kind, e, r)
+        };
+        match (l.kind.as_deref().unwrap_or(""), item) {
+            ("session_meta", _) => {
+                let e = Event::RunStarted {
+                    cwd: text_of(p, "cwd"),
+                    mode: text_of(p, "originator"),
+                    provider: text_of(p, "model_provider").or_else(|| Some("openai".into())),
+                    model: text_of(p, "model"),
+                };
+                emit(into, "run_started", &e, None);
+            }
+            ("turn_context", _) => {
+                if !self.model_seen {
+                    if let Some(model) = text_of(p, "model") {
+                        into.run_mut().model = Some(model);
+                        self.model_seen = true;
+                    }
+                }
+            }
+            ("event_msg", "user_message") => {
+                let text = text_of(p, "message").unwrap_or_default();
+                if !self.titled {
+                    // The IDE extension puts its context before the request: the request names
+                    // the run.
+                    if let Some((_, request)) = text.split_once(IDE_REQUEST) {
+                        into.set_title(request.trim().to_owned());
+                    }
+                    self.titled = true;
+                }
+                let e = Event::UserMessage {
+                    message_id: None,
+                    text,
+                    attachments: Vec::new(),
+                };
+                emit(into, "user_message", &e, None);
+            }
+            ("event_msg", "token_count") => {
+                let last = p.get("info").and_then(|i| i.get("last_token_usage"));
+                let get = |k: &str| last.and_then(|u| u.get(k)).and_then(Value::as_u64);
+                into.add_tokens(
+                    get("input_tokens").unwrap_or(0),
+                    get("output_tokens").unwrap_or(0),
+                );
+            }
+            ("event_msg", "task_complete") => into.set_terminal(Some((n, Terminal::Done))),
+            ("event_msg", "turn_aborted") => {
+                let e = Event::RunError {
+                    error: Some(RunErrorBody {
+                        code: Some("aborted".into()),
+                        message: text_of(p, "reason"),
+                        detail: None,
+                        retryable: None,
+                    }),
+                };
+                emit(into, "run_error", &e, None);
+            }
+            // The other events repeat what the response items say, or report progress.
+            ("event_msg", _) => {}
+            ("response_item", "message") => {
+                if p.get("role").and_then(Value::as_str) == Some("assistant") {
+                    let text = block_texts(p.get("content"));
+                    let e = Event::AssistantMessage {
+                        message_id: text_of(p, "id"),
+                        content: vec![ContentBlock::Text { text }],
+                        usage: None,
+                        timing: None,
+                    };
+                    emit(into, "assistant_message", &e, None);
+                    into.set_terminal(Some((n, Terminal::Done)));
+                }
+                // User and developer items are the context Codex injects; the prompts are the
+                // `user_message` events.
+            }
+            ("response_item", "reasoning") => {
+                let text = block_texts(p.get("summary"));
+                if !text.is_empty() {
+                    let e = Event::AssistantMessage {
+                        message_id: None,
+                        content: vec![ContentBlock::Thinking { text }],
+                        usage: None,
+                        timing: None,
+                    };
+                    emit(into, "assistant_message", &e, None);
+                }
+            }
+            ("response_item", "function_call" | "custom_tool_call" | "local_shell_call") => {
+                let id = text_of(p, "call_id")
+                    .or_else(|| text_of(p, "id"))
+                    .unwrap_or_default();
+                let name = text_of(p, "name").unwrap_or_else(|| item.to_owned());
+                let input = match p
+                    .get("arguments")
+                    .or_else(|| p.get("input"))
+                    .or_else(|| p.get("action"))
+                {
+                    // Arguments are a JSON document in a string.
+                    Some(Value::String(s)) => {
+                        Some(serde_json::from_str(s).unwrap_or(Value::String(s.clone())))
+                    }
+                    other => other.cloned(),
+                };
+                let call = Event::AssistantMessage {
+                    message_id: None,
+                    content: vec![ContentBlock::ToolCall {
+                        tool_call_id: id.clone(),
+                        name: Some(name.clone()),
+                    }],
+                    usage: None,
+                    timing: None,
+                };
+                emit(into, "assistant_message", &call, None);
+                let started = Event::ToolCallStarted {
+                    tool_call_id: id,
+                    name: Some(name),
+                    input,
+                    summary: None,
+                    capability: None,
+                };
+                emit(into, "tool_call_started", &started, None);
+                into.set_terminal(None);
+            }
+            ("response_item", "function_call_output" | "custom_tool_call_output") => {
+                let id = text_of(p, "call_id").unwrap_or_default();
+                let (content, ok) = output_of(p.get("output"));
+                let finished = Event::ToolCallFinished {
+                    tool_call_id: id.clone(),
+                    result: ToolResult {
+                        ok,
+                        content: content.clone(),
+                        metadata: None,
+                    },
+                };
+                emit(
+                    into,
+                    "tool_call_finished",
+                    &finished,
+                    Some(classify(&id, &content)),
+                );
+            }
+            // Web searches and other items carry no output the model read back.
+            ("response_item", _) => {}
+            ("compacted", _) => {
+                let e = Event::ContextCompacted {
+                    summary: text_of(p, "message"),
+                };
+                emit(into, "context_compacted", &e, None);
+            }
+            ("", _) => into.problem(n, ProblemKind::Corrupt, "a line without a type".to_owned()),
+            (other, _) => into.emit_unknown(n, ts, other),
+        }
+    }
+}
+
+/// The output text of a rollout line holding a tool's output.
+pub(crate) fn output_on_line(line: &[u8]) -> Option<String> {
+    let l: Line = serde_json::from_slice(line).ok()?;
+    let kind = l.payload.get("type").and_then(Value::as_str)?;
+    kind.ends_with("_output")
+        .then(|| output_of(l.payload.get("output")).0)
+}
+
+/// The text of an output and whether it succeeded: a JSON document `{"output", "metadata":
+/// {"exit_code"}}` in a string is unwrapped; else the exit code the text states decides.
+fn output_of(v: Option<&Value>) -> (String, bool) {
+    let raw = match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(_)) => block_texts(v),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    if raw.starts_with('{') {
+        if let Ok(doc) = serde_json::from_str::<Value>(&raw) {
+            if let Some(out) = doc.get("output").and_then(Value::as_str) {
+                let code = doc.pointer("/metadata/exit_code").and_then(Value::as_i64);
+                return (out.to_owned(), code.is_none_or(|c| c == 0));
+            }
+        }
+    }
+    let code = EXIT.captures(&raw).and_then(|c| c[1].parse::<i64>().ok());
+    let ok = code.is_none_or(|c| c == 0);
+    (raw, ok)
+}
+
+/// A Codex output is what the model got, cut or not: `truncated` when it carries a cut mark
+/// (its line count then the one Codex states, when it states one), else `inline`.
+fn classify(id: &str, content: &str) -> ForeignResult {
+    let bytes = content.len() as u64;
+    let cut = cut_mark(content).is_some();
+    let lines = TOTAL_LINES
+        .captures(content)
+        .filter(|_| cut)
+        .and_then(|c| c[1].parse().ok())
+        .unwrap_or_else(|| count_lines(content.as_bytes()));
+    ForeignResult {
+        state: match cut {
+            true => RetentionState::Truncated,
+            false => RetentionState::Inline,
+        },
+        bytes,
+        lines,
+        format_chars: count_format_chars(content),
+        value_id: id.to_owned(),
+        value_file_bytes: None,
+        context_bytes: bytes,
+        stub_bytes: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_cut_mark_is_known() {
+        for cut in [
+            "head…38211 tokens truncated…tail",
+            "head…5549 chars truncated…tail",
+            "a\n[... omitted 288 of 544 lines ...]\nb",
+            "[... output truncated to fit 10240 bytes ...]",
+            "Warning: truncated output (original token count: 9000)\nTotal output lines: 12",
+        ] {
+            assert!(cut_mark(cut).is_some(), "{cut}");
+        }
+        assert_eq!(cut_mark("tokens truncated in prose"), None);
+    }
+
+    #[test]
+    fn outputs_are_unwrapped_and_their_exit_codes_read() {
+        let v = |s: &str| Value::String(s.to_owned());
+        assert_eq!(
+            output_of(Some(&v(
+                r#"{"output":"done\n","metadata":{"exit_code":1}}"#
+            ))),
+            ("done\n".to_owned(), false)
+        );
+        assert!(!output_of(Some(&v("Exit code: 101\nWall time: 4 seconds\nOutput:\nx"))).1);
+        assert!(output_of(Some(&v("Process exited with code 0\nOutput:\n"))).1);
+        assert!(output_of(Some(&v("plain"))).1);
+    }
+
+    #[test]
+    fn a_cut_output_states_its_lines() {
+        let r = classify(
+            "c",
+            "Total output lines: 5210\nOutput:\na\n…38211 tokens truncated…\nb",
+        );
+        assert_eq!((r.state, r.lines), (RetentionState::Truncated, 5210));
+        assert_eq!(classify("c", "short").state, RetentionState::Inline);
+    }
+}

@@ -1,0 +1,168 @@
+//! Which kind of store a directory is, from its names and the first line of a transcript, and
+//! where the agents keep theirs by default.
+
+use super::SourceKind;
+use serde::Serialize;
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use ts_rs::TS;
+
+/// Entries looked at before deciding: a store says what it is in its first few.
+const LOOK_AT: usize = 500;
+
+/// The kind of store `root` is. A harness runs directory has `<id>.summary.json`,
+/// `<id>.values/` or transcripts of envelopes; a Codex store has `rollout-*.jsonl` files or
+/// `YYYY/` folders; a Claude Code store has session files (its own or in project folders). A
+/// directory that says nothing (empty) is read as a runs directory, unless it is called
+/// `projects` (Claude Code) or `sessions` (Codex).
+pub fn detect(root: &Path) -> SourceKind {
+    let mut folders = Vec::new();
+    let Ok(entries) = fs::read_dir(root) else {
+        return SourceKind::Klide;
+    };
+    for entry in entries.filter_map(Result::ok).take(LOOK_AT) {
+        let (Ok(kind), Ok(name)) = (entry.file_type(), entry.file_name().into_string()) else {
+            continue;
+        };
+        if kind.is_file() {
+            if name.ends_with(".summary.json") {
+                return SourceKind::Klide;
+            }
+            if super::codex::rollout_id(&name).is_some() {
+                return SourceKind::Codex;
+            }
+            if name.ends_with(".jsonl") {
+                if let Some(kind) = sniff(&entry.path()) {
+                    return kind;
+                }
+            }
+        } else if kind.is_dir() {
+            if name.ends_with(".values") {
+                return SourceKind::Klide;
+            }
+            if name.len() == 4 && name.bytes().all(|b| b.is_ascii_digit()) {
+                return SourceKind::Codex;
+            }
+            folders.push(entry.path());
+        }
+    }
+    for folder in folders.iter().take(20) {
+        if [super::claude::TOOL_RESULTS, super::claude::SUBAGENTS]
+            .iter()
+            .any(|s| folder.join(s).is_dir())
+        {
+            return SourceKind::Claude;
+        }
+        let Ok(entries) = fs::read_dir(folder) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok).take(20) {
+            let name = entry.file_name();
+            if name.to_string_lossy().ends_with(".jsonl") {
+                if let Some(SourceKind::Claude) = sniff(&entry.path()) {
+                    return SourceKind::Claude;
+                }
+            }
+        }
+    }
+    match root.file_name().and_then(|n| n.to_str()) {
+        Some("projects") => SourceKind::Claude,
+        Some("sessions") => SourceKind::Codex,
+        _ => SourceKind::Klide,
+    }
+}
+
+/// The kind the first non-empty line of a transcript says (at most 1 MiB of it is read).
+fn sniff(path: &Path) -> Option<SourceKind> {
+    let file = fs::File::open(path).ok()?;
+    let mut reader = BufReader::new(std::io::Read::take(file, 1 << 20));
+    let mut line = String::new();
+    while line.trim().is_empty() {
+        line.clear();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+    }
+    let has = |key: &str| line.contains(key);
+    if has("\"schemaVersion\"") && has("\"event\"") {
+        Some(SourceKind::Klide)
+    } else if has("\"sessionId\"") || has("\"parentUuid\"") || has("\"leafUuid\"") {
+        Some(SourceKind::Claude)
+    } else if has("\"session_meta\"") || has("\"response_item\"") {
+        Some(SourceKind::Codex)
+    } else {
+        None
+    }
+}
+
+/// Where an agent keeps its sessions on this machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentLocation {
+    pub source: SourceKind,
+    pub path: String,
+}
+
+/// The agents' default stores that exist here: `$CLAUDE_CONFIG_DIR/projects` (else
+/// `~/.claude/projects`) and `$CODEX_HOME/sessions` (else `~/.codex/sessions`).
+pub fn default_locations() -> Vec<AgentLocation> {
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let home = dirs::home_dir();
+    let claude = env("CLAUDE_CONFIG_DIR").or_else(|| home.as_ref().map(|h| h.join(".claude")));
+    let codex = env("CODEX_HOME").or_else(|| home.as_ref().map(|h| h.join(".codex")));
+    [
+        (SourceKind::Claude, claude.map(|d| d.join("projects"))),
+        (SourceKind::Codex, codex.map(|d| d.join("sessions"))),
+    ]
+    .into_iter()
+    .filter_map(|(source, path)| {
+        let path = path.filter(|p| p.is_dir())?;
+        Some(AgentLocation {
+            source,
+            path: path.to_string_lossy().into_owned(),
+        })
+    })
+    .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_store_is_told_by_what_it_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = |name: &str| {
+            let p = dir.path().join(name);
+            fs::create_dir_all(&p).unwrap();
+            p
+        };
+        let klide = at("runs");
+        fs::write(klide.join("r.jsonl"), "{\"schemaVersion\":1,\"runId\":\"r\",\"seq\":0,\"ts\":1,\"event\":{\"type\":\"run_started\"}}\n").unwrap();
+        assert_eq!(detect(&klide), SourceKind::Klide);
+
+        let projects = at("claude");
+        let project = projects.join("-home-ana-app");
+        fs::create_dir_all(&project).unwrap();
+        fs::write(
+            project.join("s.jsonl"),
+            "{\"type\":\"user\",\"sessionId\":\"s\"}\n",
+        )
+        .unwrap();
+        assert_eq!(detect(&projects), SourceKind::Claude);
+        assert_eq!(detect(&project), SourceKind::Claude);
+
+        let codex = at("codex");
+        fs::create_dir_all(codex.join("2026/05/11")).unwrap();
+        assert_eq!(detect(&codex), SourceKind::Codex);
+
+        assert_eq!(detect(&at("empty")), SourceKind::Klide);
+        assert_eq!(detect(&at("x/projects")), SourceKind::Claude);
+        assert_eq!(detect(&at("y/sessions")), SourceKind::Codex);
+    }
+}
