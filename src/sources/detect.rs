@@ -87,7 +87,15 @@ fn sniff(path: &Path) -> Option<SourceKind> {
     let has = |key: &str| line.contains(key);
     if has("\"schemaVersion\"") && has("\"event\"") {
         Some(SourceKind::Klide)
-    } else if has("\"sessionId\"") || has("\"parentUuid\"") || has("\"leafUuid\"") {
+    } else if [
+        "\"sessionId\"",
+        "\"parentUuid\"",
+        "\"leafUuid\"",
+        "\"file-history-snapshot\"",
+    ]
+    .iter()
+    .any(|k| has(k))
+    {
         Some(SourceKind::Claude)
     } else if has("\"session_meta\"") || has("\"response_item\"") {
         Some(SourceKind::Codex)

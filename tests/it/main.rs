@@ -1,5 +1,6 @@
 //! Integration tests of the core and the `mctl` CLI: one test binary for the crate.
 
+mod agents;
 mod cli;
 mod coverage;
 mod demo;

@@ -186,6 +186,13 @@ impl ClaudeFold {
         if l.is_sidechain {
             run.sidechain_lines += 1;
         }
+        // The session the lines name keeps this run's values too (a subagent of an older
+        // build, a session file renamed).
+        if let Some(s) = &l.session_id {
+            if !self.sessions.contains(s) {
+                self.sessions.push(s.clone());
+            }
+        }
         if self.agent_file && run.parent_id.is_none() {
             // An older build's `agent-<id>.jsonl` beside the sessions names its session.
             run.parent_id = l.session_id.clone().filter(|s| *s != run.id);

@@ -1,0 +1,246 @@
+//! Hand-built Claude Code stores for what the real files lack: a `.json` value, a
+//! `content-replacement` record, a Bash value named by its task id, a subagent's value in its
+//! session's folder, a stub that points elsewhere, an empty session, an orphaned folder.
+
+use super::{stub, Session};
+use crate::support::{mctl, mctl_json, stderr, stdout};
+use serde_json::{json, Value};
+
+const SESSION: &str = "9e0c5a1e-0000-4000-8000-000000000001";
+
+fn result<'a>(show: &'a Value, call: &str) -> &'a Value {
+    show["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["toolCallId"] == call)
+        .unwrap_or_else(|| panic!("no result {call}"))
+}
+
+fn saved(session: &str, name: &str) -> String {
+    format!("/home/ana/.claude/projects/-home-ana-app/{session}/tool-results/{name}")
+}
+
+#[test]
+fn each_kind_of_persisted_output_is_found_and_classified() {
+    let store = tempfile::tempdir().unwrap();
+    let project = store.path().join("-home-ana-app");
+    let mut s = Session::new(&project, SESSION);
+    let values = s.tool_results();
+    let grep = "src/a.ts:3: TODO x\n".repeat(3000);
+    let bash_full = format!("{}tail\n", "build line\n".repeat(6000));
+    let bash_head = &bash_full[..30_000];
+    // A Grep result persisted as .txt, with its raw output recorded; a .json value (an MCP
+    // tool's blocks); a Bash output named by its task id, its `stdout` only the start; a Read
+    // whose stub names another session's folder; a result persisted at send time
+    // (content-replacement); one whose file is gone.
+    s.prompt("Find the TODOs and build")
+        .call("toolu_G", "Grep", json!({"pattern": "TODO"}))
+        .result("toolu_G", &stub("53.0KB", &saved(SESSION, "toolu_G.txt"), "src/a.ts:3"), Some(json!({"mode": "content", "content": grep})))
+        .call("toolu_J", "mcp__docs__fetch", json!({"url": "x"}))
+        .result("toolu_J", &stub("60KB", &saved(SESSION, "toolu_J.json"), "one"), None)
+        .call("toolu_B", "Bash", json!({"command": "make"}))
+        .result("toolu_B", &stub("60.3KB", &saved(SESSION, "bk3f9x2qa.txt"), "build line"),
+            Some(json!({"stdout": bash_head, "stderr": "", "interrupted": false,
+                "persistedOutputPath": saved(SESSION, "bk3f9x2qa.txt"), "persistedOutputSize": bash_full.len()})))
+        .call("toolu_X", "Read", json!({"file_path": "/etc/passwd"}))
+        .result("toolu_X", &stub("20KB", &saved("another-session", "toolu_X.txt"), "root"), None)
+        .call("toolu_R", "WebFetch", json!({"url": "y"}))
+        .result("toolu_R", &"page text\n".repeat(9000), None)
+        .line(json!({"type": "content-replacement", "sessionId": SESSION, "replacements": [
+            {"kind": "tool-result", "toolUseId": "toolu_R",
+             "replacement": stub("88KB", &saved(SESSION, "toolu_R.txt"), "page text")}]}))
+        .call("toolu_L", "Grep", json!({"pattern": "gone"}))
+        .result("toolu_L", &stub("40KB", &saved(SESSION, "toolu_L.txt"), "x"), Some(json!({"content": "lost text"})))
+        .answer("Done.");
+    s.write();
+    std::fs::write(values.join("toolu_G.txt"), &grep).unwrap();
+    let blocks = json!([{"type": "text", "text": "one"}, {"type": "text", "text": "two"}]);
+    std::fs::write(
+        values.join("toolu_J.json"),
+        serde_json::to_string_pretty(&blocks).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(values.join("bk3f9x2qa.txt"), &bash_full).unwrap();
+    std::fs::write(values.join("toolu_X.txt"), "must not be read").unwrap();
+    std::fs::write(values.join("toolu_R.txt"), "page text\n".repeat(9000)).unwrap();
+    let dir = store.path();
+
+    let show = mctl_json(dir, &["show", SESSION]);
+    assert_eq!(show["run"]["source"], "claude");
+    assert_eq!(
+        show["run"]["status"], "done",
+        "answered and called nothing after"
+    );
+    assert_eq!(show["run"]["title"], "Find the TODOs and build");
+    let state = |c: &str| result(&show, c)["state"].as_str().unwrap().to_owned();
+    assert_eq!(state("toolu_G"), "retained");
+    assert_eq!(result(&show, "toolu_G")["bytes"], grep.len());
+    assert_eq!(state("toolu_J"), "retained");
+    assert_eq!(
+        result(&show, "toolu_J")["bytes"],
+        "one\ntwo".len(),
+        "a .json value is its text"
+    );
+    assert_eq!(state("toolu_B"), "retained");
+    assert_eq!(
+        result(&show, "toolu_B")["valueId"],
+        "bk3f9x2qa",
+        "named by its task id"
+    );
+    assert_eq!(
+        state("toolu_X"),
+        "unretained",
+        "another session's path is refused"
+    );
+    assert_eq!(
+        state("toolu_R"),
+        "retained",
+        "the content-replacement record is what it saw"
+    );
+    assert_eq!(state("toolu_L"), "unretained");
+    let problems = show["problems"].to_string();
+    assert!(
+        problems.contains("toolu_X: the stub names a file of session another-session"),
+        "{problems}"
+    );
+
+    // What each door gives.
+    assert_eq!(
+        stdout(&mctl(dir, &["full", SESSION, "toolu_J"])),
+        "one\ntwo"
+    );
+    assert_eq!(stdout(&mctl(dir, &["full", SESSION, "toolu_B"])), bash_full);
+    assert_eq!(
+        stdout(&mctl(dir, &["full", SESSION, "toolu_L"])),
+        "lost text",
+        "recovered"
+    );
+    let x = stdout(&mctl(dir, &["full", SESSION, "toolu_X"]));
+    assert!(
+        x.starts_with("<persisted-output>") && !x.contains("must not be read"),
+        "{x}"
+    );
+    let r_stub = mctl_json(dir, &["stub", SESSION, "toolu_R"]);
+    assert!(r_stub["text"]
+        .as_str()
+        .unwrap()
+        .contains("Output too large (88KB)"));
+    let peek = mctl_json(dir, &["peek", SESSION, "toolu_B", "--query", "tail"]);
+    assert_eq!(peek["source"], "file");
+    assert!(
+        peek["text"].as_str().unwrap().contains("6001: tail"),
+        "{peek}"
+    );
+
+    // The Bash file that does not start with the recorded stdout is damaged.
+    std::fs::write(
+        values.join("bk3f9x2qa.txt"),
+        bash_full.replace("build", "BUILD"),
+    )
+    .unwrap();
+    let show = mctl_json(dir, &["show", SESSION]);
+    assert_eq!(result(&show, "toolu_B")["state"], "damaged");
+
+    // A result the model saw whole has no stub.
+    let out = mctl(dir, &["stub", SESSION, "toolu_nope"]);
+    assert!(!out.status.success() && stderr(&out).contains("toolu_nope"));
+}
+
+#[test]
+fn a_subagent_finds_its_values_in_its_sessions_folder() {
+    let store = tempfile::tempdir().unwrap();
+    let project = store.path().join("-home-ana-app");
+    let mut s = Session::new(&project, SESSION);
+    s.prompt("Explore").answer("Explored.").write();
+    let values = s.tool_results();
+    let agents = project.join(SESSION).join("subagents");
+    let mut a = Session::new(&agents, "agent-a1b2c3d");
+    a.id = SESSION.to_owned(); // a subagent's lines name its session
+    let text = "entry\n".repeat(9000);
+    a.prompt("List the files")
+        .call("toolu_S", "Bash", json!({"command": "find"}))
+        .result(
+            "toolu_S",
+            &stub("52.7KB", &saved(SESSION, "toolu_S.txt"), "entry"),
+            None,
+        )
+        .answer("Listed.");
+    a.write();
+    std::fs::write(values.join("toolu_S.txt"), &text).unwrap();
+    let dir = store.path();
+    let runs = mctl_json(dir, &["runs"]);
+    let sub = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "agent-a1b2c3d")
+        .unwrap();
+    assert_eq!(sub["parentId"], SESSION);
+    assert_eq!(sub["retained"], 1);
+    let main = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == SESSION)
+        .unwrap();
+    assert_eq!(
+        main["strays"], 0,
+        "its subagent's value is no stray of the session"
+    );
+    assert_eq!(
+        stdout(&mctl(dir, &["full", "agent-a1b2c3d", "toolu_S"])),
+        text
+    );
+}
+
+#[test]
+fn an_empty_session_and_an_orphaned_folder_are_shown_not_fatal() {
+    let store = tempfile::tempdir().unwrap();
+    let project = store.path().join("-home-ana-app");
+    std::fs::create_dir_all(project.join("gone-session/tool-results")).unwrap();
+    std::fs::write(
+        project.join("gone-session/tool-results/toolu_O.txt"),
+        "orphan",
+    )
+    .unwrap();
+    std::fs::write(project.join("empty.jsonl"), b"").unwrap();
+    let mut s = Session::new(&project, SESSION);
+    s.prompt("hello")
+        .line(json!({"type": "brand-new-line", "sessionId": SESSION}));
+    s.line(json!("not an object"));
+    s.write();
+    let dir = store.path();
+    let runs = mctl_json(dir, &["--source", "claude", "runs"]);
+    let ids: Vec<&str> = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        ids.contains(&"empty") && ids.contains(&SESSION) && !ids.contains(&"gone-session"),
+        "{ids:?}"
+    );
+    let show = mctl_json(dir, &["show", SESSION]);
+    assert_eq!(
+        show["run"]["warnings"], 1,
+        "an unknown line type is counted"
+    );
+    assert_eq!(
+        show["run"]["problems"], 1,
+        "a line that is no Claude Code line"
+    );
+    let kinds: Vec<&str> = show["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["user_message", "brand-new-line", "unreadable"]);
+    let layout =
+        mission_control::runs::Layout::read_as(dir, mission_control::sources::SourceKind::Claude)
+            .unwrap();
+    let orphans: Vec<&str> = layout.orphan_value_dirs().map(|(id, _)| id).collect();
+    assert_eq!(orphans, ["gone-session"]);
+}
