@@ -46,6 +46,8 @@ pub(super) struct DirState {
     seed_from: Option<FirstLook>,
     /// Within the first look: a summary met is not news to a run the index vouches for.
     first_look: bool,
+    /// Another agent's store, watched by looks at its whole layout instead.
+    foreign: Option<super::foreign::ForeignWatch>,
 }
 
 impl DirState {
@@ -63,7 +65,22 @@ impl DirState {
             seeds: HashMap::new(),
             seed_from: Some(first),
             first_look: false,
+            foreign: super::foreign::ForeignWatch::of(root),
         }
+    }
+
+    /// Looks at another agent's store again; `false` for a runs directory.
+    fn look_foreign(&mut self) -> bool {
+        let Some(mut f) = self.foreign.take() else {
+            return false;
+        };
+        let opts = self.opts_now();
+        let tx = self.tx.clone();
+        self.unreadable = !f.look(&self.root, opts, |c| {
+            let _ = tx.send(c);
+        });
+        self.foreign = Some(f);
+        true
     }
 
     /// Takes from the index the runs it vouches for (the first look only). Nothing is read
@@ -101,6 +118,9 @@ impl DirState {
 
     /// Run `id` as the lines read so far tell it (a run with only a summary is read from it).
     pub(super) fn run(&self, id: &str) -> Option<Run> {
+        if let Some(f) = &self.foreign {
+            return f.run(id, &self.opts_now());
+        }
         match self.tails.get(id).map(|t| (t, t.error())) {
             Some((tail, None)) => return Some(tail.run()),
             // Gone since the last notice (the next one says so): what the summary tells, if any.
@@ -139,6 +159,9 @@ impl DirState {
         if self.unreadable {
             return None;
         }
+        if let Some(f) = &self.foreign {
+            return Some(f.runs(&self.opts_now()));
+        }
         let ids: BTreeSet<&String> = self.tails.keys().chain(&self.summaries).collect();
         let mut runs: Vec<Run> = ids.into_iter().filter_map(|id| self.run(id)).collect();
         sort_runs(&mut runs);
@@ -148,6 +171,9 @@ impl DirState {
     /// Lists again each value directory whose time changed, and reports the value files that
     /// appeared or went. A run whose files went is read again (its retention states changed).
     pub(super) fn check_values(&mut self) {
+        if self.look_foreign() {
+            return;
+        }
         let now = SystemTime::now();
         let ids: Vec<String> = self.values.keys().cloned().collect();
         for id in ids {
@@ -238,6 +264,9 @@ impl DirState {
 
     /// Looks at every entry (at start, and when the watcher lost events).
     pub(super) fn scan_all(&mut self) {
+        if self.look_foreign() {
+            return;
+        }
         self.first_look = self.seed_from.is_some();
         self.seed();
         let listed = std::fs::read_dir(&self.root);
@@ -262,6 +291,9 @@ impl DirState {
     /// Re-reads what the names touched. Transcripts are read from their last complete line on.
     pub(super) fn touched(&mut self, names: &BTreeSet<String>) {
         self.wakeups += 1;
+        if self.look_foreign() {
+            return;
+        }
         let opts = self.opts_now();
         for name in names {
             if name.ends_with(TEMP_SUFFIX) {

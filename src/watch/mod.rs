@@ -10,6 +10,7 @@
 //! (limits, network file systems) the watcher falls back to polling and says so.
 
 mod dir_state;
+mod foreign;
 mod list;
 mod session;
 mod tail;

@@ -1,0 +1,120 @@
+//! Watching another agent's store (`crate::sources`). Its files nest (project folders, session
+//! folders, `YYYY/MM/DD`), so the runs directory's flat names say nothing of them: each look
+//! reads the store's layout again, stamps every run's files, and reads again only the runs
+//! whose stamp moved. The watcher looks on every notice and every second.
+
+use super::Change;
+use crate::runs::{sort_runs, unreadable_run, Layout, Run, RunOptions, RunStatus, RunsDir};
+use crate::sources::SourceKind;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Sizes and times of a run's transcript and value folders: any write moves it.
+type Stamp = Vec<(u64, Option<std::time::SystemTime>)>;
+
+pub(super) struct ForeignWatch {
+    source: SourceKind,
+    runs: BTreeMap<String, (Stamp, Run)>,
+}
+
+fn stamp_of(layout: &Layout, id: &str) -> Stamp {
+    let files = layout.runs.get(id);
+    let paths = [
+        files.and_then(|f| f.transcript.as_deref()),
+        layout.value_dir(id),
+        files.and_then(|f| f.parent_values.as_deref()),
+    ];
+    paths
+        .iter()
+        .map(
+            |p| match p.and_then(|p| std::fs::symlink_metadata(p).ok()) {
+                Some(m) => (m.len(), m.modified().ok()),
+                None => (0, None),
+            },
+        )
+        .collect()
+}
+
+impl ForeignWatch {
+    /// A watch of `root` when it is another agent's store.
+    pub(super) fn of(root: &Path) -> Option<Self> {
+        let source = crate::sources::detect(root);
+        (source != SourceKind::Klide).then(|| Self {
+            source,
+            runs: BTreeMap::new(),
+        })
+    }
+
+    /// Reads the store's layout again and each run whose files moved, telling what changed.
+    /// `false` when the store could not be read.
+    pub(super) fn look(&mut self, root: &Path, opts: RunOptions, send: impl Fn(Change)) -> bool {
+        let Ok(dir) = RunsDir::open(root, opts) else {
+            return false;
+        };
+        let dir = dir.with_source(self.source);
+        let Ok(layout) = dir.layout() else {
+            return false;
+        };
+        let name = root.display().to_string();
+        let gone: Vec<String> = self
+            .runs
+            .keys()
+            .filter(|id| !layout.runs.contains_key(*id))
+            .cloned()
+            .collect();
+        for id in gone {
+            self.runs.remove(&id);
+            send(Change::RunRemoved {
+                dir: name.clone(),
+                run: id,
+            });
+        }
+        for id in layout.runs.keys() {
+            let stamp = stamp_of(&layout, id);
+            let known = self.runs.get(id).map(|(s, _)| s);
+            if known == Some(&stamp) {
+                continue;
+            }
+            let run = match crate::runs::analyze_run(&layout, id, &opts, false) {
+                Ok(detail) => detail.run,
+                Err(e) => unreadable_run(id, &e),
+            };
+            let change = match known {
+                None => Change::RunAdded {
+                    dir: name.clone(),
+                    run: id.clone(),
+                },
+                // Read again whole: the list and an open run fetch it anew.
+                Some(_) => Change::Reset {
+                    dir: name.clone(),
+                    run: id.clone(),
+                    lines: run.events,
+                },
+            };
+            self.runs.insert(id.clone(), (stamp, run));
+            send(change);
+        }
+        true
+    }
+
+    /// A run as last read, its status told by the clock now: a run left alone for longer than
+    /// the running window is interrupted, though nothing of it changed.
+    pub(super) fn run(&self, id: &str, opts: &RunOptions) -> Option<Run> {
+        let mut run = self.runs.get(id)?.1.clone();
+        let idle = opts.now_ms.saturating_sub(run.updated_ms.unwrap_or(0));
+        if run.status == RunStatus::Running && idle > opts.running_window_ms {
+            run.status = RunStatus::Interrupted;
+        }
+        Some(run)
+    }
+
+    pub(super) fn runs(&self, opts: &RunOptions) -> Vec<Run> {
+        let mut runs: Vec<Run> = self
+            .runs
+            .keys()
+            .filter_map(|id| self.run(id, opts))
+            .collect();
+        sort_runs(&mut runs);
+        runs
+    }
+}
