@@ -7,11 +7,11 @@
 //! swapped for a link between the check and the delete therefore cannot redirect the delete.
 
 use super::audit::AuditLog;
-use super::stamp::run_stamp;
+use super::owners::Owners;
 use super::{journal, GcFile, GcPolicy, GcReason, GcReport, GcSkip};
 use crate::error::{Error, ErrorCode, Result};
 use crate::pins::Pins;
-use crate::runs::layout::{value_dir_name, RunPaths, VALUE_EXT};
+use crate::runs::layout::RunPaths;
 use crate::runs::options::modified_ms;
 use crate::runs::RunsDir;
 use rustix::fd::OwnedFd;
@@ -41,6 +41,7 @@ pub fn apply(
     mut progress: impl FnMut(Progress),
 ) -> Result<GcReport> {
     let root = dir.root();
+    let owners = Owners::of(&dir.layout()?);
     let files = plan.files.len();
     let _span = tracing::info_span!("gc_apply", dir = %root.display(), files).entered();
     let started = std::time::Instant::now();
@@ -90,9 +91,11 @@ pub fn apply(
             pins = Pins::load_in(dir.config_dir())?;
             last_run = Some(f.run.as_str());
         }
-        let checked = value_path(f).and_then(|(d, name)| {
-            run_still_collectable(root, f, d, policy, &pins, now_ms)?;
-            delete(&root_fd, d, name, f)?;
+        let checked = owners.check_path(&f.path, &f.run).and_then(|parts| {
+            let (name, dirs) = parts.split_last().expect("a checked path has a file name");
+            let d = dirs.join("/");
+            run_still_collectable(&owners, f, &d, policy, &pins, now_ms)?;
+            delete(&root_fd, dirs, name, f)?;
             Ok(d)
         });
         match checked {
@@ -107,8 +110,8 @@ pub fn apply(
                 audit.record(f);
                 out.files.push(f.clone());
                 p.bytes += f.bytes;
-                if !touched_dirs.iter().any(|t| t == d) {
-                    touched_dirs.push(d.to_owned());
+                if !touched_dirs.iter().any(|t| *t == d) {
+                    touched_dirs.push(d);
                 }
             }
         }
@@ -118,7 +121,9 @@ pub fn apply(
             std::thread::sleep(std::time::Duration::from_millis(ms));
         }
     }
-    for d in touched_dirs {
+    // Another agent's folders are left as they are: its own cleanup removes them.
+    let klide = owners.source() == crate::sources::SourceKind::Klide;
+    for d in touched_dirs.into_iter().filter(|_| klide) {
         if remove_dir_if_empty_value_dir(root, &root_fd, &d) {
             out.removed_dirs.push(d);
         }
@@ -152,20 +157,6 @@ fn fault_injection_pause() -> Option<u64> {
     None
 }
 
-/// `<run>.values/<name>.txt`: exactly two plain components, the first the run's own value
-/// directory.
-fn value_path(f: &GcFile) -> std::result::Result<(&str, &str), String> {
-    let bad = || Err(format!("not a value file path of run {}", f.run));
-    let Some((d, name)) = f.path.split_once('/') else {
-        return bad();
-    };
-    let plain = |s: &str| !s.is_empty() && s != "." && s != ".." && !s.contains(['/', '\\', '\0']);
-    if !plain(d) || !plain(name) || !name.ends_with(VALUE_EXT) || d != value_dir_name(&f.run) {
-        return bad();
-    }
-    Ok((d, name))
-}
-
 /// Whether `id` names a run: a transcript or summary of any kind (a link too) is there.
 fn is_run(root: &Path, id: &str) -> bool {
     let files = RunPaths::new(root, id).run_files();
@@ -175,19 +166,21 @@ fn is_run(root: &Path, id: &str) -> bool {
 /// The run (or orphan directory) a file belongs to may still be collected, checked before each
 /// file: for a run, unpinned and untouched since the plan; for an orphan, still without a run.
 fn run_still_collectable(
-    root: &Path,
+    owners: &Owners,
     f: &GcFile,
     d: &str,
     policy: &GcPolicy,
     pins: &Pins,
     now_ms: i64,
 ) -> std::result::Result<(), String> {
+    let root = owners.root();
     if pins.is_pinned(root, &f.run) {
         return Err("run pinned since the plan".into());
     }
-    let shared = is_run(root, d);
+    // A runs directory's value folder may also be a run's own folder (`<x>.values`).
+    let shared = owners.source() == crate::sources::SourceKind::Klide && is_run(root, d);
     if f.reason == GcReason::Orphan {
-        if shared || is_run(root, &f.run) {
+        if shared || owners.has_run(&f.run) {
             return Err("a run now owns this directory".into());
         }
         return Ok(());
@@ -195,13 +188,14 @@ fn run_still_collectable(
     if shared && f.reason == GcReason::Stray {
         return Err("the directory is now also a run's own folder".into());
     }
-    if run_stamp(root, &f.run) != f.run_stamp {
+    if owners.stamp(&f.run) != f.run_stamp {
         return Err("run became active since the plan".into());
     }
     // The stamp is stricter than the idle guard (any write counts); the guard still covers a
     // run whose transcript sits unchanged during a long tool call.
-    let changed = fs::metadata(RunPaths::new(root, &f.run).transcript())
-        .ok()
+    let changed = owners
+        .transcript(&f.run)
+        .and_then(|t| fs::metadata(t).ok())
         .as_ref()
         .and_then(modified_ms);
     if changed.is_some_and(|m| now_ms.saturating_sub(m) < policy.idle_guard_ms) {
@@ -210,15 +204,27 @@ fn run_still_collectable(
     Ok(())
 }
 
-/// Checks and deletes `d/name` relative to the runs directory's handle, following no link.
-fn delete(root_fd: &OwnedFd, d: &str, name: &str, f: &GcFile) -> std::result::Result<(), String> {
-    let dir = rustix::fs::openat(
-        root_fd,
-        d,
-        OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::RDONLY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .map_err(|e| format!("value directory: {e} (a link or no longer a directory)"))?;
+/// Checks and deletes `dirs/name` relative to the runs directory's handle, following no link:
+/// each folder on the way is opened from the one before it, none through a link.
+fn delete(
+    root_fd: &OwnedFd,
+    dirs: &[String],
+    name: &str,
+    f: &GcFile,
+) -> std::result::Result<(), String> {
+    let mut dir: Option<OwnedFd> = None;
+    for d in dirs {
+        let parent = dir.as_ref().unwrap_or(root_fd);
+        let next = rustix::fs::openat(
+            parent,
+            d.as_str(),
+            OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::RDONLY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| format!("value directory: {e} (a link or no longer a directory)"))?;
+        dir = Some(next);
+    }
+    let dir = dir.ok_or("a value file lies in a folder")?;
     let st = rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW)
         .map_err(|e| format!("file: {e}"))?;
     if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {

@@ -2,12 +2,12 @@
 //! take from it, what losing each costs the run's next resume, and which files match no result;
 //! and the orphan value directories. Gathering reads and never writes.
 
-use super::stamp::run_stamp;
+use super::owners::Owners;
 use super::{GcPolicy, GcSkip};
 use crate::retained::DEFAULT_THRESHOLD;
 use crate::runs::analyze::analyze_run_with;
-use crate::runs::layout::{value_dir_name, Layout};
-use crate::runs::values::{list_value_files, ValueFile};
+use crate::runs::layout::Layout;
+use crate::runs::values::ValueFile;
 use crate::runs::{ResultInfo, Run, RunOptions, RunStatus, RunsDir, Verify};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
@@ -16,6 +16,8 @@ use std::path::Path;
 /// What every step of a plan reads and none changes.
 pub(super) struct PlanInput<'a> {
     pub root: &'a Path,
+    /// Where each run's value folder is, and what proves the run untouched.
+    pub owners: &'a Owners,
     pub policy: &'a GcPolicy,
     /// The pinned runs of this directory.
     pub pinned: HashSet<String>,
@@ -25,6 +27,8 @@ pub(super) struct PlanInput<'a> {
 /// What planning knows of one run that has a value directory.
 pub(super) struct RunValues {
     pub id: String,
+    /// How a report names its value folder.
+    pub label: String,
     pub last_activity: i64,
     /// Running, or changed within the idle guard: never touched.
     pub active: bool,
@@ -49,14 +53,15 @@ impl RunValues {
 /// A value directory whose run is gone, with its files, or why they could not be listed.
 pub(super) struct OrphanDir {
     pub id: String,
+    pub label: String,
     pub files: io::Result<BTreeMap<String, ValueFile>>,
 }
 
 /// A value directory left alone because it could not be read: one unreadable run or orphan is
 /// reported, not a reason to collect nothing.
-pub(super) fn unreadable(id: &str, e: &io::Error) -> GcSkip {
+pub(super) fn unreadable(label: &str, e: &io::Error) -> GcSkip {
     GcSkip {
-        path: format!("{}/", value_dir_name(id)),
+        path: label.to_owned(),
         reason: format!("cannot be read: {e}"),
     }
 }
@@ -76,7 +81,7 @@ pub(super) fn gather_runs(
             Ok((files, run, results)) => {
                 rayon::iter::Either::Left(run_values(layout, input, &id, files, &run, &results))
             }
-            Err(e) => rayon::iter::Either::Right(unreadable(&id, &e)),
+            Err(e) => rayon::iter::Either::Right(unreadable(&input.owners.label(&id), &e)),
         });
     skipped.extend(unread);
     runs
@@ -95,6 +100,7 @@ pub(crate) fn runs_with_results(
     now_ms: i64,
 ) -> Vec<(String, io::Result<WithResults>)> {
     let mut indexed = dir.indexed_results(layout, now_ms).unwrap_or_default();
+    let owners = Owners::of(layout);
     // Sizes are enough here: GC needs to know which files back which results, not whether
     // their bytes still match.
     let opts = RunOptions {
@@ -114,7 +120,7 @@ pub(crate) fn runs_with_results(
     use rayon::prelude::*;
     dirs.into_par_iter()
         .map(|(id, vdir, entry)| {
-            let listed = list_value_files(vdir).and_then(|files| match entry {
+            let listed = owners.list(vdir).and_then(|files| match entry {
                 Some(entry) => match (entry.error, entry.results) {
                     (Some(why), _) => Err(io::Error::other(why)),
                     (None, Some(results)) => Ok((files, entry.run, results)),
@@ -143,7 +149,11 @@ fn run_values(
     let matched: HashSet<&str> = results.iter().map(|r| r.value_id.as_str()).collect();
     // A directory that is also another run's own folder holds that run's files too: only the
     // files that back this run's results are its, and none of the rest is a stray of it.
-    let strays: HashSet<String> = if layout.is_shared(id) {
+    let strays: HashSet<String> = if layout.source != crate::sources::SourceKind::Klide {
+        // A Claude Code session's folder holds its subagents' values too: no file in it can
+        // be called a stray of the session.
+        HashSet::new()
+    } else if layout.is_shared(id) {
         files.retain(|stem, _| matched.contains(stem.as_str()));
         HashSet::new()
     } else {
@@ -156,14 +166,20 @@ fn run_values(
     let updated = run.updated_ms.unwrap_or(0);
     RunValues {
         id: id.to_owned(),
+        label: input.owners.label(id),
         last_activity: updated,
         active: run.status == RunStatus::Running
             || input.now_ms.saturating_sub(updated) < input.policy.idle_guard_ms,
         pinned: input.pinned.contains(id),
         files,
-        backs: resume_cost(run, results),
+        // A Claude Code transcript keeps the stub of a persisted output: without its file the
+        // next resume sends the same stub, and the model can no longer read the output back.
+        backs: match layout.source {
+            crate::sources::SourceKind::Klide => resume_cost(run, results),
+            _ => HashMap::new(),
+        },
         strays,
-        stamp: run_stamp(input.root, id),
+        stamp: input.owners.stamp(id),
     }
 }
 
@@ -184,12 +200,13 @@ fn resume_cost(run: &Run, results: &[ResultInfo]) -> HashMap<String, u64> {
 
 /// The value directories whose run is gone, listed whatever the policy: their bytes count
 /// toward the budget even when orphans are not collected.
-pub(super) fn gather_orphans(layout: &Layout) -> Vec<OrphanDir> {
+pub(super) fn gather_orphans(layout: &Layout, owners: &Owners) -> Vec<OrphanDir> {
     layout
         .orphan_value_dirs()
         .map(|(id, d)| OrphanDir {
             id: id.to_owned(),
-            files: list_value_files(d),
+            label: owners.label(id),
+            files: owners.list(d),
         })
         .collect()
 }

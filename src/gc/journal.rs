@@ -4,7 +4,6 @@
 //! interrupted apply had planned and not yet deleted, so the next apply finishes them (after the
 //! same re-checks), or reports them.
 
-use super::stamp::run_stamp;
 use super::{GcFile, GcReason};
 use crate::config::{dir_key, write_atomic};
 use crate::error::{Error, ErrorCode, Result};
@@ -75,6 +74,7 @@ pub(crate) fn end(config: Option<&Path>, root: &Path) -> Result<()> {
 pub(crate) fn carry_over(
     config: Option<&Path>,
     root: &Path,
+    owners: &super::owners::Owners,
     selected: &mut BTreeMap<String, GcFile>,
 ) -> Result<u64> {
     let Some(p) = path(config, root) else {
@@ -102,16 +102,12 @@ pub(crate) fn carry_over(
     for f in journal.files {
         // Only files still exactly as planned, of runs untouched since: a run resumed after
         // the interruption needs its values again. The apply checks all of it once more.
-        let plain = f.path.split('/').count() == 2
-            && !f
-                .path
-                .split('/')
-                .any(|c| c.is_empty() || c == "." || c == "..");
+        let plain = owners.check_path(&f.path, &f.run).is_ok();
         let still_there = plain
             && std::fs::symlink_metadata(root.join(&f.path)).is_ok_and(|m| {
                 m.file_type().is_file() && m.len() == f.bytes && mtime_ns(&m) == f.mtime_ns
             });
-        let run_untouched = f.reason == GcReason::Orphan || run_stamp(root, &f.run) == f.run_stamp;
+        let run_untouched = f.reason == GcReason::Orphan || owners.stamp(&f.run) == f.run_stamp;
         if still_there && run_untouched && !selected.contains_key(&f.path) {
             selected.insert(f.path.clone(), f);
             n += 1;

@@ -9,6 +9,7 @@ mod apply;
 mod audit;
 mod candidates;
 mod journal;
+mod owners;
 mod plan;
 mod policies;
 mod stamp;

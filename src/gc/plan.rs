@@ -4,6 +4,7 @@
 //! interrupted apply left ([`super::journal`]), then total the cost per run.
 
 use super::candidates::{gather_orphans, gather_runs, PlanInput};
+use super::owners::Owners;
 use super::policies::{self, Selection};
 use super::{journal, GcPolicy, GcReport};
 use crate::error::{Error, ErrorCode, Result};
@@ -20,15 +21,17 @@ pub fn plan(dir: &RunsDir, policy: &GcPolicy, pins: &Pins, now_ms: i64) -> Resul
         ));
     }
     let layout = dir.layout()?;
+    let owners = Owners::of(&layout);
     let input = PlanInput {
         root: dir.root(),
+        owners: &owners,
         policy,
         pinned: pins.of_dir(dir.root()),
         now_ms,
     };
     let mut report = GcReport::default();
     let runs = gather_runs(dir, &layout, &input, &mut report.skipped);
-    let orphans = gather_orphans(&layout);
+    let orphans = gather_orphans(&layout, &owners);
     tracing::debug!(
         runs = runs.len(),
         orphans = orphans.len(),
@@ -50,7 +53,8 @@ pub fn plan(dir: &RunsDir, policy: &GcPolicy, pins: &Pins, now_ms: i64) -> Resul
     if policy.strays {
         policies::strays(&mut selection, &runs);
     }
-    report.resumed = journal::carry_over(dir.config_dir(), input.root, &mut selection.files)?;
+    report.resumed =
+        journal::carry_over(dir.config_dir(), input.root, &owners, &mut selection.files)?;
     // The budget comes last: what the other policies already take counts toward it.
     if let Some(max) = policy.max_bytes {
         policies::budget(&mut selection, &runs, &orphans, max, &mut report.skipped);

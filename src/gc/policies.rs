@@ -3,9 +3,7 @@
 //! applies them decides the reason a report gives.
 
 use super::candidates::{unreadable, OrphanDir, PlanInput, RunValues};
-use super::stamp::run_stamp;
 use super::{GcFile, GcReason, GcSkip};
-use crate::runs::layout::value_dir_name;
 use crate::runs::values::ValueFile;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -78,7 +76,7 @@ pub(super) fn report_held_runs(runs: &[RunValues], skipped: &mut Vec<GcSkip>) {
             "active: running or changed within the idle guard"
         };
         skipped.push(GcSkip {
-            path: format!("{}/", value_dir_name(&r.id)),
+            path: r.label.clone(),
             reason: reason.into(),
         });
     }
@@ -127,7 +125,7 @@ pub(super) fn orphans(
         let files = match &o.files {
             Ok(f) => f,
             Err(e) => {
-                skipped.push(unreadable(&o.id, e));
+                skipped.push(unreadable(&o.label, e));
                 continue;
             }
         };
@@ -136,12 +134,12 @@ pub(super) fn orphans(
         }
         if input.pinned.contains(&o.id) {
             skipped.push(GcSkip {
-                path: format!("{}/", value_dir_name(&o.id)),
+                path: o.label.clone(),
                 reason: "pinned".into(),
             });
             continue;
         }
-        let stamp = run_stamp(input.root, &o.id);
+        let stamp = input.owners.stamp(&o.id);
         for f in files.values() {
             let recent = f
                 .modified_ms

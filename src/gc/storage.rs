@@ -4,7 +4,6 @@
 use super::candidates::runs_with_results;
 use crate::error::{Error, Result};
 use crate::pins::Pins;
-use crate::runs::values::list_value_files;
 use crate::runs::RunsDir;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -63,8 +62,10 @@ pub fn storage(dir: &RunsDir, pins: &Pins, now_ms: i64) -> Result<StorageStats> 
             ..Default::default()
         })
         .collect();
+    let owners = super::owners::Owners::of(&layout);
     for (id, vdir) in layout.orphan_value_dirs() {
-        let files = list_value_files(vdir)
+        let files = owners
+            .list(vdir)
             .map_err(|e| Error::io(format!("reading {}", vdir.display()), &e))?;
         let bytes: u64 = files.values().map(|f| f.bytes).sum();
         stats.total_bytes += bytes;

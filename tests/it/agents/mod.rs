@@ -4,6 +4,7 @@
 
 mod claude;
 mod codex;
+mod gc;
 mod real;
 
 use serde_json::{json, Value};

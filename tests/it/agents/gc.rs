@@ -1,0 +1,116 @@
+//! GC of a Claude Code store: only the files of a session's `tool-results/` (directly inside or
+//! one folder below) are ever deleted; never a transcript, `subagents/`, another file, a live
+//! session's values, or anything through a link.
+
+use super::{stub, Session};
+use crate::support::{mctl, mctl_json, set_mtime, stderr, OLD_MS};
+use serde_json::json;
+use std::path::Path;
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+    set_mtime(path, OLD_MS);
+}
+
+#[test]
+fn gc_takes_only_value_files_of_idle_sessions_and_follows_no_link() {
+    let store = tempfile::tempdir().unwrap();
+    let project = store.path().join("-home-ana-app");
+    let old = "11111111-0000-4000-8000-000000000001";
+    let live = "22222222-0000-4000-8000-000000000002";
+    let path = |s: &str| format!("/home/ana/.claude/projects/-home-ana-app/{old}/tool-results/{s}");
+    let mut s = Session::new(&project, old);
+    s.prompt("Build")
+        .call("toolu_1", "Bash", json!({"command": "make"}))
+        .result("toolu_1", &stub("40KB", &path("toolu_1.txt"), "x"), None)
+        .answer("Built.");
+    s.write();
+    let values = project.join(old).join("tool-results");
+    write(&values.join("toolu_1.txt"), &"x\n".repeat(20_000));
+    write(&values.join("hook-output.json"), "[]");
+    write(&values.join("sub/nested.txt"), "one level down");
+    write(&values.join("sub/deeper/too-deep.txt"), "two levels down");
+    write(&values.join("notes.md"), "not a value");
+    write(&project.join(old).join("subagents/agent-a1.jsonl"), "{}\n");
+    write(
+        &project.join(old).join("subagents/agent-a1.txt"),
+        "not in tool-results",
+    );
+    // A live session: written just now.
+    let mut l = Session::new(&project, live);
+    l.prompt("Still going");
+    let live_path = l.write();
+    // Written again now: the session is live.
+    std::fs::write(&live_path, std::fs::read(&live_path).unwrap()).unwrap();
+    write(
+        &project.join(live).join("tool-results/toolu_9.txt"),
+        "live value",
+    );
+    // A session whose tool-results/ is a link to elsewhere, and a link inside a real one.
+    let elsewhere = tempfile::tempdir().unwrap();
+    write(&elsewhere.path().join("precious.txt"), "never deleted");
+    let linked = "33333333-0000-4000-8000-000000000003";
+    Session::new(&project, linked).prompt("linked").write();
+    std::fs::create_dir_all(project.join(linked)).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), project.join(linked).join("tool-results"))
+        .unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), values.join("linkdir")).unwrap();
+    std::os::unix::fs::symlink(
+        elsewhere.path().join("precious.txt"),
+        values.join("link.txt"),
+    )
+    .unwrap();
+    // An orphan: the session's transcript is gone, its tool-results stayed.
+    write(
+        &project.join("gone-session/tool-results/toolu_o.txt"),
+        "orphan",
+    );
+
+    let dir = store.path();
+    let plan = mctl_json(dir, &["gc", "--older-than", "1d", "--orphans"]);
+    let mut planned: Vec<String> = plan["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_owned())
+        .collect();
+    planned.sort();
+    let want = [
+        format!("-home-ana-app/{old}/tool-results/hook-output.json"),
+        format!("-home-ana-app/{old}/tool-results/sub/nested.txt"),
+        format!("-home-ana-app/{old}/tool-results/toolu_1.txt"),
+        "-home-ana-app/gone-session/tool-results/toolu_o.txt".to_owned(),
+    ];
+    assert_eq!(planned, want);
+    assert_eq!(
+        plan["files"][0]["contextBytes"], 0,
+        "the transcript keeps the stub"
+    );
+
+    let out = mctl(dir, &["gc", "--older-than", "1d", "--orphans", "--apply"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for gone in &want {
+        assert!(!dir.join(gone).exists(), "{gone} deleted");
+    }
+    for kept in [
+        format!("-home-ana-app/{old}.jsonl"),
+        format!("-home-ana-app/{old}/tool-results/notes.md"),
+        format!("-home-ana-app/{old}/tool-results/sub/deeper/too-deep.txt"),
+        format!("-home-ana-app/{old}/subagents/agent-a1.jsonl"),
+        format!("-home-ana-app/{old}/subagents/agent-a1.txt"),
+        format!("-home-ana-app/{live}/tool-results/toolu_9.txt"),
+    ] {
+        assert!(dir.join(&kept).exists(), "{kept} kept");
+    }
+    assert!(
+        elsewhere.path().join("precious.txt").exists(),
+        "nothing through a link"
+    );
+    // The session now reads its value as unretained; the transcript is whole.
+    let run = &mctl_json(dir, &["show", old])["run"];
+    assert_eq!(
+        (run["unretained"].as_u64(), run["retained"].as_u64()),
+        (Some(1), Some(0))
+    );
+}
