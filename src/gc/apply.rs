@@ -110,7 +110,7 @@ pub fn apply(
                 audit.record(f);
                 out.files.push(f.clone());
                 p.bytes += f.bytes;
-                if !touched_dirs.iter().any(|t| *t == d) {
+                if !touched_dirs.contains(&d) {
                     touched_dirs.push(d);
                 }
             }
