@@ -4,6 +4,7 @@
 //! result through its text in the transcript; stray value files too. Each hit in a value says
 //! whether the model was shown that line, by the coverage rule.
 
+mod foreign;
 mod hit;
 mod matcher;
 mod scan;
@@ -203,6 +204,8 @@ impl RunsDir {
 /// One run being searched: its transcript in one task, each value file in another.
 struct RunSearch<'a> {
     ctx: &'a Ctx<'a>,
+    /// The kind of store the run is in.
+    source: crate::sources::SourceKind,
     id: &'a str,
     transcript: Option<&'a Path>,
     value_dir: Option<&'a Path>,
@@ -240,6 +243,7 @@ impl<'a> RunSearch<'a> {
         };
         Self {
             ctx,
+            source: layout.source,
             id,
             transcript,
             value_dir,
@@ -271,7 +275,11 @@ impl<'a> RunSearch<'a> {
                 states: &states,
                 kinds,
             };
-            match search_transcript(self.ctx, &t) {
+            let searched = match self.source {
+                crate::sources::SourceKind::Klide => search_transcript(self.ctx, &t),
+                other => foreign::search_foreign(self.ctx, &t, other),
+            };
+            match searched {
                 Ok(bytes) => self.ctx.searched(bytes),
                 Err(e) => self.ctx.skip(path, reason(&e)),
             }
@@ -285,7 +293,11 @@ impl<'a> RunSearch<'a> {
         dir: &Path,
         retained: &[&'s ResultInfo],
     ) {
-        let files = match list_value_files(dir) {
+        let listed = match self.source {
+            crate::sources::SourceKind::Klide => list_value_files(dir),
+            _ => crate::sources::claude::list_values(dir),
+        };
+        let files = match listed {
             Ok(files) => files,
             Err(e) => return self.ctx.skip(dir, reason(&e)),
         };

@@ -195,7 +195,7 @@ fn skip_line(reader: &mut impl BufRead) -> io::Result<bool> {
     }
 }
 
-fn origin(t: &Transcript<'_>, number: u64, call: Option<&str>) -> Origin {
+pub(super) fn origin(t: &Transcript<'_>, number: u64, call: Option<&str>) -> Origin {
     Origin {
         run: t.run.to_owned(),
         line: Some(number),
@@ -207,7 +207,12 @@ fn origin(t: &Transcript<'_>, number: u64, call: Option<&str>) -> Origin {
     }
 }
 
-fn hits_of(lines: Vec<LineHit>, origin: &Origin, kind: HitKind, index: usize) -> Vec<SearchHit> {
+pub(super) fn hits_of(
+    lines: Vec<LineHit>,
+    origin: &Origin,
+    kind: HitKind,
+    index: usize,
+) -> Vec<SearchHit> {
     let index = u32::try_from(index).unwrap_or(u32::MAX);
     lines
         .into_iter()

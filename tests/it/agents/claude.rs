@@ -244,3 +244,76 @@ fn an_empty_session_and_an_orphaned_folder_are_shown_not_fatal() {
     let orphans: Vec<&str> = layout.orphan_value_dirs().map(|(id, _)| id).collect();
     assert_eq!(orphans, ["gone-session"]);
 }
+
+#[test]
+fn search_and_watch_read_a_claude_code_store_as_they_read_runs() {
+    let store = tempfile::tempdir().unwrap();
+    let project = store.path().join("-home-ana-app");
+    let mut s = Session::new(&project, SESSION);
+    let values = s.tool_results();
+    s.prompt("Where is the flaky needle test?")
+        .call("toolu_N", "Grep", json!({"pattern": "needle_input"}))
+        .result(
+            "toolu_N",
+            &stub("50KB", &saved(SESSION, "toolu_N.txt"), "head"),
+            None,
+        )
+        .answer("In needle_answer.rs");
+    s.write();
+    std::fs::write(
+        values.join("toolu_N.txt"),
+        "a\n".repeat(100) + "needle_value here\n",
+    )
+    .unwrap();
+    let dir = store.path();
+    let out = mctl(dir, &["search", "needle", "--json"]);
+    let hits: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = hits
+        .iter()
+        .filter(|h| h["kind"] != "summary")
+        .map(|h| h["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "message").count(),
+        2,
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&"input") && kinds.contains(&"value"),
+        "{kinds:?}"
+    );
+    let value = hits.iter().find(|h| h["kind"] == "value").unwrap();
+    assert_eq!(
+        (value["line"].as_u64(), value["textLine"].as_u64()),
+        (Some(3), Some(101))
+    );
+
+    // A line appended to the session is seen by the watch.
+    let mut child = crate::support::mctl_command()
+        .args(["--runs-dir"])
+        .arg(dir)
+        .args(["--json", "watch"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    s.prompt("And now?").write();
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    child.kill().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!(
+            "\"kind\":\"run-added\",\"dir\":\"{}\",\"run\":\"{SESSION}\"",
+            dir.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("\"kind\":\"reset\""),
+        "the appended line is seen: {text}"
+    );
+}
