@@ -120,6 +120,9 @@ pub struct ValueInfo {
     /// How `state` was told: `sampled` for a retained value opened from its file alone, until
     /// [`RunsDir::verify_value`] says more.
     pub verified: Verified,
+    /// The kind of store the run is in: what the states mean depends on it.
+    #[serde(default)]
+    pub agent: crate::sources::SourceKind,
 }
 
 /// The stub of a result, with what it is the stub of (`mctl stub --json`).
@@ -320,6 +323,7 @@ impl RunsDir {
             context_bytes: info.context_bytes,
             threshold: self.opts.threshold,
             verified: Verified::Full,
+            agent: crate::sources::SourceKind::Klide,
         };
         Ok((info, value))
     }
@@ -374,6 +378,7 @@ impl RunsDir {
             context_bytes: info.context_bytes,
             threshold: self.opts.threshold,
             verified: Verified::Sampled,
+            agent: crate::sources::SourceKind::Klide,
         };
         Ok(Some((info, value)))
     }
@@ -445,6 +450,7 @@ impl RunsDir {
             context_bytes: 0,
             threshold: self.opts.threshold,
             verified: Verified::Full,
+            agent: crate::sources::SourceKind::Klide,
         };
         Ok((info, value))
     }
@@ -522,6 +528,7 @@ impl RunsDir {
             context_bytes: info.context_bytes,
             threshold: self.opts.threshold,
             verified: Verified::Full,
+            agent: self.source(),
         };
         Ok((info, value))
     }

@@ -60,7 +60,8 @@ impl Service {
         settings.sources.runs_dirs = DirsSource::Saved;
         settings.saved = saved;
         self.forget_values();
-        Ok(settings.clone())
+        drop(settings);
+        Ok(self.current())
     }
 
     /// Saves the Settings view's choices and applies each one the command line and the
@@ -115,7 +116,8 @@ impl Service {
             );
             self.forget_values();
         }
-        Ok(settings.clone())
+        drop(settings);
+        Ok(self.current())
     }
 
     /// Writes `saved` to the settings file, when this front end has one.

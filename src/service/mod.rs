@@ -150,7 +150,16 @@ impl Service {
 
     /// The directories shown now, the threshold, and what this front end may do.
     pub fn current(&self) -> Settings {
-        lock(&self.settings).clone()
+        let mut settings = lock(&self.settings).clone();
+        if self.allowed.desktop {
+            let shown = |p: &str| settings.runs_dirs.iter().any(|d| d == p);
+            let declined = |p: &str| settings.saved.declined_agents.iter().any(|d| d == p);
+            settings.agent_locations = crate::sources::default_locations()
+                .into_iter()
+                .filter(|l| !shown(&l.path) && !declined(&l.path))
+                .collect();
+        }
+        settings
     }
 
     pub fn live(&self) -> &LiveSession {
@@ -247,6 +256,7 @@ pub fn settings(runs_dirs: Vec<String>, source: DirsSource, threshold: u64) -> S
         },
         saved: prefs::SavedSettings::default(),
         warnings: Vec::new(),
+        agent_locations: Vec::new(),
     }
 }
 

@@ -37,6 +37,9 @@ pub struct SavedSettings {
     pub running_window_ms: Option<i64>,
     pub gc_idle_guard_ms: Option<i64>,
     pub theme: Theme,
+    /// Other agents' stores the user chose not to show when the app offered them.
+    #[serde(default)]
+    pub declined_agents: Vec<String>,
 }
 
 /// Where each setting in effect comes from.
@@ -246,6 +249,7 @@ mod tests {
             running_window_ms: Some(60_000),
             gc_idle_guard_ms: Some(120_000),
             theme: Theme::Dark,
+            declined_agents: Vec::new(),
         }
     }
 

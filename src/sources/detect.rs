@@ -2,7 +2,7 @@
 //! where the agents keep theirs by default.
 
 use super::SourceKind;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -105,7 +105,7 @@ fn sniff(path: &Path) -> Option<SourceKind> {
 }
 
 /// Where an agent keeps its sessions on this machine.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentLocation {
     pub source: SourceKind,

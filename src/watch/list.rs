@@ -12,6 +12,8 @@ pub struct DirStatus {
     pub path: String,
     pub error: Option<String>,
     pub runs: u64,
+    /// The kind of store it is read as.
+    pub source: crate::sources::SourceKind,
 }
 
 /// A run and the runs directory it is in (an index into [`RunList::dirs`]).

@@ -70,6 +70,10 @@ pub struct Settings {
     /// settings file).
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// Other agents' stores found in their default places on this machine and not shown yet
+    /// (nor turned down): the app offers each, and adds it only when the user accepts.
+    #[serde(default)]
+    pub agent_locations: Vec<crate::sources::AgentLocation>,
 }
 
 /// Names one tool result: a runs directory (by path), a run id, a tool call id or value id.

@@ -39,6 +39,7 @@ fn a_saved_setting_applies_where_no_flag_or_variable_decides_and_is_kept_where_o
         running_window_ms: Some(120_000),
         gc_idle_guard_ms: Some(300_000),
         theme: Theme::Dark,
+        ..SavedSettings::default()
     };
     let s = svc.save_settings(saved.clone()).unwrap();
     // The flag and the variable win; the rest is the saved value, in effect at once.

@@ -79,10 +79,15 @@ impl LiveSession {
                 Ok(runs) => (runs, None),
                 Err(e) => (Vec::new(), Some(e.message)),
             };
+            let source = match runs.first() {
+                Some(r) => r.source,
+                None => crate::sources::detect(std::path::Path::new(path)),
+            };
             list.dirs.push(DirStatus {
                 path: path.clone(),
                 error,
                 runs: runs.len() as u64,
+                source,
             });
             list.runs
                 .extend(runs.into_iter().map(|run| RunRow { dir: i as u32, run }));

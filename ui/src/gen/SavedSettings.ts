@@ -5,4 +5,8 @@ import type { Theme } from "./Theme";
  * What the Settings view saves (the app's `settings.json`). A setting left out (`null`) takes
  * its default; a file of an older version, with fewer fields, still reads.
  */
-export type SavedSettings = { runsDirs: Array<string>, threshold: number | null, runningWindowMs: number | null, gcIdleGuardMs: number | null, theme: Theme, };
+export type SavedSettings = { runsDirs: Array<string>, threshold: number | null, runningWindowMs: number | null, gcIdleGuardMs: number | null, theme: Theme, 
+/**
+ * Other agents' stores the user chose not to show when the app offered them.
+ */
+declinedAgents: Array<string>, };

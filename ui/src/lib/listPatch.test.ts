@@ -6,8 +6,8 @@ import { row, run } from './testing';
 
 const list: RunList = {
   dirs: [
-    { path: '/a', error: null, runs: 2 },
-    { path: '/b', error: null, runs: 1 },
+    { path: '/a', error: null, runs: 2, source: 'klide' },
+    { path: '/b', error: null, runs: 1, source: 'klide' },
   ],
   runs: [row({ id: 'x', events: 1 }), row({ id: 'y' }), row({ id: 'x' }, 1)],
 };

@@ -32,3 +32,16 @@ describe('filterRuns', () => {
     expect(words('  a  B\tc ')).toEqual(['a', 'b', 'c']);
   });
 });
+
+describe('sources', () => {
+  it('filters by the stores chosen and counts each', async () => {
+    const { sourceCounts } = await import('./runsFilter');
+    const rows = [row({ id: 'h', source: 'klide' }), row({ id: 'c', source: 'claude' }), row({ id: 'x', source: 'codex' }), row({ id: 'c2', source: 'claude' })];
+    const shown = (sources: Set<'klide' | 'claude' | 'codex'>) =>
+      filterRuns(rows, { text: '', statuses: new Set(), sources, sort: 'activity' }).map((r) => r.run.id);
+    expect(shown(new Set())).toEqual(['c', 'c2', 'h', 'x']);
+    expect(shown(new Set(['claude']))).toEqual(['c', 'c2']);
+    expect(shown(new Set(['codex', 'klide']))).toEqual(['h', 'x']);
+    expect([...sourceCounts(rows)]).toEqual([['klide', 1], ['claude', 2], ['codex', 1]]);
+  });
+});

@@ -1,14 +1,24 @@
 // Filtering and sorting the runs list: pure functions over the rows the backend sent.
 import type { RunRow } from '../gen/RunRow';
 import type { RunStatus } from '../gen/RunStatus';
+import type { SourceKind } from '../gen/SourceKind';
 
 export type SortKey = 'activity' | 'size' | 'cost';
 
 export interface RunsQuery {
   text: string;
   statuses: Set<RunStatus>;
+  /** The stores to show runs of; empty shows all. */
+  sources?: Set<SourceKind>;
   sort: SortKey;
 }
+
+/** What a run's source is called in the list: a short mark and its full name. */
+export const SOURCE_NAMES: Record<SourceKind, { mark: string; name: string }> = {
+  klide: { mark: 'H', name: 'harness run' },
+  claude: { mark: 'CC', name: 'Claude Code session' },
+  codex: { mark: 'CX', name: 'Codex rollout' },
+};
 
 /** Every word of the filter must appear in the run's id, title, model or tool names. */
 export function matches(row: RunRow, words: string[]): boolean {
@@ -30,7 +40,13 @@ const sorters: Record<SortKey, (a: RunRow, b: RunRow) => number> = {
 
 export function filterRuns(rows: RunRow[], q: RunsQuery): RunRow[] {
   const ws = words(q.text);
-  const out = rows.filter((row) => (q.statuses.size === 0 || q.statuses.has(row.run.status)) && matches(row, ws));
+  const sources = q.sources ?? new Set();
+  const out = rows.filter(
+    (row) =>
+      (q.statuses.size === 0 || q.statuses.has(row.run.status)) &&
+      (sources.size === 0 || sources.has(row.run.source)) &&
+      matches(row, ws),
+  );
   // Ties keep a stable, readable order: by id.
   return out.sort((a, b) => sorters[q.sort](a, b) || a.run.id.localeCompare(b.run.id));
 }
@@ -38,5 +54,12 @@ export function filterRuns(rows: RunRow[], q: RunsQuery): RunRow[] {
 export function statusCounts(rows: RunRow[]): Record<RunStatus, number> {
   const c: Record<RunStatus, number> = { running: 0, done: 0, error: 0, cancelled: 0, interrupted: 0 };
   for (const row of rows) c[row.run.status]++;
+  return c;
+}
+
+/** How many runs each store holds (a store with none is absent). */
+export function sourceCounts(rows: RunRow[]): Map<SourceKind, number> {
+  const c = new Map<SourceKind, number>();
+  for (const row of rows) c.set(row.run.source, (c.get(row.run.source) ?? 0) + 1);
   return c;
 }

@@ -3,7 +3,7 @@ import { fromForm, overridden, sourceNote, toForm } from './settingsForm';
 import { resolveTheme } from './theme';
 
 describe('settings form', () => {
-  const saved = { runsDirs: ['/a'], threshold: 8192, runningWindowMs: 90 * 60_000, gcIdleGuardMs: 30_000, theme: 'dark' as const };
+  const saved = { runsDirs: ['/a'], threshold: 8192, runningWindowMs: 90 * 60_000, gcIdleGuardMs: 30_000, theme: 'dark' as const, declinedAgents: [] };
 
   it('shows what is saved, and saves it back unchanged', () => {
     const f = toForm(saved);
@@ -12,8 +12,8 @@ describe('settings form', () => {
   });
 
   it('takes sizes with units, and an empty field as the default', () => {
-    const r = fromForm({ threshold: '1MiB', runningWindowMinutes: '', gcIdleGuardMinutes: '', theme: 'system' }, []);
-    expect(r).toEqual({ saved: { runsDirs: [], threshold: 1 << 20, runningWindowMs: null, gcIdleGuardMs: null, theme: 'system' } });
+    const r = fromForm({ threshold: '1MiB', runningWindowMinutes: '', gcIdleGuardMinutes: '', theme: 'system' }, [], ['/declined']);
+    expect(r).toEqual({ saved: { runsDirs: [], threshold: 1 << 20, runningWindowMs: null, gcIdleGuardMs: null, theme: 'system', declinedAgents: ['/declined'] } });
   });
 
   it('refuses what cannot be a setting, saying why', () => {

@@ -26,7 +26,7 @@ export function toForm(s: SavedSettings): SettingsForm {
 }
 
 /** What to save: `dirs` and the form, each field empty meaning "the default". */
-export function fromForm(f: SettingsForm, dirs: string[]): { saved: SavedSettings } | { error: string } {
+export function fromForm(f: SettingsForm, dirs: string[], declined: string[] = []): { saved: SavedSettings } | { error: string } {
   let threshold: number | null = null;
   if (f.threshold.trim()) {
     threshold = parseSize(f.threshold);
@@ -42,7 +42,7 @@ export function fromForm(f: SettingsForm, dirs: string[]): { saved: SavedSetting
   if (typeof window === 'string') return { error: window };
   const guard = ms(f.gcIdleGuardMinutes, 'GC idle guard');
   if (typeof guard === 'string') return { error: guard };
-  return { saved: { runsDirs: dirs, threshold, runningWindowMs: window, gcIdleGuardMs: guard, theme: f.theme } };
+  return { saved: { runsDirs: dirs, threshold, runningWindowMs: window, gcIdleGuardMs: guard, theme: f.theme, declinedAgents: declined } };
 }
 
 /** Where the setting in effect comes from, said for the user; `flag` and `env` name its flag
