@@ -84,7 +84,13 @@ impl RunsDir {
             return Ok(Vec::new()); // a summary only: no results
         };
         let reading = |e: std::io::Error| Error::io(format!("reading {}", path.display()), &e);
-        let peeks = peek_calls(&path).map_err(reading)?;
+        let claude = layout.source == crate::sources::SourceKind::Claude;
+        let peeks = match claude {
+            // Claude Code's model reads a value back with Read or Grep on its file.
+            true => crate::sources::claude::peeks::read_backs(&path),
+            false => peek_calls(&path),
+        }
+        .map_err(reading)?;
         let mut values = Vec::new();
         for (i, r) in detail.results.iter().enumerate() {
             // A later inline result of the same call wrote no file: it does not replace this one.
@@ -92,11 +98,26 @@ impl RunsDir {
                 .iter()
                 .any(|later| later.value_id == r.value_id && later.state != RetentionState::Inline);
             let named = call.is_none_or(|c| c == r.tool_call_id || c == r.value_id);
-            if r.state == RetentionState::Inline || !last || !named {
+            let cut_or_inline =
+                matches!(r.state, RetentionState::Inline | RetentionState::Truncated);
+            if cut_or_inline || !last || !named {
                 continue;
             }
-            let content = crate::runs::access::result_text(&layout, &id, r).map_err(reading)?;
-            values.push(cover(r, &content, &peeks, errors));
+            // Another agent's stub is the text its model got, not one made from the output.
+            let (content, stub) = match claude {
+                true => {
+                    let texts = crate::runs::foreign::texts(&layout, &id, r).map_err(reading)?;
+                    let stub = crate::sources::claude::peeks::stub_of(&texts.seen);
+                    (texts.into_string().map_err(reading)?, stub)
+                }
+                false => {
+                    let content =
+                        crate::runs::access::result_text(&layout, &id, r).map_err(reading)?;
+                    let stub = stub_layout(&r.value_id, &r.tool, &content);
+                    (content, stub)
+                }
+            };
+            values.push(cover(r, &content, stub, &peeks, errors));
         }
         if let (Some(c), true) = (call, values.is_empty()) {
             if !detail
@@ -115,10 +136,10 @@ impl RunsDir {
 fn cover(
     r: &ResultInfo,
     content: &str,
+    stub: Stub,
     peeks: &[PeekCall],
     errors: &ErrorPattern,
 ) -> ValueCoverage {
-    let stub = stub_layout(&r.value_id, &r.tool, content);
     let seen = SeenLines::of(&stub, &r.value_id, peeks).lines;
     let mut showings = 0u64;
     let mut stub_lines = Vec::new();

@@ -54,7 +54,7 @@ function appEnv(scratch, env) {
 
 /** Starts tauri-driver on `port` (and `port + 1`) with `env` added, and the app on `runsDir`;
  *  its home, pins and GC journal go to a scratch directory beside it. */
-export async function startApp(runsDir, port, env = {}) {
+export async function startApp(runsDir, port, env = {}, args = []) {
   const scratch = path.join(runsDir, '..', `${path.basename(runsDir)}-home`);
   const driver = spawn('tauri-driver', ['--port', String(port), '--native-port', String(port + 1)], {
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -70,7 +70,7 @@ export async function startApp(runsDir, port, env = {}) {
     capabilities: {
       browserName: 'wry',
       'wdio:enforceWebDriverClassic': true,
-      'tauri:options': { application: app, args: ['--runs-dir', runsDir] },
+      'tauri:options': { application: app, args: ['--runs-dir', runsDir, ...args] },
     },
   });
   const exited = new Promise((resolve) => driver.once('exit', resolve));

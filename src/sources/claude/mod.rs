@@ -4,6 +4,7 @@
 
 mod fold;
 mod layout;
+pub(crate) mod peeks;
 pub(crate) mod persisted;
 
 pub(crate) use fold::{replacements_in, ClaudeFold};

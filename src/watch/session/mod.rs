@@ -235,6 +235,11 @@ impl LiveSession {
         // nothing is read again until it changes (hundreds of megabytes would take seconds).
         let opts = follow_opts(threshold);
         let root = Path::new(&dir);
+        if crate::sources::detect(root) != crate::sources::SourceKind::Klide {
+            // Another agent's run is not tailed line by line: the watch reads it again when it
+            // changes, and the list says so.
+            return Ok(());
+        }
         let kept = bytes.and_then(|b| Tail::from_index(root, &run, opts, b));
         let tail = kept.unwrap_or_else(|| Tail::new(root, &run, opts));
         let cell = Arc::new(Mutex::new(Follower {
