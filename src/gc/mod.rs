@@ -125,6 +125,11 @@ pub struct GcReport {
     /// Files carried over from an apply that was interrupted.
     pub resumed: u64,
     pub cancelled: bool,
+    /// For a Claude Code store: what Claude Code's own cleanup deletes at its next start,
+    /// whatever this plan does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub agent_sweep: Option<crate::sources::claude::sweep::AgentSweep>,
 }
 
 impl GcReport {

@@ -61,6 +61,7 @@ pub fn plan(dir: &RunsDir, policy: &GcPolicy, pins: &Pins, now_ms: i64) -> Resul
     }
 
     report.files = selection.into_files();
+    report.agent_sweep = super::storage::agent_sweep(dir, &layout, now_ms);
     tracing::debug!(files = report.files.len(), "selected");
     // Each file carries what its loss costs its run's next resume; totalling them tells each
     // run's cost and the plan's.

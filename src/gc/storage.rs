@@ -41,6 +41,9 @@ pub struct StorageStats {
     pub ages: Vec<StorageRow>,
     /// Value directories whose run is gone.
     pub orphans: Vec<StorageRow>,
+    /// For a Claude Code store: what Claude Code's own cleanup deletes at its next start.
+    #[serde(default)]
+    pub agent_sweep: Option<crate::sources::claude::sweep::AgentSweep>,
 }
 
 const AGES: [(&str, i64); 4] = [
@@ -119,5 +122,26 @@ pub fn storage(dir: &RunsDir, pins: &Pins, now_ms: i64) -> Result<StorageStats> 
     stats.tools = tools;
     stats.ages = ages;
     stats.orphans.sort_by_key(|o| std::cmp::Reverse(o.bytes));
+    stats.agent_sweep = agent_sweep(dir, &layout, now_ms);
     Ok(stats)
+}
+
+/// What Claude Code's own cleanup deletes of a Claude Code store at its next start; `None` for
+/// another kind of store.
+pub(crate) fn agent_sweep(
+    dir: &RunsDir,
+    layout: &crate::runs::Layout,
+    now_ms: i64,
+) -> Option<crate::sources::claude::sweep::AgentSweep> {
+    if layout.source != crate::sources::SourceKind::Claude {
+        return None;
+    }
+    let runs = dir.list().unwrap_or_default();
+    let title = |id: &str| {
+        runs.iter()
+            .find(|r| r.id == id)
+            .map(|r| r.title.clone())
+            .unwrap_or_default()
+    };
+    Some(crate::sources::claude::sweep::sweep(layout, now_ms, title))
 }

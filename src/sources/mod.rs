@@ -7,7 +7,7 @@
 //!   ([`claude`], docs/agents.md).
 //! - `codex`: Codex CLI's `sessions` directory of rollouts ([`codex`]).
 
-pub(crate) mod claude;
+pub mod claude;
 pub(crate) mod codex;
 mod detect;
 

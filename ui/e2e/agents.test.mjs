@@ -62,6 +62,9 @@ function claudeStore() {
   ];
   write(path.join(project, `${SESSION}.jsonl`), jsonl(lines));
   write(path.join(values, 'toolu_test.txt'), testLog);
+  // Forty days old: Claude Code's own cleanup (30 days by default) deletes it at its next start.
+  const old = new Date(Date.now() - 40 * 86_400_000);
+  fs.utimesSync(path.join(project, `${SESSION}.jsonl`), old, old);
   n = 0;
   const agent = [
     line('user', { isSidechain: true, agentId: 'a1b2c3d', message: { role: 'user', content: 'List the cart modules' } }),
@@ -153,6 +156,22 @@ describe('Claude Code and Codex stores in the app', () => {
     assert.equal(recovered, 'recovered from the transcript');
     await waitFor(async () => (await (await browser.$('[data-testid="full-text"] [data-line="1"]')).getText()).includes('TODO price rounding'), 'the recovered output');
     await (await browser.$('[data-testid="back"]')).click();
+  });
+
+  it('says in the Storage view what Claude Code\'s own cleanup deletes next', async () => {
+    await (await browser.$('[data-testid="open-storage"]')).click();
+    await browser.execute((dir) => {
+      const select = document.querySelector('.storage header select');
+      select.value = dir;
+      select.dispatchEvent(new Event('change', { bubbles: true }));
+    }, projects);
+    const sweep = await waitFor(async () => {
+      const el = await browser.$('[data-testid="sweep-sessions"]');
+      return (await el.isExisting()) ? el : null;
+    }, 'the forecast of Claude Code\'s cleanup');
+    assert.equal(await sweep.getText(), '1 session');
+    const text = await browser.execute(() => document.querySelector('[data-testid="agent-sweep"]')?.textContent ?? '');
+    assert.match(text, /Fix the checkout discount/);
   });
 
   it('shows a Codex output cut in place as truncated', async () => {

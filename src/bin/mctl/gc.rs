@@ -106,6 +106,18 @@ fn describe(r: &GcReport) -> String {
         human::bytes(r.context_bytes),
         human::count(r.context_tokens)
     );
+    if let Some(s) = &r.agent_sweep {
+        let _ = writeln!(
+            out,
+            "Claude Code's own cleanup (cleanupPeriodDays {}{}) deletes at its next start: {} ({}) and {} ({})",
+            s.period_days,
+            s.settings_file.as_deref().map(|f| format!(", from {f}")).unwrap_or_default(),
+            human::plurals(s.sessions.len() as u64, "session"),
+            human::bytes(s.session_bytes),
+            human::plurals(s.value_files, "value file"),
+            human::bytes(s.value_bytes)
+        );
+    }
     for s in &r.skipped {
         let _ = writeln!(out, "skipped {}: {}", human::clip(&s.path, 80), s.reason);
     }

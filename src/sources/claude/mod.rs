@@ -6,6 +6,7 @@ mod fold;
 mod layout;
 pub(crate) mod peeks;
 pub(crate) mod persisted;
+pub mod sweep;
 
 pub(crate) use fold::{replacements_in, ClaudeFold};
 pub(crate) use layout::{read as read_layout, SUBAGENTS, TOOL_RESULTS};

@@ -114,3 +114,66 @@ fn gc_takes_only_value_files_of_idle_sessions_and_follows_no_link() {
         (Some(1), Some(0))
     );
 }
+
+#[test]
+fn the_plan_says_what_claude_codes_own_cleanup_deletes_next() {
+    let home = tempfile::tempdir().unwrap();
+    let projects = home.path().join("projects");
+    let project = projects.join("-home-ana-app");
+    std::fs::write(
+        home.path().join("settings.json"),
+        r#"{"cleanupPeriodDays": 7}"#,
+    )
+    .unwrap();
+    let old = "11111111-0000-4000-8000-000000000001";
+    let new = "22222222-0000-4000-8000-000000000002";
+    Session::new(&project, old).prompt("An old session").write();
+    write(
+        &project.join(old).join("tool-results/toolu_a.txt"),
+        "old value",
+    );
+    write(&project.join(old).join("subagents/agent-x.jsonl"), "{}\n");
+    let mut s = Session::new(&project, new);
+    s.prompt("A new session");
+    let path = s.write();
+    std::fs::write(&path, std::fs::read(&path).unwrap()).unwrap(); // written now
+                                                                   // A value older than the period goes by its own age, even in a session that stays.
+    write(
+        &project.join(new).join("tool-results/toolu_b.txt"),
+        "old value in a new session",
+    );
+    let fresh = project.join(new).join("tool-results/toolu_c.txt");
+    std::fs::write(&fresh, "new value").unwrap();
+
+    let plan = mctl_json(&projects, &["gc", "--orphans"]);
+    let sweep = &plan["agentSweep"];
+    assert_eq!(sweep["periodDays"], 7);
+    assert_eq!(
+        sweep["settingsFile"],
+        home.path().join("settings.json").to_string_lossy().as_ref()
+    );
+    let swept: Vec<&str> = sweep["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["run"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        swept,
+        [old],
+        "the subagent's file is not swept; the new session stays"
+    );
+    assert_eq!(sweep["sessions"][0]["title"], "An old session");
+    assert_eq!(sweep["valueFiles"], 2);
+    assert_eq!(
+        plan["files"].as_array().unwrap().len(),
+        0,
+        "the forecast deletes nothing"
+    );
+    let text = crate::support::stdout(&mctl(&projects, &["gc", "--orphans"]));
+    assert!(
+        text.contains("Claude Code's own cleanup (cleanupPeriodDays 7, from "),
+        "{text}"
+    );
+    assert!(text.contains("1 session"), "{text}");
+}

@@ -1,0 +1,146 @@
+//! What Claude Code's own cleanup will delete at its next start (docs/agents.md): every session
+//! file and every file of a session's `tool-results/` (one folder below too) whose own
+//! modification time is older than `cleanupPeriodDays` (its `settings.json`, default 30). The
+//! Storage view says so, so that a user can export what matters first.
+
+use crate::runs::Layout;
+use serde::Serialize;
+use std::fs;
+use std::path::{Path, PathBuf};
+use ts_rs::TS;
+
+/// Claude Code's default retention.
+pub const DEFAULT_CLEANUP_DAYS: u64 = 30;
+
+/// One session Claude Code's cleanup will delete.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SweptSession {
+    pub run: String,
+    pub title: String,
+    /// Its transcript's bytes.
+    pub bytes: u64,
+    pub modified_ms: Option<i64>,
+}
+
+/// What Claude Code's next start deletes of this store.
+#[derive(Debug, Clone, Default, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentSweep {
+    /// `cleanupPeriodDays` in effect.
+    pub period_days: u64,
+    /// The settings file it was read from; `null` when there is none (the default applies).
+    pub settings_file: Option<String>,
+    /// Files modified before this are deleted.
+    pub cutoff_ms: i64,
+    /// Sessions whose transcript goes, oldest first.
+    pub sessions: Vec<SweptSession>,
+    pub session_bytes: u64,
+    /// Value files that go (in sessions kept too: each file goes by its own age).
+    pub value_files: u64,
+    pub value_bytes: u64,
+}
+
+/// Claude Code's config folder for store `root`: above the `projects` directory (`root` or its
+/// parent), else `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+fn config_dir(root: &Path) -> Option<PathBuf> {
+    let named = |p: &Path| p.file_name().is_some_and(|n| n == "projects");
+    if named(root) {
+        return root.parent().map(Path::to_path_buf);
+    }
+    if let Some(parent) = root.parent().filter(|p| named(p)) {
+        return parent.parent().map(Path::to_path_buf);
+    }
+    std::env::var_os("CLAUDE_CONFIG_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| dirs::home_dir().map(|h| h.join(".claude")))
+}
+
+/// `cleanupPeriodDays` of the settings file in `config`, and the file it came from.
+fn period(config: Option<&Path>) -> (u64, Option<String>) {
+    let Some(file) = config.map(|c| c.join("settings.json")) else {
+        return (DEFAULT_CLEANUP_DAYS, None);
+    };
+    let Ok(bytes) = fs::read(&file) else {
+        return (DEFAULT_CLEANUP_DAYS, None);
+    };
+    let days = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .ok()
+        .and_then(|v| {
+            v.get("cleanupPeriodDays")
+                .and_then(serde_json::Value::as_u64)
+        })
+        .unwrap_or(DEFAULT_CLEANUP_DAYS);
+    (days, Some(file.to_string_lossy().into_owned()))
+}
+
+fn modified_ms(meta: &fs::Metadata) -> Option<i64> {
+    crate::runs::options::modified_ms(meta)
+}
+
+/// What Claude Code's cleanup deletes of store `layout` at `now_ms`; `titles` names the runs.
+/// A period of 0 turns off transcript writing in Claude Code, not its cleanup: nothing is swept.
+pub fn sweep(layout: &Layout, now_ms: i64, title: impl Fn(&str) -> String) -> AgentSweep {
+    let (period_days, settings_file) = period(config_dir(&layout.root).as_deref());
+    let cutoff_ms = now_ms.saturating_sub(
+        i64::try_from(period_days)
+            .unwrap_or(i64::MAX / 86_400_000)
+            .saturating_mul(86_400_000),
+    );
+    let mut out = AgentSweep {
+        period_days,
+        settings_file,
+        cutoff_ms,
+        ..Default::default()
+    };
+    if period_days == 0 {
+        return out;
+    }
+    let old = |m: &fs::Metadata| modified_ms(m).is_some_and(|t| t < cutoff_ms);
+    for (id, files) in &layout.runs {
+        // Subagents' files are not swept (only the project folder's own `*.jsonl`).
+        if files.parent.is_some() {
+            continue;
+        }
+        let Some(meta) = files
+            .transcript
+            .as_ref()
+            .and_then(|p| fs::symlink_metadata(p).ok())
+        else {
+            continue;
+        };
+        if meta.is_file() && old(&meta) {
+            out.session_bytes += meta.len();
+            out.sessions.push(SweptSession {
+                run: id.clone(),
+                title: title(id),
+                bytes: meta.len(),
+                modified_ms: modified_ms(&meta),
+            });
+        }
+    }
+    out.sessions.sort_by_key(|s| s.modified_ms);
+    for dir in layout.value_dirs.values() {
+        count_old(dir, 0, &old, &mut out);
+    }
+    out
+}
+
+/// Counts the old regular files of a `tool-results/` folder and of its folders one level down.
+fn count_old(dir: &Path, depth: u8, old: &impl Fn(&fs::Metadata) -> bool, out: &mut AgentSweep) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let Ok(meta) = fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        if meta.is_file() && old(&meta) {
+            out.value_files += 1;
+            out.value_bytes += meta.len();
+        } else if meta.is_dir() && depth == 0 {
+            count_old(&entry.path(), 1, old, out);
+        }
+    }
+}
