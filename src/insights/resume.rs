@@ -218,6 +218,14 @@ impl RunsDir {
         shape: Option<ReplayShape>,
         without_values: bool,
     ) -> Result<ResumePreview> {
+        if self.source() != crate::sources::SourceKind::Klide {
+            let message = format!(
+                "the resume preview replays the harness's transcripts; {} resumes its own \
+                 sessions from what they hold (the stub of each persisted output included)",
+                self.source().label()
+            );
+            return Err(Error::new(crate::error::ErrorCode::Invalid, message));
+        }
         let layout = self.layout()?;
         let id = self.resolve_run(&layout, run)?;
         // Which results have a value file now: a size comparison tells that (a damaged file

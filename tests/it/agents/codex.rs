@@ -92,3 +92,22 @@ fn a_compressed_rollout_reads_like_a_plain_one_and_its_cut_is_truncated() {
         "Plain wins"
     );
 }
+
+#[test]
+fn the_harness_only_insights_say_so_for_another_agent() {
+    let store = tempfile::tempdir().unwrap();
+    let day = store.path().join("sessions/2026/07/01");
+    std::fs::create_dir_all(&day).unwrap();
+    std::fs::write(
+        day.join(format!("rollout-2026-07-01T10-00-00-{THREAD}.jsonl")),
+        rollout(),
+    )
+    .unwrap();
+    let out = mctl(&store.path().join("sessions"), &["resume", THREAD]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("Codex resumes its own sessions"),
+        "{}",
+        stderr(&out)
+    );
+}
