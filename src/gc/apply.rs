@@ -12,7 +12,6 @@ use super::{journal, GcFile, GcPolicy, GcReason, GcReport, GcSkip};
 use crate::error::{Error, ErrorCode, Result};
 use crate::pins::Pins;
 use crate::runs::layout::RunPaths;
-use crate::runs::options::modified_ms;
 use crate::runs::RunsDir;
 use rustix::fd::OwnedFd;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
@@ -193,11 +192,7 @@ fn run_still_collectable(
     }
     // The stamp is stricter than the idle guard (any write counts); the guard still covers a
     // run whose transcript sits unchanged during a long tool call.
-    let changed = owners
-        .transcript(&f.run)
-        .and_then(|t| fs::metadata(t).ok())
-        .as_ref()
-        .and_then(modified_ms);
+    let changed = owners.changed_ms(&f.run);
     if changed.is_some_and(|m| now_ms.saturating_sub(m) < policy.idle_guard_ms) {
         return Err("run changed within the idle guard".into());
     }

@@ -163,7 +163,11 @@ fn run_values(
             .cloned()
             .collect()
     };
-    let updated = run.updated_ms.unwrap_or(0);
+    // A Claude Code session's folder is also written by its subagents.
+    let updated = run
+        .updated_ms
+        .unwrap_or(0)
+        .max(input.owners.changed_ms(id).unwrap_or(0));
     RunValues {
         id: id.to_owned(),
         label: input.owners.label(id),

@@ -76,18 +76,10 @@ impl Owners {
         Some(session.with_file_name(format!("{name}.jsonl")))
     }
 
-    /// The transcript whose changes keep `id` from being collected (the idle guard).
-    pub(crate) fn transcript(&self, id: &str) -> Option<PathBuf> {
-        match self.source {
-            SourceKind::Klide => Some(RunPaths::new(&self.root, id).transcript()),
-            _ => self.session_transcript(id),
-        }
-    }
-
-    /// The state of the run's files: any write changes it.
-    pub(crate) fn stamp(&self, id: &str) -> String {
+    /// The transcripts that write to `id`'s value folder: a session's, and its subagents'.
+    fn writers(&self, id: &str) -> Vec<PathBuf> {
         if self.source == SourceKind::Klide {
-            return run_stamp(&self.root, id);
+            return vec![RunPaths::new(&self.root, id).transcript()];
         }
         let mut files: Vec<PathBuf> = self.session_transcript(id).into_iter().collect();
         if let Some(agents) = self
@@ -97,13 +89,32 @@ impl Owners {
             .map(|s| s.join("subagents"))
         {
             if let Ok(entries) = fs::read_dir(agents) {
-                let mut found: Vec<PathBuf> =
-                    entries.filter_map(|e| Some(e.ok()?.path())).collect();
+                let mut found: Vec<PathBuf> = entries
+                    .filter_map(|e| Some(e.ok()?.path()))
+                    .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+                    .collect();
                 found.sort();
                 files.extend(found);
             }
         }
         files
+    }
+
+    /// When anything that writes to `id`'s value folder last changed (the idle guard).
+    pub(crate) fn changed_ms(&self, id: &str) -> Option<i64> {
+        self.writers(id)
+            .iter()
+            .filter_map(|p| fs::metadata(p).ok())
+            .filter_map(|m| crate::runs::options::modified_ms(&m))
+            .max()
+    }
+
+    /// The state of the run's files: any write changes it.
+    pub(crate) fn stamp(&self, id: &str) -> String {
+        if self.source == SourceKind::Klide {
+            return run_stamp(&self.root, id);
+        }
+        self.writers(id)
             .iter()
             .map(|p| match fs::symlink_metadata(p) {
                 Ok(m) => format!("{}:{}", m.len(), mtime_ns(&m)),
@@ -113,7 +124,8 @@ impl Owners {
             .join("/")
     }
 
-    /// Whether a run owns `id`'s folder now (an orphan that got its transcript back).
+    /// Whether a run owns `id`'s folder now (an orphan that got its transcript back, or a
+    /// session whose subagents still write there).
     pub(crate) fn has_run(&self, id: &str) -> bool {
         match self.source {
             SourceKind::Klide => RunPaths::new(&self.root, id)
@@ -121,8 +133,9 @@ impl Owners {
                 .iter()
                 .any(|p| fs::symlink_metadata(p).is_ok()),
             _ => self
-                .session_transcript(id)
-                .is_some_and(|t| fs::symlink_metadata(t).is_ok()),
+                .writers(id)
+                .iter()
+                .any(|t| fs::symlink_metadata(t).is_ok()),
         }
     }
 
@@ -139,6 +152,16 @@ impl Owners {
     /// plain components ending `.txt` or `.json`.
     pub(crate) fn check_path(&self, path: &str, run: &str) -> Result<Vec<String>, String> {
         let bad = || Err(format!("not a value file path of run {run}"));
+        // Only a folder the store's layout names is collected from (a journal's path too); a
+        // Codex store has none.
+        let known = match self.source {
+            SourceKind::Klide => plain(run),
+            SourceKind::Claude => self.dirs.contains_key(run),
+            SourceKind::Codex => false,
+        };
+        if !known {
+            return bad();
+        }
         let parts: Vec<&str> = path.split('/').collect();
         if !parts.iter().all(|p| plain(p)) {
             return bad();
@@ -249,6 +272,17 @@ mod tests {
             assert!(o.check_path(bad, "s1").is_err(), "{bad}");
         }
         assert_eq!(o.label("s1"), "-p/s1/tool-results/");
-        assert_eq!(o.transcript("s1").unwrap(), root.join("-p/s1.jsonl"));
+        assert_eq!(o.writers("s1"), [root.join("-p/s1.jsonl")]);
+        // A run the layout does not name has no folder to collect from (a journal's path).
+        assert!(o.check_path("-p/s9/tool-results/x.txt", "s9").is_err());
+        let codex = Owners::of(&Layout {
+            source: SourceKind::Codex,
+            ..Default::default()
+        });
+        assert!(codex.check_path("s1/tool-results/x.txt", "s1").is_err());
+        // A session whose transcript is gone still owns its folder while a subagent writes.
+        fs::create_dir_all(root.join("-p/s1/subagents")).unwrap();
+        fs::write(root.join("-p/s1/subagents/agent-a.jsonl"), "{}").unwrap();
+        assert!(o.has_run("s1"));
     }
 }

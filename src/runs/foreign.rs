@@ -38,11 +38,9 @@ pub(crate) struct ForeignTexts {
 impl ForeignTexts {
     /// The stub the model got, when it got one instead of the output.
     pub(crate) fn stub(&self, info: &ResultInfo) -> Option<Stub> {
-        info.stub_bytes.map(|_| Stub {
-            text: self.seen.clone(),
-            head: None,
-            tail: None,
-        })
+        // The lines its preview shows are the first ones of the full text.
+        info.stub_bytes
+            .map(|_| crate::sources::claude::peeks::stub_of(&self.seen))
     }
 
     /// The full text, to view or peek.

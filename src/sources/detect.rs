@@ -17,60 +17,71 @@ const LOOK_AT: usize = 500;
 /// directory that says nothing (empty) is read as a runs directory, unless it is called
 /// `projects` (Claude Code) or `sessions` (Codex).
 pub fn detect(root: &Path) -> SourceKind {
-    let mut folders = Vec::new();
     let Ok(entries) = fs::read_dir(root) else {
         return SourceKind::Klide;
     };
+    // Every signal of the first entries is gathered before deciding: a harness runs directory
+    // is never taken for another store because of the order its entries come in.
+    let (mut klide, mut codex, mut claude) = (false, false, false);
+    let mut folders = Vec::new();
     for entry in entries.filter_map(Result::ok).take(LOOK_AT) {
         let (Ok(kind), Ok(name)) = (entry.file_type(), entry.file_name().into_string()) else {
             continue;
         };
         if kind.is_file() {
             if name.ends_with(".summary.json") {
-                return SourceKind::Klide;
-            }
-            if super::codex::rollout_id(&name).is_some() {
-                return SourceKind::Codex;
-            }
-            if name.ends_with(".jsonl") {
-                if let Some(kind) = sniff(&entry.path()) {
-                    return kind;
+                klide = true;
+            } else if super::codex::rollout_id(&name).is_some() {
+                codex = true;
+            } else if name.ends_with(".jsonl") && !klide && !claude {
+                match sniff(&entry.path()) {
+                    Some(SourceKind::Klide) => klide = true,
+                    Some(SourceKind::Claude) => claude = true,
+                    Some(SourceKind::Codex) => codex = true,
+                    None => {}
                 }
             }
         } else if kind.is_dir() {
             if name.ends_with(".values") {
-                return SourceKind::Klide;
+                klide = true;
+            } else if name.len() == 4 && name.bytes().all(|b| b.is_ascii_digit()) {
+                codex = true;
+            } else {
+                folders.push(entry.path());
             }
-            if name.len() == 4 && name.bytes().all(|b| b.is_ascii_digit()) {
-                return SourceKind::Codex;
-            }
-            folders.push(entry.path());
         }
     }
-    for folder in folders.iter().take(20) {
-        if [super::claude::TOOL_RESULTS, super::claude::SUBAGENTS]
-            .iter()
-            .any(|s| folder.join(s).is_dir())
-        {
-            return SourceKind::Claude;
-        }
-        let Ok(entries) = fs::read_dir(folder) else {
-            continue;
-        };
-        for entry in entries.filter_map(Result::ok).take(20) {
-            let name = entry.file_name();
-            if name.to_string_lossy().ends_with(".jsonl") {
-                if let Some(SourceKind::Claude) = sniff(&entry.path()) {
-                    return SourceKind::Claude;
-                }
-            }
-        }
+    if klide {
+        return SourceKind::Klide;
+    }
+    if claude || folders.iter().take(20).any(|f| claude_folder(f)) {
+        return SourceKind::Claude;
+    }
+    if codex {
+        return SourceKind::Codex;
     }
     match root.file_name().and_then(|n| n.to_str()) {
         Some("projects") => SourceKind::Claude,
         Some("sessions") => SourceKind::Codex,
         _ => SourceKind::Klide,
     }
+}
+
+/// A Claude Code session folder, or a project folder holding a Claude Code session.
+fn claude_folder(folder: &Path) -> bool {
+    if [super::claude::TOOL_RESULTS, super::claude::SUBAGENTS]
+        .iter()
+        .any(|s| folder.join(s).is_dir())
+    {
+        return true;
+    }
+    let Ok(entries) = fs::read_dir(folder) else {
+        return false;
+    };
+    entries.filter_map(Result::ok).take(20).any(|e| {
+        e.file_name().to_string_lossy().ends_with(".jsonl")
+            && sniff(&e.path()) == Some(SourceKind::Claude)
+    })
 }
 
 /// The kind the first non-empty line of a transcript says (at most 1 MiB of it is read).
@@ -168,6 +179,9 @@ mod tests {
         let codex = at("codex");
         fs::create_dir_all(codex.join("2026/05/11")).unwrap();
         assert_eq!(detect(&codex), SourceKind::Codex);
+        // A runs directory with a folder named like a year is still a runs directory.
+        fs::create_dir_all(klide.join("2025")).unwrap();
+        assert_eq!(detect(&klide), SourceKind::Klide);
 
         assert_eq!(detect(&at("empty")), SourceKind::Klide);
         assert_eq!(detect(&at("x/projects")), SourceKind::Claude);

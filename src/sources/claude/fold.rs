@@ -73,6 +73,9 @@ struct Line<'a> {
     is_meta: bool,
     #[serde(default)]
     is_compact_summary: bool,
+    /// A message Claude Code wrote in the model's place when the API call failed.
+    #[serde(default)]
+    is_api_error_message: bool,
     session_id: Option<String>,
     cwd: Option<String>,
     message: Option<Message>,
@@ -346,7 +349,9 @@ impl ClaudeFold {
             };
             into.emit(at.n, at.offset, at.ts, "tool_call_started", &started, None);
         }
-        if !calls.is_empty() {
+        if l.is_api_error_message {
+            into.set_terminal(Some((at.n, Terminal::Error)));
+        } else if !calls.is_empty() {
             into.set_terminal(None);
         } else if answered {
             into.set_terminal(Some((at.n, Terminal::Done)));
@@ -363,12 +368,15 @@ impl ClaudeFold {
             .get("is_error")
             .and_then(Value::as_bool)
             .unwrap_or(false);
-        let seen = match self.replacements.get(&id) {
-            Some(stub) => stub.clone(),
-            None => block
-                .get("content")
-                .and_then(persisted::block_text)
-                .unwrap_or_default(),
+        let content = block
+            .get("content")
+            .and_then(persisted::block_text)
+            .unwrap_or_default();
+        let raw = raw.map(persisted::raw_output).unwrap_or_default();
+        let (seen, raw) = match self.replacements.get(&id) {
+            // Persisted when sent: the transcript kept the whole output as the content.
+            Some(stub) => (stub.clone(), replaced_output(content, raw)),
+            None => (content, raw),
         };
         let class = match seen.starts_with(STUB_PREFIX) {
             true => self.persisted(into, at.n, &id, &seen, raw),
@@ -402,9 +410,8 @@ impl ClaudeFold {
         n: u64,
         id: &str,
         stub: &str,
-        raw: Option<&RawValue>,
+        raw: RawOutput,
     ) -> ForeignResult {
-        let raw = raw.map(persisted::raw_output).unwrap_or_default();
         let stub_bytes = stub.len() as u64;
         let target = persisted::saved_path(stub, Some(&raw))
             .ok_or_else(|| "the stub names no file".to_owned())
@@ -468,22 +475,21 @@ impl ClaudeFold {
         target: &Target,
         raw: &RawOutput,
     ) -> std::io::Result<(u64, u64, u64, bool)> {
+        // Only an output known to be what Claude Code persisted is compared with the file.
+        let recorded = raw.text.as_deref().filter(|_| raw.comparable);
         if target.json {
             let text = persisted::json_value_text(&std::fs::read(&file.path)?);
-            let same = raw
-                .text
-                .as_deref()
-                .is_none_or(|r| agrees(r, &text, raw.complete));
+            let same = recorded.is_none_or(|r| agrees(r, &text, raw.complete));
             let (lines, fmt) = (count_lines(text.as_bytes()), count_format_chars(&text));
             return Ok((text.len() as u64, lines, fmt, same));
         }
-        let same = match raw.text.as_deref() {
+        let same = match recorded {
             None => true,
             Some(r) if raw.complete => matches_content(file, r.as_bytes(), self.verify)?,
             Some(r) => starts_with(file, r.as_bytes())?,
         };
         // A file that holds the recorded output is counted from memory; another is read.
-        let (lines, fmt) = match (same, raw.text.as_deref()) {
+        let (lines, fmt) = match (same, recorded) {
             (true, Some(r)) if raw.complete => (count_lines(r.as_bytes()), count_format_chars(r)),
             _ => {
                 let text = String::from_utf8_lossy(&std::fs::read(&file.path)?).into_owned();
@@ -491,6 +497,17 @@ impl ClaudeFold {
             }
         };
         Ok((file.bytes, lines, fmt, same))
+    }
+}
+
+/// The raw output of a result persisted when it was sent (a `content-replacement` names it):
+/// the transcript kept the whole output as the result's content.
+pub(crate) fn replaced_output(content: String, raw: RawOutput) -> RawOutput {
+    RawOutput {
+        text: Some(content),
+        complete: true,
+        comparable: true,
+        ..raw
     }
 }
 

@@ -30,6 +30,8 @@ pub(crate) fn read(root: &Path) -> io::Result<Layout> {
         }
     }
     found.project(root)?;
+    // In name order, so that which of two same-named sessions keeps the bare id never changes.
+    projects.sort();
     for project in projects {
         // A project folder that vanished or cannot be read holds nothing to show.
         let _ = found.project(&project);
@@ -53,6 +55,9 @@ struct Found {
     runs: BTreeMap<String, RunFiles>,
     value_dirs: BTreeMap<String, PathBuf>,
     linked: Vec<String>,
+    /// Sessions whose transcript is gone but whose subagents still write to their folder: no
+    /// orphans.
+    owned: Vec<String>,
 }
 
 impl Found {
@@ -143,6 +148,9 @@ impl Found {
             })
             .collect();
         agents.sort();
+        if !agents.is_empty() {
+            self.owned.push(session.to_owned());
+        }
         for (stem, path) in agents {
             let id = match self.runs.contains_key(&stem) {
                 false => stem,
@@ -161,7 +169,7 @@ impl Found {
     }
 
     fn into_layout(self, root: &Path) -> Layout {
-        let run_names = self.runs.keys().cloned().collect();
+        let run_names = self.runs.keys().chain(&self.owned).cloned().collect();
         Layout {
             root: root.to_path_buf(),
             source: SourceKind::Claude,

@@ -103,18 +103,19 @@ pub(crate) fn result_texts(path: &Path, offset: u64, call: &str) -> io::Result<R
         .rev()
         .find(|(id, _)| id == call)
         .map(|(_, stub)| stub);
-    let seen = match replaced {
-        Some(stub) => stub,
-        None => block
-            .get("content")
-            .and_then(persisted::block_text)
-            .unwrap_or_default(),
-    };
-    Ok(ResultTexts {
-        seen,
-        raw: l
-            .tool_use_result
-            .map(persisted::raw_output)
-            .unwrap_or_default(),
+    let content = block
+        .get("content")
+        .and_then(persisted::block_text)
+        .unwrap_or_default();
+    let raw = l
+        .tool_use_result
+        .map(persisted::raw_output)
+        .unwrap_or_default();
+    Ok(match replaced {
+        Some(stub) => ResultTexts {
+            seen: stub,
+            raw: fold::replaced_output(content, raw),
+        },
+        None => ResultTexts { seen: content, raw },
     })
 }

@@ -107,6 +107,10 @@ pub(crate) struct RawOutput {
     /// Whether `text` is the whole output (Bash's `stdout` is only its start when the output was
     /// spooled to a task file, which `persistedOutputPath` says).
     pub complete: bool,
+    /// Whether a value file should hold exactly `text` (or start with it): Bash's `stdout`, or a
+    /// result whose content the transcript kept whole. Other tools' raw data need not be the
+    /// text Claude Code persisted, so a file is never called damaged against it.
+    pub comparable: bool,
     pub persisted_path: Option<String>,
     pub persisted_size: Option<u64>,
 }
@@ -135,14 +139,15 @@ pub(crate) fn raw_output(raw: &RawValue) -> RawOutput {
         return RawOutput::default();
     };
     let spooled = r.persisted_output_path.is_some();
-    let text = match (r.stdout, r.stderr.as_deref(), r.content) {
-        (Some(out), None | Some(""), _) => Some(out),
-        (Some(_), Some(_), _) => None,
-        (None, _, Some(c)) => block_text(&c),
-        _ => None,
+    let (text, comparable) = match (r.stdout, r.stderr.as_deref(), r.content) {
+        (Some(out), None | Some(""), _) => (Some(out), true),
+        (Some(_), Some(_), _) => (None, false),
+        (None, _, Some(c)) => (block_text(&c), false),
+        _ => (None, false),
     };
     RawOutput {
         complete: text.is_some() && !spooled,
+        comparable,
         text,
         persisted_path: r.persisted_output_path,
         persisted_size: r.persisted_output_size,
@@ -225,7 +230,15 @@ mod tests {
     fn raw_outputs_are_read_by_tool_shape() {
         let raw = |s: &str| raw_output(&RawValue::from_string(s.to_owned()).unwrap());
         let bash = raw(r#"{"stdout":"all","stderr":"","interrupted":false}"#);
-        assert_eq!((bash.text.as_deref(), bash.complete), (Some("all"), true));
+        assert_eq!(
+            (bash.text.as_deref(), bash.complete, bash.comparable),
+            (Some("all"), true, true)
+        );
+        let grep = raw(r#"{"mode":"content","content":"grep"}"#);
+        assert!(
+            grep.complete && !grep.comparable,
+            "recoverable, never compared"
+        );
         let spooled = raw(
             r#"{"stdout":"start","stderr":"","persistedOutputPath":"/p","persistedOutputSize":9}"#,
         );

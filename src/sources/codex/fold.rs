@@ -271,7 +271,10 @@ fn output_of(v: Option<&Value>) -> (String, bool) {
             }
         }
     }
-    let code = EXIT.captures(&raw).and_then(|c| c[1].parse::<i64>().ok());
+    // The exit code is stated in the header, before the output: a line of the output that
+    // looks like one says nothing.
+    let header = raw.split_once("\nOutput:").map_or(raw.as_str(), |(h, _)| h);
+    let code = EXIT.captures(header).and_then(|c| c[1].parse::<i64>().ok());
     let ok = code.is_none_or(|c| c == 0);
     (raw, ok)
 }
