@@ -22,6 +22,12 @@ cargo clippy --all-targets --locked --features test-hooks -- -D warnings
 step "building the UI"
 (cd ui && npm run --silent build)
 step "cargo test (core and CLI)"
+# Real Claude Code and Codex sessions from public projects sit beside a checkout that has them;
+# a clone without them is checked on the hand-built stores of the same formats (tests/it/agents).
+if [ ! -d ../shared/data/agents ]; then
+  echo "note: ../shared/data/agents is absent: the real agent session files are not read;" \
+    "the hand-built Claude Code and Codex stores in tests/it/agents cover their formats" >&2
+fi
 cargo test --locked --features test-hooks
 
 step "svelte-check"
