@@ -338,8 +338,12 @@ describe('Mission Control desktop app', () => {
       });
       return null;
     }, 'the subagent tool call');
-    await button.scrollIntoView();
-    await button.click();
+    // Clicked where it is once scrolled to: the virtualized timeline may move it under a
+    // pointer click (the driver's own scroll can miss it), never under the element's own click.
+    await browser.execute((el) => {
+      el.scrollIntoView({ block: 'center' });
+      el.click();
+    }, button);
     await waitFor(async () => (await runTitle()) === 'Which dependency requires left-pad?', 'the child run');
     // The list shows it now, one level under its parent.
     await waitFor(async () => (await browser.$(`[data-run="${child}"]`).getAttribute('data-depth').catch(() => null)) === '1', 'the child row, nested');
