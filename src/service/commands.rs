@@ -90,7 +90,12 @@ impl Service {
             settings.threshold,
             settings.running_window_ms,
         );
+        let kinds_before = settings.saved.dir_kinds.clone();
         prefs::apply_saved(&mut settings, saved);
+        let kinds_changed = settings.saved.dir_kinds != kinds_before;
+        if kinds_changed {
+            super::declare_kinds(&settings.saved);
+        }
         // A warning about the file it just replaced no longer holds.
         match &self.settings_file {
             Some(file) => {
@@ -102,12 +107,13 @@ impl Service {
             }
             None => {}
         }
-        if before
-            != (
-                settings.runs_dirs.clone(),
-                settings.threshold,
-                settings.running_window_ms,
-            )
+        if kinds_changed
+            || before
+                != (
+                    settings.runs_dirs.clone(),
+                    settings.threshold,
+                    settings.running_window_ms,
+                )
         {
             self.live.start_with(
                 &settings.runs_dirs,

@@ -102,6 +102,7 @@ impl Opened {
 impl Service {
     /// A front end showing `settings.runs_dirs`; call [`start`](Self::start) to watch them.
     pub fn new(mut settings: Settings, allowed: Allowed) -> Self {
+        declare_kinds(&settings.saved);
         settings.can_change = allowed.changes;
         settings.can_set_dirs = allowed.desktop;
         settings.can_reveal = allowed.desktop;
@@ -234,6 +235,11 @@ pub fn read_only(what: &str) -> Error {
     let message =
         format!("{what} is not allowed: this server is read-only (start it with --allow-gc)");
     Error::new(ErrorCode::Forbidden, message)
+}
+
+/// Reads each directory the user gave a kind as that kind, everywhere in this process.
+pub(crate) fn declare_kinds(saved: &prefs::SavedSettings) {
+    crate::sources::force_kinds(saved.dir_kinds.iter().map(|(d, k)| (d.as_str(), *k)));
 }
 
 /// The settings of a front end that shows `dirs` from `source`.

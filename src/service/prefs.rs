@@ -40,6 +40,9 @@ pub struct SavedSettings {
     /// Other agents' stores the user chose not to show when the app offered them.
     #[serde(default)]
     pub declined_agents: Vec<String>,
+    /// The kind of store a directory is read as, where the user chose one (else detected).
+    #[serde(default)]
+    pub dir_kinds: std::collections::BTreeMap<String, crate::sources::SourceKind>,
 }
 
 /// Where each setting in effect comes from.
@@ -250,6 +253,7 @@ mod tests {
             gc_idle_guard_ms: Some(120_000),
             theme: Theme::Dark,
             declined_agents: Vec::new(),
+            dir_kinds: Default::default(),
         }
     }
 

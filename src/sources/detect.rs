@@ -17,6 +17,9 @@ const LOOK_AT: usize = 500;
 /// directory that says nothing (empty) is read as a runs directory, unless it is called
 /// `projects` (Claude Code) or `sessions` (Codex).
 pub fn detect(root: &Path) -> SourceKind {
+    if let Some(kind) = forced(root) {
+        return kind;
+    }
     let Ok(entries) = fs::read_dir(root) else {
         return SourceKind::Klide;
     };
@@ -65,6 +68,29 @@ pub fn detect(root: &Path) -> SourceKind {
         Some("sessions") => SourceKind::Codex,
         _ => SourceKind::Klide,
     }
+}
+
+/// The kinds the user declared (`--source`, the Settings view), by directory: every reader of
+/// a directory asks [`detect`], so the listing, the watcher and each command agree.
+static FORCED: std::sync::LazyLock<
+    std::sync::RwLock<std::collections::HashMap<String, SourceKind>>,
+> = std::sync::LazyLock::new(Default::default);
+
+/// Reads `dirs` as the kinds given from now on; any other directory is detected again.
+pub fn force_kinds<'a>(dirs: impl IntoIterator<Item = (&'a str, SourceKind)>) {
+    let kinds = dirs
+        .into_iter()
+        .map(|(d, k)| (crate::config::dir_key(Path::new(d)), k))
+        .collect();
+    *FORCED.write().unwrap_or_else(|e| e.into_inner()) = kinds;
+}
+
+fn forced(root: &Path) -> Option<SourceKind> {
+    let kinds = FORCED.read().unwrap_or_else(|e| e.into_inner());
+    if kinds.is_empty() {
+        return None;
+    }
+    kinds.get(&crate::config::dir_key(root)).copied()
 }
 
 /// A Claude Code session folder, or a project folder holding a Claude Code session.

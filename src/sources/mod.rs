@@ -11,7 +11,7 @@ pub mod claude;
 pub(crate) mod codex;
 mod detect;
 
-pub use detect::{default_locations, detect, AgentLocation};
+pub use detect::{default_locations, detect, force_kinds, AgentLocation};
 
 use crate::runs::analyze::Analyzer;
 use crate::transcript::RawLine;

@@ -159,3 +159,28 @@ fn without_a_config_directory_the_settings_apply_and_say_they_are_not_kept() {
     );
     svc.stop();
 }
+
+#[test]
+fn a_kind_chosen_for_a_directory_is_saved_and_read_as_such_now_and_at_the_next_start() {
+    use mission_control::sources::SourceKind;
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    std::fs::create_dir_all(&store).unwrap();
+    let store_s = store.to_string_lossy().into_owned();
+    let file = dir.path().join("config").join("settings.json");
+    let svc = app(&Given::default(), &[], &file);
+    assert_eq!(svc.runs_dir(&store_s).err().map(|e| e.code), Some(ErrorCode::Invalid));
+    let saved = SavedSettings {
+        runs_dirs: vec![store_s.clone()],
+        dir_kinds: [(store_s.clone(), SourceKind::Codex)].into_iter().collect(),
+        ..SavedSettings::default()
+    };
+    svc.save_settings(saved).unwrap();
+    // An empty directory says nothing of itself: detected, it would be a runs directory.
+    assert_eq!(svc.runs_dir(&store_s).unwrap().source(), SourceKind::Codex);
+    drop(svc);
+    let again = app(&Given::default(), &[], &file);
+    assert_eq!(again.current().saved.dir_kinds[&store_s], SourceKind::Codex);
+    assert_eq!(again.runs_dir(&store_s).unwrap().source(), SourceKind::Codex);
+    mission_control::sources::force_kinds(std::iter::empty());
+}

@@ -62,6 +62,11 @@ fn fail(e: &anyhow::Error, code: u8) -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     let g = &cli.global;
+    if let Some(kind) = g.source {
+        // `--source` holds for everything this command reads, the watch included.
+        let dirs = output::runs_dirs(g).unwrap_or_default();
+        mission_control::sources::force_kinds(dirs.iter().map(|d| (d.as_str(), kind)));
+    }
     let dir = || output::runs_dir(g);
     match cli.command {
         Command::Runs => runs::run(dir()?, g.json),

@@ -317,3 +317,31 @@ fn search_and_watch_read_a_claude_code_store_as_they_read_runs() {
         "the appended line is seen: {text}"
     );
 }
+
+#[test]
+fn a_kind_given_to_a_directory_holds_for_every_reader() {
+    use mission_control::sources::{detect, force_kinds, SourceKind};
+    let store = tempfile::tempdir().unwrap();
+    let mut s = Session::new(&store.path().join("-home-ana-app"), SESSION);
+    s.prompt("hello").write();
+    let dir = store.path();
+    let opts = mission_control::runs::RunOptions::default();
+    assert_eq!(detect(dir), SourceKind::Claude);
+    force_kinds([(dir.to_str().unwrap(), SourceKind::Klide)]);
+    assert_eq!(detect(dir), SourceKind::Klide, "the declared kind wins");
+    let runs = crate::support::open_runs_dir(dir, opts).list().unwrap();
+    assert!(runs.is_empty(), "read as a runs directory, it holds no run");
+    force_kinds(std::iter::empty());
+    assert_eq!(
+        detect(dir),
+        SourceKind::Claude,
+        "detected again once the kind is dropped"
+    );
+    assert_eq!(
+        crate::support::open_runs_dir(dir, opts)
+            .list()
+            .unwrap()
+            .len(),
+        1
+    );
+}

@@ -3,17 +3,23 @@ import { fromForm, overridden, sourceNote, toForm } from './settingsForm';
 import { resolveTheme } from './theme';
 
 describe('settings form', () => {
-  const saved = { runsDirs: ['/a'], threshold: 8192, runningWindowMs: 90 * 60_000, gcIdleGuardMs: 30_000, theme: 'dark' as const, declinedAgents: [] };
+  const saved = { runsDirs: ['/a'], threshold: 8192, runningWindowMs: 90 * 60_000, gcIdleGuardMs: 30_000, theme: 'dark' as const, declinedAgents: [], dirKinds: { '/a': 'claude' as const } };
 
   it('shows what is saved, and saves it back unchanged', () => {
     const f = toForm(saved);
     expect(f).toEqual({ threshold: '8192', runningWindowMinutes: '90', gcIdleGuardMinutes: '0.5', theme: 'dark' });
-    expect(fromForm(f, ['/a'])).toEqual({ saved });
+    expect(fromForm(f, ['/a'], [], saved.dirKinds)).toEqual({ saved });
   });
 
   it('takes sizes with units, and an empty field as the default', () => {
     const r = fromForm({ threshold: '1MiB', runningWindowMinutes: '', gcIdleGuardMinutes: '', theme: 'system' }, [], ['/declined']);
-    expect(r).toEqual({ saved: { runsDirs: [], threshold: 1 << 20, runningWindowMs: null, gcIdleGuardMs: null, theme: 'system', declinedAgents: ['/declined'] } });
+    expect(r).toEqual({ saved: { runsDirs: [], threshold: 1 << 20, runningWindowMs: null, gcIdleGuardMs: null, theme: 'system', declinedAgents: ['/declined'], dirKinds: {} } });
+  });
+
+  it('keeps the kind of a directory only while the directory is listed', () => {
+    const base = toForm(saved);
+    const kept = fromForm(base, ['/a', '/b'], [], { '/a': 'claude', '/gone': 'codex' });
+    expect(kept).toEqual({ saved: expect.objectContaining({ dirKinds: { '/a': 'claude' } }) });
   });
 
   it('refuses what cannot be a setting, saying why', () => {

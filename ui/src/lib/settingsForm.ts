@@ -1,6 +1,7 @@
 // The Settings view's form: the saved settings as the user edits them (sizes and minutes as
 // typed), turned back into what is saved, or a reason it cannot be; and what each setting's
 // source means for the user.
+import type { SourceKind } from '../gen/SourceKind';
 import type { DirsSource } from '../gen/DirsSource';
 import type { SavedSettings } from '../gen/SavedSettings';
 import type { Theme } from '../gen/Theme';
@@ -26,7 +27,12 @@ export function toForm(s: SavedSettings): SettingsForm {
 }
 
 /** What to save: `dirs` and the form, each field empty meaning "the default". */
-export function fromForm(f: SettingsForm, dirs: string[], declined: string[] = []): { saved: SavedSettings } | { error: string } {
+export function fromForm(
+  f: SettingsForm,
+  dirs: string[],
+  declined: string[] = [],
+  kinds: Partial<Record<string, SourceKind>> = {},
+): { saved: SavedSettings } | { error: string } {
   let threshold: number | null = null;
   if (f.threshold.trim()) {
     threshold = parseSize(f.threshold);
@@ -42,7 +48,10 @@ export function fromForm(f: SettingsForm, dirs: string[], declined: string[] = [
   if (typeof window === 'string') return { error: window };
   const guard = ms(f.gcIdleGuardMinutes, 'GC idle guard');
   if (typeof guard === 'string') return { error: guard };
-  return { saved: { runsDirs: dirs, threshold, runningWindowMs: window, gcIdleGuardMs: guard, theme: f.theme, declinedAgents: declined } };
+  // A kind is kept only for a directory still listed.
+  const dirKinds: Record<string, SourceKind> = {};
+  for (const [d, k] of Object.entries(kinds)) if (k && dirs.includes(d)) dirKinds[d] = k;
+  return { saved: { runsDirs: dirs, threshold, runningWindowMs: window, gcIdleGuardMs: guard, theme: f.theme, declinedAgents: declined, dirKinds } };
 }
 
 /** Where the setting in effect comes from, said for the user; `flag` and `env` name its flag
