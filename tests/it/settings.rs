@@ -169,7 +169,10 @@ fn a_kind_chosen_for_a_directory_is_saved_and_read_as_such_now_and_at_the_next_s
     let store_s = store.to_string_lossy().into_owned();
     let file = dir.path().join("config").join("settings.json");
     let svc = app(&Given::default(), &[], &file);
-    assert_eq!(svc.runs_dir(&store_s).err().map(|e| e.code), Some(ErrorCode::Invalid));
+    assert_eq!(
+        svc.runs_dir(&store_s).err().map(|e| e.code),
+        Some(ErrorCode::Invalid)
+    );
     let saved = SavedSettings {
         runs_dirs: vec![store_s.clone()],
         dir_kinds: [(store_s.clone(), SourceKind::Codex)].into_iter().collect(),
@@ -181,6 +184,9 @@ fn a_kind_chosen_for_a_directory_is_saved_and_read_as_such_now_and_at_the_next_s
     drop(svc);
     let again = app(&Given::default(), &[], &file);
     assert_eq!(again.current().saved.dir_kinds[&store_s], SourceKind::Codex);
-    assert_eq!(again.runs_dir(&store_s).unwrap().source(), SourceKind::Codex);
+    assert_eq!(
+        again.runs_dir(&store_s).unwrap().source(),
+        SourceKind::Codex
+    );
     mission_control::sources::force_kinds(std::iter::empty());
 }
