@@ -102,7 +102,10 @@ impl Opened {
 impl Service {
     /// A front end showing `settings.runs_dirs`; call [`start`](Self::start) to watch them.
     pub fn new(mut settings: Settings, allowed: Allowed) -> Self {
-        declare_kinds(&settings.saved);
+        // One table for the process: only a front end that declares kinds sets it.
+        if !settings.saved.dir_kinds.is_empty() {
+            declare_kinds(&settings.saved);
+        }
         settings.can_change = allowed.changes;
         settings.can_set_dirs = allowed.desktop;
         settings.can_reveal = allowed.desktop;

@@ -163,6 +163,7 @@ fn without_a_config_directory_the_settings_apply_and_say_they_are_not_kept() {
 #[test]
 fn a_kind_chosen_for_a_directory_is_saved_and_read_as_such_now_and_at_the_next_start() {
     use mission_control::sources::SourceKind;
+    let _declaring = crate::support::declared_kinds_lock();
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
     std::fs::create_dir_all(&store).unwrap();

@@ -187,3 +187,10 @@ pub fn find<'a>(runs: &'a Value, id: &str) -> &'a Value {
         .find(|r| r["id"] == id)
         .unwrap_or_else(|| panic!("run {id} listed"))
 }
+
+/// Held by the tests that declare directories' kinds: the declared kinds are one table for the
+/// whole process, and each declaration replaces it.
+pub fn declared_kinds_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -321,6 +321,7 @@ fn search_and_watch_read_a_claude_code_store_as_they_read_runs() {
 #[test]
 fn a_kind_given_to_a_directory_holds_for_every_reader() {
     use mission_control::sources::{detect, force_kinds, SourceKind};
+    let _declaring = crate::support::declared_kinds_lock();
     let store = tempfile::tempdir().unwrap();
     let mut s = Session::new(&store.path().join("-home-ana-app"), SESSION);
     s.prompt("hello").write();
