@@ -183,6 +183,20 @@ pub(crate) fn build(
     })
 }
 
+/// A result's figures: its size, lines, state, and whether it failed.
+fn result_note(r: &ResultInfo) -> Block {
+    let mut note = format!(
+        "{} · {} lines · {}",
+        bytes(r.bytes),
+        r.lines,
+        r.state.as_str()
+    );
+    if !r.ok {
+        note.push_str(" · failed");
+    }
+    Block::Note(note)
+}
+
 /// [`result_blocks`] for another agent's result: what the model got is its own text (a
 /// Claude Code stub, a Codex cut), the full text its value file or what is left of it.
 fn foreign_result_blocks(
@@ -193,16 +207,7 @@ fn foreign_result_blocks(
     clean: &mut impl FnMut(&str) -> String,
     blocks: &mut Vec<Block>,
 ) -> Result<()> {
-    let mut note = format!(
-        "{} · {} lines · {}",
-        bytes(r.bytes),
-        r.lines,
-        r.state.as_str()
-    );
-    if !r.ok {
-        note.push_str(" · failed");
-    }
-    blocks.push(Block::Note(note));
+    blocks.push(result_note(r));
     if values == ExportValues::None {
         return Ok(());
     }
@@ -242,16 +247,7 @@ fn result_blocks(
     clean: &mut impl FnMut(&str) -> String,
     blocks: &mut Vec<Block>,
 ) -> Result<()> {
-    let mut note = format!(
-        "{} · {} lines · {}",
-        bytes(r.bytes),
-        r.lines,
-        r.state.as_str()
-    );
-    if !r.ok {
-        note.push_str(" · failed");
-    }
-    blocks.push(Block::Note(note));
+    blocks.push(result_note(r));
     if values == ExportValues::None {
         return Ok(());
     }
