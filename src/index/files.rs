@@ -49,7 +49,7 @@ pub(super) fn set_aside(path: &Path) -> PathBuf {
 }
 
 /// FNV-1a, 64 bits: a stable name for a runs directory's index file.
-fn fnv1a64(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         hash ^= u64::from(b);

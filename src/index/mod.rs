@@ -26,6 +26,7 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use store::{Store, Unusable};
 
+pub(crate) use files::fnv1a64 as dir_hash;
 pub use files::index_path;
 pub use store::SCHEMA;
 

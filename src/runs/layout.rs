@@ -87,6 +87,12 @@ pub struct RunFiles {
     /// Where the run's values are when they sit in its parent's folder (a Claude Code
     /// subagent's persisted outputs go to its session's `tool-results/`).
     pub parent_values: Option<PathBuf>,
+    /// The tool call of the parent that started this run, when the store says (Claude Code's
+    /// `Task` calls).
+    pub parent_call: Option<String>,
+    /// The side conversation this run is inside its transcript, which it shares with its
+    /// session (Claude Code's older builds wrote subagents into the session's file).
+    pub side: Option<crate::sources::claude::SideKey>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -106,12 +112,17 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// Reads `root` as a store of kind `source`.
-    pub fn read_as(root: &Path, source: crate::sources::SourceKind) -> io::Result<Self> {
+    /// Reads `root` as a store of kind `source`. What reading a Claude Code session file told
+    /// of the runs inside it is kept between processes in `cache`, when given.
+    pub fn read_as(
+        root: &Path,
+        source: crate::sources::SourceKind,
+        cache: Option<&Path>,
+    ) -> io::Result<Self> {
         use crate::sources::SourceKind;
         match source {
             SourceKind::Klide => Self::read(root),
-            SourceKind::Claude => crate::sources::claude::read_layout(root),
+            SourceKind::Claude => crate::sources::claude::read_layout(root, cache),
             SourceKind::Codex => crate::sources::codex::read_layout(root),
         }
     }

@@ -116,7 +116,9 @@ impl RunsDir {
     }
 
     pub fn layout(&self) -> Result<Layout> {
-        Layout::read_as(&self.root, self.source)
+        // The session scans are a cache like the index, and bypassed with it.
+        let cache = self.cache.as_deref().filter(|_| self.indexed);
+        Layout::read_as(&self.root, self.source, cache)
             .map_err(|e| Error::io(format!("reading {}", self.root.display()), &e))
     }
 

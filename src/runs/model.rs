@@ -74,6 +74,10 @@ pub struct Run {
     pub cwd: Option<String>,
     /// The parent run of a subagent run, from its summary.
     pub parent_id: Option<String>,
+    /// The parent's tool call that started this subagent run, when the store says (Claude
+    /// Code's `Task` calls); the harness's subagent runs say it in their id.
+    #[serde(default)]
+    pub parent_call: Option<String>,
     /// `ts` of the first event.
     pub started_ms: Option<i64>,
     /// Last activity: the later of the transcript's modification time and its last event's `ts`.
@@ -99,8 +103,9 @@ pub struct Run {
     /// Results their agent cut in place (Codex): the full output never reached the disk.
     #[serde(default)]
     pub truncated: u64,
-    /// Lines of a subagent's side conversation folded into this run (Claude Code's older
-    /// sessions keep them in the main file).
+    /// Lines of subagents' side conversations in this run's file (Claude Code's older sessions
+    /// keep them in the session's file): for a session, those read as the subagent runs under
+    /// it; for a subagent run, its own.
     #[serde(default)]
     pub sidechain_lines: u64,
     /// Value files that match no result of the run.

@@ -6,6 +6,7 @@
 use super::hit::{HitKind, SearchHit};
 use super::scan::Ctx;
 use super::transcript::{hits_of, origin, Transcript};
+use crate::sources::claude::threads::Lines;
 use crate::sources::SourceKind;
 use serde_json::Value;
 use std::io;
@@ -13,15 +14,21 @@ use std::io;
 /// One searchable string of a line: its kind, the call it belongs to, its place in the event.
 type Piece<'v> = (HitKind, Option<String>, &'v str);
 
-/// Searches one session file of kind `source`. Returns the bytes read.
+/// Searches one session file of kind `source`, the lines of it that are the run's (`lines`:
+/// a Claude Code session's side conversations are runs of their own). Returns the bytes read.
 pub(crate) fn search_foreign(
     ctx: &Ctx<'_>,
     t: &Transcript<'_>,
     source: SourceKind,
+    mut lines: Lines,
 ) -> io::Result<u64> {
     let mut pending: Vec<SearchHit> = Vec::new();
     let outcome = crate::sources::read_store_lines(t.path, |line| {
-        if ctx.stopped() || !ctx.matcher.may_match_json(line.bytes) {
+        // Every line is looked at, so that a side conversation knows its lines' links.
+        if ctx.stopped() || !lines.takes_raw(line.bytes) {
+            return;
+        }
+        if !ctx.matcher.may_match_json(line.bytes) {
             return;
         }
         let Ok(v) = serde_json::from_slice::<Value>(line.bytes) else {

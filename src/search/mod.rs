@@ -21,6 +21,7 @@ use crate::runs::layout::Layout;
 use crate::runs::options::RunOptions;
 use crate::runs::values::{list_value_files, ValueFile};
 use crate::runs::{analyze_run, ResultInfo, RetentionState, RunsDir};
+use crate::sources::claude::threads::Lines;
 use hit::Origin;
 use matcher::{Matcher, Pattern};
 use scan::Ctx;
@@ -215,6 +216,8 @@ struct RunSearch<'a> {
     results: Vec<ResultInfo>,
     /// The transcript's `peek_value` calls, read once when a value first has a hit.
     peeks: OnceLock<Vec<PeekCall>>,
+    /// Which of the transcript's lines are the run's (another agent's session file).
+    lines: Lines,
 }
 
 impl<'a> RunSearch<'a> {
@@ -250,6 +253,10 @@ impl<'a> RunSearch<'a> {
             has_run: layout.runs.contains_key(id),
             results,
             peeks: OnceLock::new(),
+            lines: match (layout.source, layout.runs.get(id)) {
+                (crate::sources::SourceKind::Claude, Some(files)) => Lines::of(files),
+                _ => Lines::All,
+            },
         }
     }
 
@@ -277,7 +284,7 @@ impl<'a> RunSearch<'a> {
             };
             let searched = match self.source {
                 crate::sources::SourceKind::Klide => search_transcript(self.ctx, &t),
-                other => foreign::search_foreign(self.ctx, &t, other),
+                other => foreign::search_foreign(self.ctx, &t, other, self.lines.clone()),
             };
             match searched {
                 Ok(bytes) => self.ctx.searched(bytes),

@@ -72,7 +72,8 @@ impl std::str::FromStr for SourceKind {
 
 /// The per-run state of a foreign store's fold.
 pub(crate) enum Fold {
-    Claude(claude::ClaudeFold),
+    // Boxed: a run has one fold, and the enum stays small.
+    Claude(Box<claude::ClaudeFold>),
     Codex(codex::CodexFold),
 }
 
@@ -128,12 +129,12 @@ pub(crate) fn fold_for(
         SourceKind::Klide => None,
         SourceKind::Codex => Some(Fold::Codex(codex::CodexFold::default())),
         SourceKind::Claude => {
-            let parent = files.and_then(|f| f.parent.as_deref());
-            let mut fold = claude::ClaudeFold::new(id, parent, opts.verify);
+            let none = crate::runs::RunFiles::default();
+            let mut fold = claude::ClaudeFold::new(id, files.unwrap_or(&none), opts.verify);
             if let Some(path) = files.and_then(|f| f.transcript.as_deref()) {
                 fold.replace(claude::read_replacements(path)?);
             }
-            Some(Fold::Claude(fold))
+            Some(Fold::Claude(Box::new(fold)))
         }
     })
 }

@@ -186,6 +186,7 @@ pub(crate) fn analyze_run_with(
         // Several runs share a Claude Code session's folder: none can call a file a stray.
         analyzer.no_strays();
         analyzer.run_mut().parent_id = files.parent.clone();
+        analyzer.run_mut().parent_call = files.parent_call.clone();
     }
     if layout.linked_value_dirs.contains(id) {
         analyzer.linked_values();

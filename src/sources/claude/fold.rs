@@ -9,8 +9,10 @@
 //!   `summary` name the run. An unknown line type is counted and shown, never fatal.
 
 use super::persisted::{self, RawOutput, Target, STUB_PREFIX};
+use super::threads::{is_agent_file, Lines};
 use crate::retained::{count_format_chars, count_lines};
 use crate::runs::analyze::{Analyzer, ForeignResult, Terminal};
+use crate::runs::layout::RunFiles;
 use crate::runs::model::{ProblemKind, RetentionState};
 use crate::runs::options::Verify;
 use crate::runs::values::{matches_content, ValueFile};
@@ -52,6 +54,9 @@ pub(crate) struct ClaudeFold {
     sessions: Vec<String>,
     /// Whether the run is a subagent's file (its parent is the session its lines name).
     agent_file: bool,
+    /// Which lines of the file are this run's: a session's side conversations are runs of
+    /// their own.
+    lines: Lines,
     /// `content-replacement` records: what the model got instead of a result, by call id.
     replacements: HashMap<String, String>,
     /// Tokens counted so far per `message.id`.
@@ -69,6 +74,9 @@ struct Line<'a> {
     timestamp: Option<String>,
     #[serde(default)]
     is_sidechain: bool,
+    uuid: Option<String>,
+    parent_uuid: Option<String>,
+    agent_id: Option<String>,
     #[serde(default)]
     is_meta: bool,
     #[serde(default)]
@@ -146,13 +154,16 @@ pub(crate) fn replacements_in(line: &[u8]) -> Vec<(String, String)> {
 }
 
 impl ClaudeFold {
-    /// The fold of run `id`; `parent` is the session a subagent's file belongs to.
-    pub(crate) fn new(id: &str, parent: Option<&str>, verify: Verify) -> Self {
+    /// The fold of run `id` of `files`: a session, a subagent's file (under its session,
+    /// `files.parent`), or a side conversation inside its session's file (`files.side`).
+    pub(crate) fn new(id: &str, files: &RunFiles, verify: Verify) -> Self {
+        let parent = files.parent.as_deref();
         let mut sessions = vec![id.split('@').next().unwrap_or(id).to_owned()];
         sessions.extend(parent.map(|p| p.split('@').next().unwrap_or(p).to_owned()));
         Self {
             sessions,
-            agent_file: id.starts_with("agent-"),
+            agent_file: is_agent_file(files) && files.side.is_none(),
+            lines: Lines::of(files),
             replacements: HashMap::new(),
             messages: HashMap::new(),
             titles: [None, None, None],
@@ -181,13 +192,18 @@ impl ClaudeFold {
                 return into.problem(n, ProblemKind::Corrupt, msg);
             }
         };
-        let ts = l.timestamp.as_deref().and_then(crate::sources::parse_time);
+        let (uuid, parent) = (l.uuid.as_deref(), l.parent_uuid.as_deref());
+        let take = (self.lines).take(l.is_sidechain, uuid, parent, l.agent_id.as_deref());
         let run = into.run_mut();
+        if take.side {
+            run.sidechain_lines += 1;
+        }
+        if !take.keep {
+            return;
+        }
+        let ts = l.timestamp.as_deref().and_then(crate::sources::parse_time);
         if run.cwd.is_none() {
             run.cwd.clone_from(&l.cwd);
-        }
-        if l.is_sidechain {
-            run.sidechain_lines += 1;
         }
         // The session the lines name keeps this run's values too (a subagent of an older
         // build, a session file renamed).

@@ -2,8 +2,11 @@
 //! folders, or one project folder. In a project folder, `<session>.jsonl` is a session and
 //! `<session>/` its folder: `tool-results/` holds its persisted outputs (and its subagents'),
 //! `subagents/agent-<id>.jsonl` its subagents. Older builds put `agent-<id>.jsonl` beside the
-//! sessions. Links are never followed.
+//! sessions. Links are never followed. An older build's session file may hold its subagents'
+//! side conversations too: each is a run under the session ([`super::threads`]).
 
+use super::scan_cache::Scans;
+use super::threads::SessionScan;
 use crate::runs::layout::{Layout, RunFiles};
 use crate::sources::SourceKind;
 use std::collections::BTreeMap;
@@ -15,10 +18,24 @@ use std::path::{Path, PathBuf};
 pub(crate) const TOOL_RESULTS: &str = "tool-results";
 /// The folder of a session that holds its subagents' transcripts.
 pub(crate) const SUBAGENTS: &str = "subagents";
+/// How a subagent's file (and its run id) is named: `agent-<agent id>`.
+const AGENT_PREFIX: &str = "agent-";
+/// How a side conversation without an agent id is named: `sidechain-` and the start of its
+/// first line's `uuid`.
+const SIDECHAIN_PREFIX: &str = "sidechain-";
 
-/// Reads a projects directory or a project folder.
-pub(crate) fn read(root: &Path) -> io::Result<Layout> {
-    let mut found = Found::default();
+/// The first eight characters of a uuid: enough to tell a session's side conversations apart.
+fn short(uuid: &str) -> &str {
+    uuid.char_indices().nth(8).map_or(uuid, |(i, _)| &uuid[..i])
+}
+
+/// Reads a projects directory or a project folder; what session files tell of the runs inside
+/// them is kept in `cache` between processes.
+pub(crate) fn read(root: &Path, cache: Option<&Path>) -> io::Result<Layout> {
+    let mut found = Found {
+        scans: Some(Scans::new(root, cache)),
+        ..Default::default()
+    };
     let mut projects = Vec::new();
     for entry in fs::read_dir(root)? {
         let entry = entry?;
@@ -36,6 +53,9 @@ pub(crate) fn read(root: &Path) -> io::Result<Layout> {
         // A project folder that vanished or cannot be read holds nothing to show.
         let _ = found.project(&project);
     }
+    if let Some(scans) = found.scans.take() {
+        scans.save();
+    }
     Ok(found.into_layout(root))
 }
 
@@ -51,16 +71,17 @@ fn is_session_folder(dir: &Path) -> bool {
 }
 
 #[derive(Default)]
-struct Found {
+struct Found<'a> {
     runs: BTreeMap<String, RunFiles>,
     value_dirs: BTreeMap<String, PathBuf>,
     linked: Vec<String>,
     /// Sessions whose transcript is gone but whose subagents still write to their folder: no
     /// orphans.
     owned: Vec<String>,
+    scans: Option<Scans<'a>>,
 }
 
-impl Found {
+impl Found<'_> {
     /// The id a run of `project` gets: its file's stem, or, when another project already has a
     /// run of that name, the stem qualified by the project folder's name.
     fn id_for(&self, stem: &str, project: &Path) -> String {
@@ -84,18 +105,29 @@ impl Found {
             };
             if kind.is_file() {
                 if let Some(stem) = name.strip_suffix(".jsonl").filter(|s| !s.is_empty()) {
-                    sessions.push((stem.to_owned(), entry.path()));
+                    // DirEntry::metadata does not follow a link (and this is no link).
+                    sessions.push((stem.to_owned(), entry.path(), entry.metadata().ok()));
                 }
             } else if kind.is_dir() {
                 folders.push((name, entry.path()));
             }
         }
-        sessions.sort();
+        sessions.sort_by(|a, b| a.0.cmp(&b.0));
         folders.sort();
         let mut ids = BTreeMap::new();
-        for (stem, path) in sessions {
+        let mut scans = Vec::new();
+        for (stem, path, meta) in sessions {
             let id = self.id_for(&stem, project);
-            ids.insert(stem, id.clone());
+            ids.insert(stem.clone(), id.clone());
+            // An agent's own file is all side lines, all its own.
+            if let (Some(scans_of), Some(meta), false) =
+                (self.scans.as_mut(), meta, stem.starts_with(AGENT_PREFIX))
+            {
+                let scan = scans_of.scan(&path, &meta);
+                if !scan.sidechains.is_empty() || !scan.agent_calls.is_empty() {
+                    scans.push((id.clone(), project.join(&stem), path.clone(), scan));
+                }
+            }
             self.runs.insert(
                 id,
                 RunFiles {
@@ -124,7 +156,65 @@ impl Found {
             }
             self.subagents(&folder.join(SUBAGENTS), &session, &tool_results);
         }
+        for (session, folder, path, scan) in scans {
+            self.link(&session, &folder, &path, &scan);
+        }
         Ok(())
+    }
+
+    /// What a session's scan tells: the call that started each of its subagents' files, an
+    /// older build's agent file beside the sessions as the session's subagent, and each side
+    /// conversation inside its file as a run under it.
+    fn link(&mut self, session: &str, folder: &Path, path: &Path, scan: &SessionScan) {
+        let values = folder.join(TOOL_RESULTS);
+        for (agent, call) in &scan.agent_calls {
+            let name = format!("{AGENT_PREFIX}{agent}");
+            for id in [format!("{name}@{session}"), name] {
+                let Some(files) = self.runs.get_mut(&id) else {
+                    continue;
+                };
+                match &files.parent {
+                    Some(p) if p != session => continue,
+                    Some(_) => {}
+                    None => {
+                        // An older build's agent file beside the sessions.
+                        files.parent = Some(session.to_owned());
+                        files.parent_values = Some(values.clone());
+                    }
+                }
+                files.parent_call.get_or_insert_with(|| call.clone());
+                break;
+            }
+        }
+        for side in &scan.sidechains {
+            let name = match side.side.by_agent {
+                true => format!("{AGENT_PREFIX}{}", side.side.key),
+                false => format!("{SIDECHAIN_PREFIX}{}", short(&side.side.key)),
+            };
+            let of_session = |f: &RunFiles| f.parent.as_deref() == Some(session);
+            if side.side.by_agent
+                && [format!("{name}@{session}"), name.clone()]
+                    .iter()
+                    .any(|id| self.runs.get(id).is_some_and(of_session))
+            {
+                continue; // The agent's own file is its run.
+            }
+            let id = match self.runs.contains_key(&name) {
+                false => name,
+                true => format!("{name}@{session}"),
+            };
+            self.runs.insert(
+                id,
+                RunFiles {
+                    transcript: Some(path.to_path_buf()),
+                    summary: None,
+                    parent: Some(session.to_owned()),
+                    parent_values: Some(values.clone()),
+                    parent_call: scan.call_of(side),
+                    side: Some(side.side.clone()),
+                },
+            );
+        }
     }
 
     /// The subagents of `session`: `agent-<id>.jsonl` files, each a run whose parent is the
@@ -143,7 +233,7 @@ impl Found {
             .filter_map(|e| {
                 let name = e.file_name().into_string().ok()?;
                 let stem = name.strip_suffix(".jsonl")?;
-                stem.starts_with("agent-")
+                stem.starts_with(AGENT_PREFIX)
                     .then(|| (stem.to_owned(), e.path()))
             })
             .collect();
@@ -163,6 +253,7 @@ impl Found {
                     summary: None,
                     parent: Some(session.to_owned()),
                     parent_values: Some(values.to_path_buf()),
+                    ..Default::default()
                 },
             );
         }

@@ -1,15 +1,18 @@
 //! Claude Code's sessions as runs (docs/agents.md): one run per session file, its subagents'
-//! files as runs under it, and each `<persisted-output>` result a value whose full text is the
+//! files and the side conversations inside an older session's file as runs under it, and each `<persisted-output>` result a value whose full text is the
 //! file the stub names in the session's `tool-results/`.
 
 mod fold;
 mod layout;
 pub(crate) mod peeks;
 pub(crate) mod persisted;
+mod scan_cache;
 pub mod sweep;
+pub(crate) mod threads;
 
 pub(crate) use fold::{replacements_in, ClaudeFold};
 pub(crate) use layout::{read as read_layout, SUBAGENTS, TOOL_RESULTS};
+pub use threads::SideKey;
 
 use crate::runs::values::{value_file_of, ValueFile};
 use crate::transcript::{read_lines, Cursor};

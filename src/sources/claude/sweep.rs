@@ -99,8 +99,12 @@ pub fn sweep(layout: &Layout, now_ms: i64, title: impl Fn(&str) -> String) -> Ag
     }
     let old = |m: &fs::Metadata| modified_ms(m).is_some_and(|t| t < cutoff_ms);
     for (id, files) in &layout.runs {
-        // Subagents' files are not swept (only the project folder's own `*.jsonl`).
-        if files.parent.is_some() {
+        // Only the project folder's own `*.jsonl` are swept, not the files in `subagents/`; a
+        // side conversation is its session's file.
+        let in_subagents = (files.transcript.as_deref())
+            .and_then(|p| p.parent()?.file_name())
+            .is_some_and(|n| n == super::SUBAGENTS);
+        if in_subagents || files.side.is_some() {
             continue;
         }
         let Some(meta) = files

@@ -238,9 +238,12 @@ fn an_empty_session_and_an_orphaned_folder_are_shown_not_fatal() {
         .map(|e| e["type"].as_str().unwrap())
         .collect();
     assert_eq!(kinds, ["user_message", "brand-new-line", "unreadable"]);
-    let layout =
-        mission_control::runs::Layout::read_as(dir, mission_control::sources::SourceKind::Claude)
-            .unwrap();
+    let layout = mission_control::runs::Layout::read_as(
+        dir,
+        mission_control::sources::SourceKind::Claude,
+        None,
+    )
+    .unwrap();
     let orphans: Vec<&str> = layout.orphan_value_dirs().map(|(id, _)| id).collect();
     assert_eq!(orphans, ["gone-session"]);
 }

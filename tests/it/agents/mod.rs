@@ -6,6 +6,7 @@ mod claude;
 mod codex;
 mod gc;
 mod real;
+mod subagents;
 
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

@@ -19,37 +19,38 @@ fn shared() -> Option<PathBuf> {
     None
 }
 
-/// Per file: events, tool calls, results, failed results, sidechain lines (Claude Code) or cut
-/// results (Codex), persisted-output results. Calls, results and failures agree with the
-/// files' provenance notes, counted independently.
-const CLAUDE: &[(&str, [u64; 6])] = &[
-    ("alfredjeanlab__claudeless__v2.1.29_bash-permission-dialog_f3ba0bdb", [8, 1, 1, 1, 0, 0]),
-    ("alfredjeanlab__claudeless__v2.1.29_compact-command_8aa54c1d", [11, 0, 0, 0, 0, 0]),
-    ("alfredjeanlab__claudeless__v2.1.29_compact-command_subagents_agent-aprompt_suggestion-029c25", [2, 0, 0, 0, 2, 0]),
-    ("alfredjeanlab__claudeless__v2.1.29_edit-permission-dialog_c2fc3a3f", [19, 3, 3, 1, 0, 0]),
-    ("alfredjeanlab__claudeless__v2.1.29_hook-stop_d266fdf5", [12, 1, 1, 0, 0, 0]),
-    ("chiphuyen__sniffly__d3ad4cdc-5657-435d-98fa-0035d53e383d", [195, 59, 58, 4, 0, 0]),
-    ("chiphuyen__sniffly__fed8ce56-bc79-401f-a83e-af084253362f", [27, 7, 7, 2, 0, 0]),
-    ("chiphuyen__sniffly__ff71dbed-a4f2-4284-a4fc-fe2fb90de929", [0, 0, 0, 0, 0, 0]),
-    ("codemie-ai__codemie-code__incremental-subagents_turn-1_subagents_agent-a485154", [64, 20, 20, 1, 44, 1]),
-    ("codemie-ai__codemie-code__incremental-subagents_turn-2", [59, 14, 14, 0, 0, 0]),
-    ("codemie-ai__codemie-code__session-196820da", [278, 65, 65, 2, 0, 0]),
-    ("codemie-ai__codemie-code__session-9eda1058", [22, 3, 3, 1, 0, 0]),
-    ("d-kimuson__claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7", [73, 21, 21, 3, 22, 0]),
-    ("d-kimuson__claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b", [603, 167, 167, 23, 405, 0]),
-    ("jnarowski__agentcmd__full-session-five", [19, 5, 5, 0, 0, 0]),
-    ("jnarowski__agentcmd__full-session-four", [108, 27, 27, 1, 0, 0]),
-    ("jnarowski__agentcmd__full-session-two", [44, 10, 10, 1, 0, 0]),
-    ("jnarowski__agentcmd__full-session", [72, 23, 20, 0, 0, 0]),
-    ("kfischer-okarin__scripts-and-tools__0f13eeba-e6ed-42ea-ad8c-d8db37e1304e", [0, 0, 0, 0, 0, 0]),
-    ("kfischer-okarin__scripts-and-tools__agent-a434715", [10, 2, 2, 0, 8, 0]),
-    ("kfischer-okarin__scripts-and-tools__b3edadab-bca0-4054-9b41-f7ffa6941260", [56, 7, 7, 0, 0, 0]),
-    ("marot__spotter__8463c716-a2ea-4c14-9efa-87158ebd9f20", [635, 177, 177, 13, 0, 1]),
-    ("marot__spotter__8463c716_subagents_agent-a7be2f0", [71, 19, 19, 2, 131, 0]),
-    ("marot__spotter__8463c716_subagents_agent-acompact-f46190", [2, 0, 0, 0, 7, 0]),
-    ("marot__spotter__short", [11, 2, 2, 2, 0, 0]),
-    ("marot__spotter__subagent", [63, 16, 16, 0, 0, 0]),
-    ("marot__spotter__tool_heavy", [27, 6, 6, 0, 0, 0]),
+/// Per file: the runs it reads as, then events, tool calls, results and failed results over
+/// them, the file's side lines, and persisted-output results. Calls, results and failures
+/// agree with the files' provenance notes, counted independently. An older build's session
+/// file holds its subagents' side conversations: each is a run under the session.
+const CLAUDE: &[(&str, usize, [u64; 6])] = &[
+    ("alfredjeanlab__claudeless__v2.1.29_bash-permission-dialog_f3ba0bdb", 1, [8, 1, 1, 1, 0, 0]),
+    ("alfredjeanlab__claudeless__v2.1.29_compact-command_8aa54c1d", 1, [11, 0, 0, 0, 0, 0]),
+    ("alfredjeanlab__claudeless__v2.1.29_compact-command_subagents_agent-aprompt_suggestion-029c25", 1, [2, 0, 0, 0, 2, 0]),
+    ("alfredjeanlab__claudeless__v2.1.29_edit-permission-dialog_c2fc3a3f", 1, [19, 3, 3, 1, 0, 0]),
+    ("alfredjeanlab__claudeless__v2.1.29_hook-stop_d266fdf5", 1, [12, 1, 1, 0, 0, 0]),
+    ("chiphuyen__sniffly__d3ad4cdc-5657-435d-98fa-0035d53e383d", 1, [195, 59, 58, 4, 0, 0]),
+    ("chiphuyen__sniffly__fed8ce56-bc79-401f-a83e-af084253362f", 1, [27, 7, 7, 2, 0, 0]),
+    ("chiphuyen__sniffly__ff71dbed-a4f2-4284-a4fc-fe2fb90de929", 1, [0, 0, 0, 0, 0, 0]),
+    ("codemie-ai__codemie-code__incremental-subagents_turn-1_subagents_agent-a485154", 1, [64, 20, 20, 1, 44, 1]),
+    ("codemie-ai__codemie-code__incremental-subagents_turn-2", 1, [59, 14, 14, 0, 0, 0]),
+    ("codemie-ai__codemie-code__session-196820da", 1, [278, 65, 65, 2, 0, 0]),
+    ("codemie-ai__codemie-code__session-9eda1058", 1, [22, 3, 3, 1, 0, 0]),
+    ("d-kimuson__claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7", 3, [73, 21, 21, 3, 22, 0]),
+    ("d-kimuson__claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b", 6, [603, 167, 167, 23, 405, 0]),
+    ("jnarowski__agentcmd__full-session-five", 1, [19, 5, 5, 0, 0, 0]),
+    ("jnarowski__agentcmd__full-session-four", 1, [108, 27, 27, 1, 0, 0]),
+    ("jnarowski__agentcmd__full-session-two", 1, [44, 10, 10, 1, 0, 0]),
+    ("jnarowski__agentcmd__full-session", 1, [72, 23, 20, 0, 0, 0]),
+    ("kfischer-okarin__scripts-and-tools__0f13eeba-e6ed-42ea-ad8c-d8db37e1304e", 1, [0, 0, 0, 0, 0, 0]),
+    ("kfischer-okarin__scripts-and-tools__agent-a434715", 1, [10, 2, 2, 0, 8, 0]),
+    ("kfischer-okarin__scripts-and-tools__b3edadab-bca0-4054-9b41-f7ffa6941260", 1, [56, 7, 7, 0, 0, 0]),
+    ("marot__spotter__8463c716-a2ea-4c14-9efa-87158ebd9f20", 1, [635, 177, 177, 13, 0, 1]),
+    ("marot__spotter__8463c716_subagents_agent-a7be2f0", 1, [71, 19, 19, 2, 131, 0]),
+    ("marot__spotter__8463c716_subagents_agent-acompact-f46190", 1, [2, 0, 0, 0, 7, 0]),
+    ("marot__spotter__short", 1, [11, 2, 2, 2, 0, 0]),
+    ("marot__spotter__subagent", 1, [63, 16, 16, 0, 0, 0]),
+    ("marot__spotter__tool_heavy", 1, [27, 6, 6, 0, 0, 0]),
 ];
 
 const CODEX: &[(&str, [u64; 6])] = &[
@@ -93,14 +94,10 @@ fn counts(show: &Value, sixth: &str) -> [u64; 6] {
 /// `agent-<id>.jsonl`, as older builds put them beside the sessions).
 fn claude_store(file: &Path, name: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let stored = match name.rfind("agent-") {
-        Some(at) => name[at..].to_owned(),
-        None => name.to_owned(),
-    };
     let path = dir
         .path()
         .join("-home-ana-app")
-        .join(format!("{stored}.jsonl"));
+        .join(format!("{}.jsonl", stored_name(name)));
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::copy(file, &path).unwrap();
     crate::support::set_mtime(&path, OLD_MS);
@@ -116,13 +113,65 @@ fn every_real_claude_code_session_reads_with_its_counts() {
         .filter_map(|n| n.strip_suffix(".jsonl").map(str::to_owned))
         .collect();
     assert_eq!(files.len(), CLAUDE.len(), "a count for every file");
-    for (name, want) in CLAUDE {
+    for (name, runs, want) in CLAUDE {
         let store = claude_store(&shared.join(format!("claude-code/{name}.jsonl")), name);
-        let show = only_run(store.path(), "claude");
-        assert_eq!(show["run"]["source"], "claude", "{name}");
-        assert_eq!(counts(&show, "sidechainLines"), *want, "{name}");
-        assert_eq!(show["run"]["problems"], 0, "{name}: no unreadable line");
+        let dir = store.path();
+        let listed = mctl_json(dir, &["--source", "claude", "runs"]);
+        let listed = listed.as_array().unwrap();
+        assert_eq!(listed.len(), *runs, "{name}: its runs");
+        // The file's own run is named by its file; the others are its side conversations.
+        let own = stored_name(name);
+        let shows: Vec<Value> = (listed.iter())
+            .map(|r| {
+                mctl_json(
+                    dir,
+                    &["--source", "claude", "show", r["id"].as_str().unwrap()],
+                )
+            })
+            .collect();
+        let mut got = [0u64; 6];
+        for show in &shows {
+            assert_eq!(show["run"]["source"], "claude", "{name}");
+            assert_eq!(show["run"]["problems"], 0, "{name}: no unreadable line");
+            let c = counts(show, "sidechainLines");
+            for i in [0, 1, 2, 3, 5] {
+                got[i] += c[i];
+            }
+            if show["run"]["id"] == own {
+                got[4] = c[4];
+            }
+        }
+        assert_eq!(got, *want, "{name}");
+        let sides: Vec<&Value> = (shows.iter().map(|s| &s["run"]))
+            .filter(|r| r["id"] != own)
+            .collect();
+        let side_lines: u64 = sides
+            .iter()
+            .map(|r| r["sidechainLines"].as_u64().unwrap())
+            .sum();
+        if !sides.is_empty() {
+            assert_eq!(
+                side_lines, want[4],
+                "{name}: every side line is one side run's"
+            );
+        }
+        let own_show = shows.iter().find(|s| s["run"]["id"] == own).unwrap();
+        for side in sides {
+            assert_eq!(side["parentId"], own, "{name}: nested under the session");
+            // The session's Task call that started it, as its first message says.
+            let call = side["parentCall"]
+                .as_str()
+                .expect("the call that started it");
+            let started = (own_show["events"].as_array().unwrap().iter())
+                .any(|e| e["type"] == "tool_call_started" && e["toolCallId"] == call);
+            assert!(started, "{name}: {call} is a call of the session");
+        }
     }
+}
+
+/// The name `claude_store` gives a file in its project folder, without `.jsonl`.
+fn stored_name(name: &str) -> &str {
+    name.rfind("agent-").map_or(name, |at| &name[at..])
 }
 
 #[test]
@@ -249,4 +298,45 @@ fn the_real_persisted_outputs_open_with_their_file_and_without() {
         3,
         "two sessions and one subagent"
     );
+}
+
+#[test]
+fn the_real_subagents_know_the_calls_that_started_them() {
+    let Some(shared) = shared() else { return };
+    let store = tempfile::tempdir().unwrap();
+    let copy = |from: &str, to: &Path| {
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(shared.join("claude-code").join(from), to).unwrap();
+    };
+    // A newer build: `subagents/agent-<id>.jsonl`, named by the session's progress lines.
+    let spotter = store.path().join("-home-USER-spotter");
+    let session = "8463c716-a2ea-4c14-9efa-87158ebd9f20";
+    copy(
+        &format!("marot__spotter__{session}.jsonl"),
+        &spotter.join(format!("{session}.jsonl")),
+    );
+    copy(
+        "marot__spotter__8463c716_subagents_agent-a7be2f0.jsonl",
+        &spotter.join(session).join("subagents/agent-a7be2f0.jsonl"),
+    );
+    // An older build: `agent-<id>.jsonl` beside the sessions, named by the Task result.
+    let scripts = store.path().join("-Users-user-project");
+    let older = "b3edadab-bca0-4054-9b41-f7ffa6941260";
+    copy(
+        &format!("kfischer-okarin__scripts-and-tools__{older}.jsonl"),
+        &scripts.join(format!("{older}.jsonl")),
+    );
+    copy(
+        "kfischer-okarin__scripts-and-tools__agent-a434715.jsonl",
+        &scripts.join("agent-a434715.jsonl"),
+    );
+    let runs = mctl_json(store.path(), &["runs"]);
+    for (id, parent, call) in [
+        ("agent-a7be2f0", session, "toolu_017SvvKc8KLbhGMG3tXkf21Z"),
+        ("agent-a434715", older, "toolu_014b1V7NgWhMapv346LFg4Y3"),
+    ] {
+        let run = crate::support::find(&runs, id);
+        assert_eq!(run["parentId"], parent, "{id}");
+        assert_eq!(run["parentCall"], call, "{id}");
+    }
 }

@@ -19,6 +19,11 @@ title: string, provider: string | null, model: string | null, mode: string | nul
  */
 parentId: string | null, 
 /**
+ * The parent's tool call that started this subagent run, when the store says (Claude
+ * Code's `Task` calls); the harness's subagent runs say it in their id.
+ */
+parentCall: string | null, 
+/**
  * `ts` of the first event.
  */
 startedMs: number | null, 
@@ -55,8 +60,9 @@ unretainedBytes: number, damaged: number,
  */
 truncated: number, 
 /**
- * Lines of a subagent's side conversation folded into this run (Claude Code's older
- * sessions keep them in the main file).
+ * Lines of subagents' side conversations in this run's file (Claude Code's older sessions
+ * keep them in the session's file): for a session, those read as the subagent runs under
+ * it; for a subagent run, its own.
  */
 sidechainLines: number, 
 /**

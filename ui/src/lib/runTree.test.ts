@@ -72,7 +72,9 @@ describe('runTree', () => {
   it("names a run's subagents and the tool call that started each", () => {
     expect(childrenOf(rows, '0/run_top').map((r) => r.run.id)).toEqual(['sub_run_top_toolu_1']);
     expect(childrenOf(rows, '0/sub_run_top_toolu_1').map((r) => r.run.id)).toEqual(['sub_sub_run_top_toolu_1_toolu_2']);
-    expect(startingCall('run_top', 'sub_run_top_toolu_1')).toBe('toolu_1');
-    expect(startingCall('run_top', 'run_other')).toBe(null);
+    expect(startingCall('run_top', { id: 'sub_run_top_toolu_1' })).toBe('toolu_1');
+    expect(startingCall('run_top', { id: 'run_other' })).toBe(null);
+    // A Claude Code subagent's store names the Task call that started it.
+    expect(startingCall('9e0c', { id: 'sidechain-6690d10e', parentCall: 'toolu_01L' })).toBe('toolu_01L');
   });
 });

@@ -117,9 +117,10 @@ export function childrenOf(rows: RunRow[], key: string): RunRow[] {
   return rows.filter((r) => rowKey(r) !== key && parentKey(r, byKey, idsByDir) === key);
 }
 
-/** The tool call of `parent` that started subagent run `child`, when its id says
- *  (`sub_<parent>_<call>`). */
-export function startingCall(parent: string, child: string): string | null {
+/** The tool call of `parent` that started subagent run `child`: the one its store names
+ *  (`parentCall`, Claude Code's Task calls), else the one its id says (`sub_<parent>_<call>`). */
+export function startingCall(parent: string, child: { id: string; parentCall?: string | null }): string | null {
+  if (child.parentCall) return child.parentCall;
   const prefix = `sub_${parent}_`;
-  return child.startsWith(prefix) && child.length > prefix.length ? child.slice(prefix.length) : null;
+  return child.id.startsWith(prefix) && child.id.length > prefix.length ? child.id.slice(prefix.length) : null;
 }

@@ -4,7 +4,7 @@ import type { RunRow } from '../gen/RunRow';
 
 export function run(over: Partial<Run> = {}): Run {
   return {
-    id: 'run', source: 'klide', status: 'done', title: '', provider: null, model: null, mode: null, cwd: null, parentId: null,
+    id: 'run', source: 'klide', status: 'done', title: '', provider: null, model: null, mode: null, cwd: null, parentId: null, parentCall: null,
     startedMs: null, updatedMs: null, events: 0, problems: 0, warnings: 0, dispatches: 0, toolCalls: 0, results: 0,
     inline: 0, retained: 0, retainedBytes: 0, unretained: 0, unretainedBytes: 0, damaged: 0, truncated: 0,
     sidechainLines: 0, strays: 0,

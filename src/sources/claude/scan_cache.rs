@@ -1,0 +1,194 @@
+//! Session scans ([`super::threads`]) kept by each file's stamp, so that reading a store's
+//! layout costs what changed: in this process (a file that grew is read on from where its scan
+//! stopped, so a live session watched every second costs its new lines), and between processes
+//! in one small file per store in the cache directory (each `mctl` command reads the layout).
+//!
+//! Like the index, this is a cache: a scan equals a scan made now, and deleting the file is
+//! always safe.
+
+use super::threads::{Scanner, SessionScan};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{LazyLock, Mutex};
+
+/// Bumped when what a scan finds changes: an older file is then not read.
+const VERSION: u32 = 1;
+
+/// Size, modification and change times and inode of a session file: any write moves it (the
+/// change time even when the modification time is set back).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct Stamp {
+    len: u64,
+    mtime_ns: i64,
+    ctime_ns: i64,
+    ino: u64,
+}
+
+fn stamp_of(meta: &fs::Metadata) -> Stamp {
+    use std::os::unix::fs::MetadataExt;
+    Stamp {
+        len: meta.len(),
+        mtime_ns: meta
+            .mtime()
+            .saturating_mul(1_000_000_000)
+            .saturating_add(meta.mtime_nsec()),
+        ctime_ns: meta
+            .ctime()
+            .saturating_mul(1_000_000_000)
+            .saturating_add(meta.ctime_nsec()),
+        ino: meta.ino(),
+    }
+}
+
+struct Kept {
+    stamp: Stamp,
+    /// A scan of this process, which can be read on; one from the cache file cannot.
+    scanner: Option<Scanner>,
+    scan: SessionScan,
+}
+
+#[derive(Default)]
+struct Cache {
+    files: HashMap<PathBuf, Kept>,
+    /// Stores whose cache file was read by this process.
+    loaded: HashSet<PathBuf>,
+}
+
+static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(Mutex::default);
+
+#[derive(Serialize, Deserialize)]
+struct Saved {
+    version: u32,
+    files: BTreeMap<String, (Stamp, SessionScan)>,
+}
+
+/// The scans of one store's session files, as one layout read asks for them.
+pub(crate) struct Scans<'a> {
+    /// The file kept between processes, when the store's listings use a cache.
+    file: Option<PathBuf>,
+    root: &'a Path,
+    /// Whether a file was scanned anew: the cache file is written again.
+    changed: bool,
+    seen: Vec<PathBuf>,
+}
+
+impl<'a> Scans<'a> {
+    /// Scans of store `root`, kept between processes in `cache` (none: kept in this process
+    /// only).
+    pub(crate) fn new(root: &'a Path, cache: Option<&Path>) -> Self {
+        let file = cache.map(|c| {
+            // One file per store, however its path was spelled.
+            let canonical = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+            let key = crate::index::dir_hash(canonical.as_os_str().as_encoded_bytes());
+            c.join(format!("claude-sessions-{key:016x}-v{VERSION}.json"))
+        });
+        Self {
+            file,
+            root,
+            changed: false,
+            seen: Vec::new(),
+        }
+    }
+
+    /// The scan of session file `path` (with its metadata, links not followed); a file that
+    /// cannot be read has nothing in or under it to show.
+    pub(crate) fn scan(&mut self, path: &Path, meta: &fs::Metadata) -> SessionScan {
+        let stamp = stamp_of(meta);
+        let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(file) = &self.file {
+            if cache.loaded.insert(self.root.to_path_buf()) {
+                load(file, &mut cache.files);
+            }
+        }
+        self.seen.push(path.to_path_buf());
+        if let Some(kept) = cache.files.get_mut(path) {
+            if kept.stamp == stamp {
+                return kept.scan.clone();
+            }
+            // Appended to: read on from where the scan stopped.
+            if let Some(scanner) = kept.scanner.as_mut().filter(|s| {
+                kept.stamp.ino == stamp.ino
+                    && s.cursor.offset <= stamp.len
+                    && kept.stamp.len <= stamp.len
+            }) {
+                if scanner.read_on(path).is_ok() {
+                    self.changed |= scanner.scan != kept.scan;
+                    kept.scan = scanner.scan.clone();
+                    kept.stamp = stamp;
+                    return kept.scan.clone();
+                }
+            }
+        }
+        let mut scanner = Scanner::default();
+        if scanner.read_on(path).is_err() {
+            cache.files.remove(path);
+            return SessionScan::default();
+        }
+        self.changed = true;
+        let scan = scanner.scan.clone();
+        let kept = Kept {
+            stamp,
+            scanner: Some(scanner),
+            scan: scan.clone(),
+        };
+        cache.files.insert(path.to_path_buf(), kept);
+        scan
+    }
+
+    /// Writes the cache file again when a scan changed (said on the log when it cannot be).
+    pub(crate) fn save(self) {
+        let Some(file) = &self.file else { return };
+        if !self.changed {
+            return;
+        }
+        let cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        let files = (self.seen.iter())
+            .filter_map(|p| {
+                let kept = cache.files.get(p)?;
+                // A path that is not UTF-8 is scanned again by the next process.
+                Some((p.to_str()?.to_owned(), (kept.stamp, kept.scan.clone())))
+            })
+            .collect();
+        drop(cache);
+        let saved = Saved {
+            version: VERSION,
+            files,
+        };
+        if let Err(e) = write(file, &saved) {
+            tracing::warn!(file = %file.display(), error = %e, "could not keep the session scans");
+        }
+    }
+}
+
+fn load(file: &Path, into: &mut HashMap<PathBuf, Kept>) {
+    let Ok(bytes) = fs::read(file) else { return };
+    let Ok(saved) = serde_json::from_slice::<Saved>(&bytes) else {
+        tracing::warn!(file = %file.display(), "the session scans kept there are unreadable: scanning again");
+        return;
+    };
+    if saved.version != VERSION {
+        return;
+    }
+    for (path, (stamp, scan)) in saved.files {
+        into.entry(PathBuf::from(path)).or_insert(Kept {
+            stamp,
+            scanner: None,
+            scan,
+        });
+    }
+}
+
+/// Writes `saved` to a temporary file beside `file` and renames it over: a reader sees the old
+/// file or the new one, never half of one.
+fn write(file: &Path, saved: &Saved) -> std::io::Result<()> {
+    if let Some(dir) = file.parent() {
+        fs::create_dir_all(dir)?;
+    }
+    let tmp = file.with_extension(format!("json.{}.tmp", std::process::id()));
+    fs::write(&tmp, serde_json::to_vec(saved)?)?;
+    fs::rename(&tmp, file).inspect_err(|_| {
+        let _ = fs::remove_file(&tmp);
+    })
+}

@@ -1,0 +1,449 @@
+//! The runs inside and under a Claude Code session file (docs/agents.md, "Subagents").
+//!
+//! Older builds wrote a subagent's side conversation into its session's own file, every line
+//! `isSidechain: true`. Each side conversation is a run nested under its session: its lines
+//! share one `agentId` when the build wrote one, else they form one tree of `uuid` →
+//! `parentUuid` links from a root line whose parent is no side line. The call that started it is
+//! the session's `Task` call whose `prompt` is the side conversation's first message, or the
+//! call a `progress` line (`agent_progress`) or a `Task` result names with the agent's id; the
+//! same links tell which call started each `subagents/agent-<id>.jsonl` file.
+//!
+//! Knowing this means reading the session file, so a scan is kept by the file's stamp
+//! ([`super::scan_cache`]); a file that grew is read on from where its scan stopped.
+
+use crate::runs::layout::RunFiles;
+use crate::transcript::{read_lines, Cursor};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io;
+use std::path::Path;
+
+/// How a side conversation's lines are told apart from the others.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SideKey {
+    /// Its `agentId`, else the `uuid` of its first line.
+    pub key: String,
+    /// Whether `key` is an `agentId`.
+    pub by_agent: bool,
+}
+
+/// One side conversation of a session file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Sidechain {
+    pub side: SideKey,
+    /// The session's call whose prompt its first message is.
+    pub call: Option<String>,
+    /// Its lines in the file.
+    pub lines: u64,
+}
+
+/// What a session file says of the runs inside and under it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SessionScan {
+    /// Its side conversations, in the order they start.
+    pub sidechains: Vec<Sidechain>,
+    /// The call that started each subagent, by agent id.
+    pub agent_calls: BTreeMap<String, String>,
+}
+
+impl SessionScan {
+    /// The call that started side conversation `s`.
+    pub(crate) fn call_of(&self, s: &Sidechain) -> Option<String> {
+        (s.side
+            .by_agent
+            .then(|| self.agent_calls.get(&s.side.key).cloned()))
+        .flatten()
+        .or_else(|| s.call.clone())
+    }
+}
+
+/// A scan that can be read on when the file grows.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Scanner {
+    pub scan: SessionScan,
+    /// Where the next read starts (a torn last line is read again).
+    pub cursor: Cursor,
+    /// The side conversation of each side line's `uuid`, by index in `scan.sidechains`.
+    members: HashMap<String, usize>,
+    /// The session's `Task` calls no side conversation answered yet: (prompt, call id).
+    prompts: Vec<(String, String)>,
+}
+
+/// The top-level keys a scan reads; the rest of a line is skipped unparsed.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ScanLine<'a> {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    #[serde(default)]
+    is_sidechain: bool,
+    uuid: Option<String>,
+    parent_uuid: Option<String>,
+    agent_id: Option<String>,
+    #[serde(rename = "parentToolUseID")]
+    parent_tool_use_id: Option<String>,
+    data: Option<ProgressData>,
+    #[serde(borrow)]
+    message: Option<&'a RawValue>,
+    #[serde(borrow)]
+    tool_use_result: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ProgressData {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    agent_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AgentResult {
+    agent_id: Option<String>,
+}
+
+/// Bytes that a line the scan must read holds; a line with none of them is passed over.
+const SIDE: &[u8] = b"\"isSidechain\":true";
+const AGENT: &[u8] = b"\"agentId\"";
+const TOOL_USE: &[u8] = b"\"tool_use\"";
+const PROMPT: &[u8] = b"\"prompt\"";
+
+fn has(line: &[u8], needle: &[u8]) -> bool {
+    memchr::memmem::find(line, needle).is_some()
+}
+
+impl Scanner {
+    /// Reads `path` from where this scan stopped to its end.
+    pub(crate) fn read_on(&mut self, path: &Path) -> io::Result<()> {
+        let outcome = read_lines(path, self.cursor, |l| self.line(l.bytes))?;
+        self.cursor = outcome.cursor;
+        Ok(())
+    }
+
+    fn line(&mut self, bytes: &[u8]) {
+        let wanted =
+            has(bytes, SIDE) || has(bytes, AGENT) || (has(bytes, TOOL_USE) && has(bytes, PROMPT));
+        if !wanted {
+            return;
+        }
+        // A line that is not JSON is the run model's to report.
+        let Ok(l) = serde_json::from_slice::<ScanLine<'_>>(bytes) else {
+            return;
+        };
+        if l.is_sidechain {
+            return self.side_line(&l);
+        }
+        match l.kind.as_deref() {
+            Some("progress") => {
+                let data = l.data.as_ref();
+                if data.and_then(|d| d.kind.as_deref()) == Some("agent_progress") {
+                    let agent = data.and_then(|d| d.agent_id.clone());
+                    if let (Some(agent), Some(call)) = (agent, l.parent_tool_use_id.clone()) {
+                        self.scan.agent_calls.entry(agent).or_insert(call);
+                    }
+                }
+            }
+            Some("user") => self.agent_result(&l),
+            Some("assistant") => self.task_calls(&l),
+            _ => {}
+        }
+    }
+
+    fn side_line(&mut self, l: &ScanLine<'_>) {
+        let found = match (&l.agent_id, &l.parent_uuid) {
+            (Some(agent), _) => {
+                (self.scan.sidechains.iter()).position(|s| s.side.by_agent && s.side.key == *agent)
+            }
+            (None, Some(parent)) => self.members.get(parent).copied(),
+            (None, None) => None,
+        };
+        let at = match found {
+            Some(at) => at,
+            None => {
+                let side = match (&l.agent_id, &l.uuid) {
+                    (Some(agent), _) => SideKey {
+                        key: agent.clone(),
+                        by_agent: true,
+                    },
+                    (None, Some(uuid)) => SideKey {
+                        key: uuid.clone(),
+                        by_agent: false,
+                    },
+                    // A side line with neither cannot be told apart: the session keeps it out.
+                    (None, None) => return,
+                };
+                let call = self.answered_call(l.message);
+                self.scan.sidechains.push(Sidechain {
+                    side,
+                    call,
+                    lines: 0,
+                });
+                self.scan.sidechains.len() - 1
+            }
+        };
+        self.scan.sidechains[at].lines += 1;
+        if let Some(uuid) = &l.uuid {
+            self.members.insert(uuid.clone(), at);
+        }
+    }
+
+    /// The `Task` call whose prompt is this first message, taken off the calls left.
+    fn answered_call(&mut self, message: Option<&RawValue>) -> Option<String> {
+        let text = message_text(message?)?;
+        let at = (self.prompts.iter()).position(|(p, _)| p.trim() == text.trim())?;
+        Some(self.prompts.remove(at).1)
+    }
+
+    /// A `Task` result naming the agent it ran: that call started that agent.
+    fn agent_result(&mut self, l: &ScanLine<'_>) {
+        let Some(agent) = l
+            .tool_use_result
+            .and_then(|r| serde_json::from_str::<AgentResult>(r.get()).ok())
+            .and_then(|r| r.agent_id)
+        else {
+            return;
+        };
+        let call = content_of(l.message).and_then(|c| {
+            c.as_array()?.iter().find_map(|b| {
+                let b = b.as_object()?;
+                (b.get("type")?.as_str()? == "tool_result")
+                    .then(|| b.get("tool_use_id")?.as_str().map(str::to_owned))?
+            })
+        });
+        if let Some(call) = call {
+            self.scan.agent_calls.entry(agent).or_insert(call);
+        }
+    }
+
+    /// The session's calls that hand a subagent a `prompt`.
+    fn task_calls(&mut self, l: &ScanLine<'_>) {
+        let Some(content) = content_of(l.message) else {
+            return;
+        };
+        for b in content.as_array().into_iter().flatten() {
+            if b.get("type").and_then(Value::as_str) != Some("tool_use") {
+                continue;
+            }
+            let prompt = b.pointer("/input/prompt").and_then(Value::as_str);
+            let id = b.get("id").and_then(Value::as_str);
+            if let (Some(prompt), Some(id)) = (prompt, id) {
+                self.prompts.push((prompt.to_owned(), id.to_owned()));
+            }
+        }
+    }
+}
+
+fn content_of(message: Option<&RawValue>) -> Option<Value> {
+    #[derive(Deserialize)]
+    struct Message {
+        content: Option<Value>,
+    }
+    serde_json::from_str::<Message>(message?.get())
+        .ok()?
+        .content
+}
+
+/// The text of a message: its string content, or its text blocks.
+fn message_text(message: &RawValue) -> Option<String> {
+    match content_of(Some(message))? {
+        Value::String(s) => Some(s),
+        Value::Array(blocks) => {
+            let texts: Vec<&str> = (blocks.iter())
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect();
+            (!texts.is_empty()).then(|| texts.join("\n\n"))
+        }
+        _ => None,
+    }
+}
+
+/// Which lines of a session file a run reads.
+#[derive(Debug, Clone)]
+pub(crate) enum Lines {
+    /// Every line: a subagent's own file.
+    All,
+    /// A session's own lines: its side conversations are runs of their own.
+    Main,
+    /// One side conversation, with the `uuid`s of its lines read so far.
+    Side(SideKey, HashSet<String>),
+}
+
+/// What [`Lines::take`] needs of a line.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SideFields {
+    #[serde(default)]
+    is_sidechain: bool,
+    uuid: Option<String>,
+    parent_uuid: Option<String>,
+    agent_id: Option<String>,
+}
+
+/// Whether a line is the run's, and whether it is a side line the run accounts for (its own,
+/// or, for a session, one of the side conversations under it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Take {
+    pub keep: bool,
+    pub side: bool,
+}
+
+/// Whether `files` is a subagent's own file, named `agent-<id>.jsonl`: its lines are all side
+/// lines, all its own.
+pub(crate) fn is_agent_file(files: &RunFiles) -> bool {
+    (files.transcript.as_deref())
+        .and_then(|p| p.file_name())
+        .is_some_and(|n| n.to_string_lossy().starts_with("agent-"))
+}
+
+impl Lines {
+    /// The lines run `files` reads of its transcript.
+    pub(crate) fn of(files: &RunFiles) -> Self {
+        match (&files.side, is_agent_file(files)) {
+            (Some(side), _) => Lines::Side(side.clone(), HashSet::new()),
+            (None, true) => Lines::All,
+            (None, false) => Lines::Main,
+        }
+    }
+
+    /// Whether the line with these fields is the run's.
+    pub(crate) fn take(
+        &mut self,
+        is_side: bool,
+        uuid: Option<&str>,
+        parent: Option<&str>,
+        agent: Option<&str>,
+    ) -> Take {
+        match self {
+            Lines::All => Take {
+                keep: true,
+                side: is_side,
+            },
+            Lines::Main => Take {
+                keep: !is_side,
+                side: is_side,
+            },
+            Lines::Side(side, members) => {
+                let keep = is_side
+                    && match (agent, side.by_agent) {
+                        (Some(a), true) => a == side.key,
+                        (None, false) => {
+                            uuid == Some(side.key.as_str())
+                                || parent.is_some_and(|p| members.contains(p))
+                        }
+                        _ => false,
+                    };
+                if let (true, Some(uuid)) = (keep, uuid) {
+                    members.insert(uuid.to_owned());
+                }
+                Take { keep, side: keep }
+            }
+        }
+    }
+
+    /// [`take`](Self::take) for a raw line (search reads lines without the run model).
+    pub(crate) fn takes_raw(&mut self, bytes: &[u8]) -> bool {
+        if matches!(self, Lines::All) {
+            return true;
+        }
+        if !has(bytes, SIDE) {
+            return self.take(false, None, None, None).keep;
+        }
+        match serde_json::from_slice::<SideFields>(bytes) {
+            Ok(f) => {
+                let (u, p, a) = (f.uuid.as_deref(), f.parent_uuid.as_deref(), f.agent_id);
+                self.take(f.is_sidechain, u, p, a.as_deref()).keep
+            }
+            Err(_) => self.take(false, None, None, None).keep,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(lines: &[&str]) -> SessionScan {
+        let mut s = Scanner::default();
+        for l in lines {
+            s.line(l.as_bytes());
+        }
+        s.scan
+    }
+
+    const TASK: &str = r#"{"type":"assistant","uuid":"m1","isSidechain":false,"message":{"content":[{"type":"tool_use","id":"toolu_A","name":"Task","input":{"prompt":"Do A"}},{"type":"tool_use","id":"toolu_B","name":"Task","input":{"prompt":"Do B"}}]}}"#;
+
+    #[test]
+    fn side_conversations_are_told_apart_by_their_links_and_matched_to_their_calls() {
+        let s = scan(&[
+            TASK,
+            // B starts first, A second; their lines interleave.
+            r#"{"type":"user","uuid":"b1","parentUuid":null,"isSidechain":true,"message":{"content":"Do B"}}"#,
+            r#"{"type":"user","uuid":"a1","parentUuid":null,"isSidechain":true,"message":{"content":[{"type":"text","text":"Do A"}]}}"#,
+            r#"{"type":"assistant","uuid":"b2","parentUuid":"b1","isSidechain":true}"#,
+            r#"{"type":"assistant","uuid":"a2","parentUuid":"a1","isSidechain":true}"#,
+            r#"{"type":"assistant","uuid":"a3","parentUuid":"a2","isSidechain":true}"#,
+            r#"{"type":"user","uuid":"x1","parentUuid":null,"isSidechain":true,"message":{"content":"Nobody asked"}}"#,
+        ]);
+        let got: Vec<(&str, Option<&str>, u64)> = (s.sidechains.iter())
+            .map(|c| (c.side.key.as_str(), c.call.as_deref(), c.lines))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("b1", Some("toolu_B"), 2),
+                ("a1", Some("toolu_A"), 3),
+                ("x1", None, 1)
+            ]
+        );
+    }
+
+    #[test]
+    fn agent_ids_group_side_lines_and_name_the_calls_that_started_them() {
+        let s = scan(&[
+            r#"{"type":"user","uuid":"s1","isSidechain":true,"agentId":"a77","message":{"content":"Go"}}"#,
+            r#"{"type":"assistant","uuid":"s2","parentUuid":"zz","isSidechain":true,"agentId":"a77"}"#,
+            r#"{"type":"progress","isSidechain":false,"parentToolUseID":"toolu_P","data":{"type":"agent_progress","agentId":"a77"}}"#,
+            r#"{"type":"user","isSidechain":false,"message":{"content":[{"type":"tool_result","tool_use_id":"toolu_Q","content":"ok"}]},"toolUseResult":{"status":"completed","agentId":"a88"}}"#,
+        ]);
+        assert_eq!(s.sidechains.len(), 1);
+        assert!(s.sidechains[0].side.by_agent);
+        assert_eq!(s.sidechains[0].lines, 2);
+        assert_eq!(s.call_of(&s.sidechains[0]).as_deref(), Some("toolu_P"));
+        assert_eq!(
+            s.agent_calls.get("a88").map(String::as_str),
+            Some("toolu_Q")
+        );
+    }
+
+    #[test]
+    fn a_run_takes_only_its_own_lines() {
+        let side = SideKey {
+            key: "a1".into(),
+            by_agent: false,
+        };
+        let mut a = Lines::Side(side, HashSet::new());
+        let mut main = Lines::Main;
+        let lines = [
+            (false, Some("m1"), None, true, false),
+            (true, Some("b1"), None, false, false),
+            (true, Some("a1"), None, false, true),
+            (true, Some("b2"), Some("b1"), false, false),
+            (true, Some("a2"), Some("a1"), false, true),
+        ];
+        for (side, uuid, parent, main_keeps, a_keeps) in lines {
+            assert_eq!(main.take(side, uuid, parent, None).keep, main_keeps);
+            assert_eq!(a.take(side, uuid, parent, None).keep, a_keeps, "{uuid:?}");
+        }
+        let raw = br#"{"type":"assistant","uuid":"a3","parentUuid":"a2","isSidechain":true}"#;
+        assert!(a.takes_raw(raw));
+        assert!(!main.takes_raw(raw));
+        assert!(!a.takes_raw(TASK.as_bytes()));
+    }
+}

@@ -1,0 +1,299 @@
+//! Claude Code's subagents as runs under their session: the side conversations an older build
+//! wrote into the session's own file, and the files of `subagents/` (and beside the sessions),
+//! each with the session's call that started it.
+
+use super::Session;
+use crate::support::{find, mctl_command, mctl_json, stdout};
+use serde_json::{json, Value};
+use std::path::Path;
+
+const SESSION: &str = "5e551011-0000-4000-8000-000000000001";
+const PARSER: &str = "aaaaaaaa-0000-4000-8000-00000000000a";
+const TESTS: &str = "bbbbbbbb-0000-4000-8000-00000000000b";
+
+/// A side line of an older build: `isSidechain`, linked to its parent by `parentUuid`.
+fn side(uuid: &str, parent: Option<&str>, kind: &str, message: Value) -> Value {
+    json!({"type": kind, "uuid": uuid, "parentUuid": parent, "isSidechain": true,
+        "sessionId": SESSION, "cwd": "/home/ana/app", "timestamp": "2026-04-02T10:01:00.000Z",
+        "message": message})
+}
+
+fn said(text: &str) -> Value {
+    json!({"id": format!("msg_{text}"), "role": "assistant", "model": "claude-x",
+        "content": [{"type": "text", "text": text}]})
+}
+
+/// A session that started two subagents at once; their side conversations interleave in its
+/// file.
+fn session_with_side_conversations(project: &Path) -> Session {
+    let mut s = Session::new(project, SESSION);
+    s.prompt("Build the parser and its tests")
+        .call("toolu_T1", "Task", json!({"prompt": "Write the parser"}))
+        .call("toolu_T2", "Task", json!({"prompt": "Write the tests"}))
+        .line(side(
+            PARSER,
+            None,
+            "user",
+            json!({"role": "user", "content": "Write the parser"}),
+        ))
+        .line(side(
+            TESTS,
+            None,
+            "user",
+            json!({"role": "user", "content": "Write the tests"}),
+        ))
+        .line(side(
+            "a2",
+            Some(PARSER),
+            "assistant",
+            json!({"id": "msg_a2", "role": "assistant",
+            "model": "claude-x", "content": [{"type": "tool_use", "id": "toolu_A", "name": "Bash",
+            "input": {"command": "cargo build"}}]}),
+        ))
+        .line(side(
+            "b2",
+            Some(TESTS),
+            "assistant",
+            said("tests_done_marker"),
+        ))
+        .line(side(
+            "a3",
+            Some("a2"),
+            "user",
+            json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_A", "content": "Compiling"}]}),
+        ))
+        .line(side(
+            "a4",
+            Some("a3"),
+            "assistant",
+            said("parser_done_marker"),
+        ))
+        .result("toolu_T1", "The parser is written", None)
+        .result("toolu_T2", "The tests are written", None)
+        .answer("Both are done");
+    s.write();
+    s
+}
+
+#[test]
+fn side_conversations_in_a_session_file_are_runs_under_it() {
+    let store = tempfile::tempdir().unwrap();
+    session_with_side_conversations(&store.path().join("-home-ana-app"));
+    let dir = store.path();
+    let runs = mctl_json(dir, &["runs"]);
+    assert_eq!(runs.as_array().unwrap().len(), 3, "{runs}");
+    let session = find(&runs, SESSION);
+    assert_eq!(
+        (
+            session["toolCalls"].as_u64(),
+            session["sidechainLines"].as_u64()
+        ),
+        (Some(2), Some(6)),
+        "the session keeps its own lines"
+    );
+    assert_eq!(session["parentId"], Value::Null);
+    for (id, call, title, calls, lines) in [
+        ("sidechain-aaaaaaaa", "toolu_T1", "Write the parser", 1, 4),
+        ("sidechain-bbbbbbbb", "toolu_T2", "Write the tests", 0, 2),
+    ] {
+        let run = find(&runs, id);
+        assert_eq!(run["parentId"], SESSION, "{id}");
+        assert_eq!(
+            run["parentCall"], call,
+            "{id}: the Task call that started it"
+        );
+        assert_eq!(run["title"], title, "{id}");
+        assert_eq!(run["toolCalls"], calls, "{id}");
+        assert_eq!(run["sidechainLines"], lines, "{id}");
+        assert_eq!(run["status"], "done", "{id}");
+        assert_eq!(run["problems"], 0, "{id}");
+    }
+
+    // Its timeline is its own lines, and a search names it, not the session.
+    let show = mctl_json(dir, &["show", "sidechain-aaaaaaaa"]);
+    let kinds: Vec<&str> = (show["events"].as_array().unwrap().iter())
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "user_message",
+            "assistant_message",
+            "tool_call_started",
+            "tool_call_finished",
+            "assistant_message"
+        ]
+    );
+    for (needle, run) in [
+        ("parser_done_marker", "sidechain-aaaaaaaa"),
+        ("tests_done_marker", "sidechain-bbbbbbbb"),
+        ("Both are done", SESSION),
+    ] {
+        let out = mctl_command()
+            .args(["--runs-dir"])
+            .arg(dir)
+            .args(["search", needle, "--json"])
+            .output()
+            .unwrap();
+        let found: Vec<String> = (stdout(&out).lines())
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|h| h["kind"] != "summary")
+            .map(|h| h["run"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(found, [run], "{needle}");
+    }
+}
+
+#[test]
+fn subagent_files_know_the_call_that_started_them() {
+    let store = tempfile::tempdir().unwrap();
+    let project = store.path().join("-home-ana-app");
+    // A newer build: the agent's file under the session's folder, named by a progress line.
+    let mut s = Session::new(&project, SESSION);
+    s.prompt("Look around")
+        .call("toolu_S", "Task", json!({"prompt": "Survey the code"}))
+        .line(
+            json!({"type": "progress", "parentToolUseID": "toolu_S", "sessionId": SESSION,
+            "data": {"type": "agent_progress", "agentId": "a11"}}),
+        )
+        .result("toolu_S", "Surveyed", None);
+    s.write();
+    let agents = project.join(SESSION).join("subagents");
+    std::fs::create_dir_all(&agents).unwrap();
+    let mut a = Session::new(&agents, "agent-a11");
+    a.line(
+        json!({"type": "user", "uuid": "x1", "isSidechain": true, "agentId": "a11",
+        "sessionId": SESSION, "message": {"role": "user", "content": "Survey the code"}}),
+    );
+    a.write();
+    // An older build: the agent's file beside the sessions, named by the Task call's result.
+    let older = "01de0000-0000-4000-8000-000000000002";
+    let mut q = Session::new(&project, older);
+    q.prompt("Edit the file")
+        .call("toolu_Q", "Task", json!({"prompt": "Add a section"}))
+        .result(
+            "toolu_Q",
+            "Added",
+            Some(json!({"status": "completed", "agentId": "a22"})),
+        );
+    q.write();
+    let mut b = Session::new(&project, "agent-a22");
+    b.line(
+        json!({"type": "user", "uuid": "y1", "isSidechain": true, "agentId": "a22",
+        "sessionId": older, "message": {"role": "user", "content": "Add a section"}}),
+    );
+    b.write();
+
+    let runs = mctl_json(store.path(), &["runs"]);
+    assert_eq!(runs.as_array().unwrap().len(), 4, "{runs}");
+    for (id, parent, call) in [
+        ("agent-a11", SESSION, "toolu_S"),
+        ("agent-a22", older, "toolu_Q"),
+    ] {
+        let run = find(&runs, id);
+        assert_eq!(
+            (&run["parentId"], &run["parentCall"]),
+            (&json!(parent), &json!(call))
+        );
+    }
+}
+
+/// The session scans kept in `cache`.
+fn kept_scans(cache: &Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(cache)
+        .map(|d| {
+            d.filter_map(|e| Some(e.ok()?.path()))
+                .filter(|p| p.to_string_lossy().contains("claude-sessions-"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn run_ids(dir: &Path, cache: &Path, extra: &[&str]) -> Vec<String> {
+    let out = mctl_command()
+        .env("MCTL_CACHE_DIR", cache)
+        .args(["--runs-dir"])
+        .arg(dir)
+        .args(extra)
+        .args(["--json", "runs"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let runs: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let mut ids: Vec<String> = (runs.as_array().unwrap().iter())
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[test]
+fn what_a_session_file_holds_is_kept_by_its_stamp_and_never_trusted_over_it() {
+    let store = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let mut s = session_with_side_conversations(&store.path().join("-home-ana-app"));
+    let dir = store.path();
+    let three = [SESSION, "sidechain-aaaaaaaa", "sidechain-bbbbbbbb"];
+
+    assert_eq!(run_ids(dir, cache.path(), &["--no-index"]), three);
+    assert!(
+        kept_scans(cache.path()).is_empty(),
+        "--no-index keeps nothing"
+    );
+    assert_eq!(run_ids(dir, cache.path(), &[]), three);
+    let kept = kept_scans(cache.path());
+    assert_eq!(kept.len(), 1, "one file for the store");
+
+    // A side conversation appended later is seen: the file's stamp moved.
+    s.line(side(
+        "cccccccc-1",
+        None,
+        "user",
+        json!({"role": "user", "content": "Review"}),
+    ));
+    s.write();
+    let four = [
+        SESSION,
+        "sidechain-aaaaaaaa",
+        "sidechain-bbbbbbbb",
+        "sidechain-cccccccc",
+    ];
+    assert_eq!(run_ids(dir, cache.path(), &[]), four);
+
+    // A damaged cache file is read past, and written again.
+    std::fs::write(&kept[0], "{not json").unwrap();
+    assert_eq!(run_ids(dir, cache.path(), &[]), four);
+    let again = std::fs::read_to_string(&kept[0]).unwrap();
+    assert!(again.contains("cccccccc-1"), "{again}");
+}
+
+#[test]
+fn a_side_conversation_started_while_watched_is_added() {
+    let store = tempfile::tempdir().unwrap();
+    let mut s = session_with_side_conversations(&store.path().join("-home-ana-app"));
+    let dir = store.path();
+    let mut child = mctl_command()
+        .args(["--runs-dir"])
+        .arg(dir)
+        .args(["--json", "watch"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    s.line(side(
+        "dddddddd-1",
+        None,
+        "user",
+        json!({"role": "user", "content": "Review"}),
+    ));
+    s.write();
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    child.kill().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("\"kind\":\"run-added\"") && text.contains("\"run\":\"sidechain-dddddddd\""),
+        "{text}"
+    );
+}
