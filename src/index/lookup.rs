@@ -10,10 +10,10 @@ use crate::runs::{Run, RunDetail, RunOptions, RunStatus};
 
 /// What the index knows of a run of the layout: the run, proven unchanged, or that it must be
 /// read (with the stamps its files have now).
-/// (Boxed: a run is several times the size of a stamp.)
+/// (Both boxed: a run and a stamp are each many times the size of a pointer.)
 pub(super) enum Found {
     Kept(Box<Entry>),
-    Changed(RunStamp),
+    Changed(Box<RunStamp>),
 }
 
 pub(super) type Pair<'a> = (&'a String, &'a RunFiles, Option<Row>);
@@ -57,7 +57,7 @@ pub(super) fn look_up<'a>(
             .and_then(|row| from_row(&row, opts, want, &stamp));
         let found = match kept {
             Some(entry) => Found::Kept(Box::new(entry)),
-            None => Found::Changed(stamp),
+            None => Found::Changed(Box::new(stamp)),
         };
         (id, files, found)
     };
@@ -76,6 +76,9 @@ fn stamp_of(
     files: &RunFiles,
     threshold: u64,
 ) -> RunStamp {
+    if layout.source != crate::sources::SourceKind::Klide {
+        return foreign_stamp(layout, id, files, threshold);
+    }
     let dir = &layout.root;
     let stamp = |present: bool, name: String| -> Option<FileStamp> {
         if !present {
@@ -98,6 +101,27 @@ fn stamp_of(
             value_dir_name(id),
         ),
         threshold,
+        links: None,
+    }
+}
+
+/// The stamps of a run of another agent's store, whose files nest where its layout says: its
+/// transcript, and the folder its values are in (its own, else its session's for a Claude Code
+/// subagent), with the layout's links. (Claude Code writes each persisted output once, under a
+/// new name: the folder's own stamp stands for its files, as a value directory's does.)
+fn foreign_stamp(layout: &Layout, id: &str, files: &RunFiles, threshold: u64) -> RunStamp {
+    let values = layout.value_dir(id).or(files.parent_values.as_deref());
+    let side = files.side.as_ref().map(|s| s.key.as_str());
+    let links = [files.parent.as_deref(), files.parent_call.as_deref(), side]
+        .map(|l| l.unwrap_or("-"))
+        .join("|");
+    let linked = layout.linked_value_dirs.contains(id);
+    RunStamp {
+        transcript: files.transcript.as_deref().and_then(FileStamp::of),
+        summary: None,
+        values: values.and_then(FileStamp::of),
+        threshold,
+        links: Some(format!("{links}|{}", if linked { "linked" } else { "-" })),
     }
 }
 

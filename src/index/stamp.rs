@@ -83,6 +83,10 @@ pub(crate) struct RunStamp {
     pub summary: Option<FileStamp>,
     pub values: Option<FileStamp>,
     pub threshold: u64,
+    /// What another agent's store's layout says of the run beyond its files (its parent, the
+    /// call that started it, the side conversation it is, a linked value folder): a run whose
+    /// links changed is read again though its files did not.
+    pub links: Option<String>,
 }
 
 impl RunStamp {
@@ -111,6 +115,10 @@ impl RunStamp {
         one(";v=", &self.values, &mut out);
         out.push_str(";th=");
         out.push_str(itoa::Buffer::new().format(self.threshold));
+        if let Some(links) = &self.links {
+            out.push_str(";l=");
+            out.push_str(links);
+        }
         out
     }
 
@@ -141,6 +149,7 @@ mod tests {
             summary: None,
             values: Some(FileStamp { len: 0, ..file }),
             threshold: 20_480,
+            links: None,
         };
         assert_eq!(
             stamp.key(),

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The layout of the tables; a file with a higher `user_version` is a newer Mission Control's.
-pub const SCHEMA: i64 = 3;
+pub const SCHEMA: i64 = 4;
 /// What the `meta` table's `app` says in an index of ours.
 const APP: &str = "mission-control-index";
 /// How long a writer waits for another process's transaction before giving up.
@@ -318,5 +318,58 @@ impl Store {
             files += postcard::from_bytes::<crate::runs::Run>(&run).map_or(0, |r| r.value_files);
         }
         Ok(files)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SCHEMA;
+    use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+
+    /// The keys of a JSON object, in their order.
+    struct Keys(Vec<String>);
+
+    impl<'de> serde::Deserialize<'de> for Keys {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Keys;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Keys, A::Error> {
+                    let mut keys = Vec::new();
+                    while let Some(k) = map.next_key::<String>()? {
+                        map.next_value::<IgnoredAny>()?;
+                        keys.push(k);
+                    }
+                    Ok(Keys(keys))
+                }
+            }
+            d.deserialize_map(V)
+        }
+    }
+
+    /// Rows keep a run in `postcard`, which writes fields in order with no names: a row written
+    /// before a field of `Run` was added, removed or moved reads back as another run. Such a
+    /// change needs a new `SCHEMA` (a new index file), and then this pin.
+    #[test]
+    fn the_schema_changes_with_the_fields_a_row_keeps() {
+        let json = serde_json::to_string(&crate::runs::Run::default()).unwrap();
+        let fields = serde_json::from_str::<Keys>(&json).unwrap().0.join(",");
+        let pinned = (
+            4,
+            "id,source,status,title,provider,model,mode,cwd,parentId,parentCall,startedMs,\
+             updatedMs,events,problems,warnings,dispatches,toolCalls,results,inline,retained,\
+             retainedBytes,unretained,unretainedBytes,damaged,truncated,sidechainLines,strays,\
+             valueFiles,valueBytes,inputTokens,outputTokens,costUsd,modelMs,transcriptBytes,\
+             pendingBytes,newerSchema,hasTranscript,hasSummary,errorCode,errorMessage,tools,\
+             compactedAtLine",
+        );
+        assert_eq!(
+            (SCHEMA, fields.as_str()),
+            pinned,
+            "Run's fields changed: bump SCHEMA, then pin them here"
+        );
     }
 }

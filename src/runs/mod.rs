@@ -102,9 +102,8 @@ impl RunsDir {
     /// The index of this runs directory, opened (or made); `None` when it is turned off or
     /// cannot be used now (said on the log).
     pub fn index(&self) -> Option<crate::index::RunIndex> {
-        // The index stamps a runs directory's flat entries; another agent's store nests its
-        // files, so it is read without one.
-        (self.indexed && self.source == crate::sources::SourceKind::Klide)
+        // Another agent's store is stamped where its layout says its files are.
+        self.indexed
             .then(|| crate::index::RunIndex::open(self.cache.as_deref(), &self.root))
             .flatten()
     }

@@ -1,7 +1,8 @@
 //! Watching another agent's store (`crate::sources`). Its files nest (project folders, session
 //! folders, `YYYY/MM/DD`), so the runs directory's flat names say nothing of them: each look
 //! reads the store's layout again, stamps every run's files, and reads again only the runs
-//! whose stamp moved. The watcher looks on every notice and every second.
+//! whose stamp moved. The watcher looks on every notice and every second; the first look takes
+//! the runs the index vouches for from it.
 
 use super::Change;
 use crate::runs::{sort_runs, unreadable_run, Layout, Run, RunOptions, RunStatus, RunsDir};
@@ -15,6 +16,8 @@ type Stamp = Vec<(u64, Option<std::time::SystemTime>)>;
 pub(super) struct ForeignWatch {
     source: SourceKind,
     runs: BTreeMap<String, (Stamp, Run)>,
+    /// Whether the first look was made: it takes the runs the index vouches for from it.
+    started: bool,
 }
 
 fn stamp_of(layout: &Layout, id: &str) -> Stamp {
@@ -42,6 +45,7 @@ impl ForeignWatch {
         (source != SourceKind::Klide).then(|| Self {
             source,
             runs: BTreeMap::new(),
+            started: false,
         })
     }
 
@@ -55,6 +59,17 @@ impl ForeignWatch {
         let Ok(layout) = dir.layout() else {
             return false;
         };
+        // The first look costs what changed since the index last looked; the later ones read
+        // only what moved since then.
+        let mut indexed = std::collections::HashMap::new();
+        if !std::mem::replace(&mut self.started, true) {
+            if let Some(mut index) = dir.index() {
+                let listing = dir.listing_opts(opts.now_ms);
+                let read = |id: &str| crate::runs::read_row(&layout, id, &listing);
+                let runs = index.list(&layout, &listing, read);
+                indexed = runs.into_iter().map(|r| (r.id.clone(), r)).collect();
+            }
+        }
         let name = root.display().to_string();
         let gone: Vec<String> = self
             .runs
@@ -75,9 +90,12 @@ impl ForeignWatch {
             if known == Some(&stamp) {
                 continue;
             }
-            let run = match crate::runs::analyze_run(&layout, id, &opts, false) {
-                Ok(detail) => detail.run,
-                Err(e) => unreadable_run(id, &e),
+            let run = match indexed.remove(id) {
+                Some(run) => run,
+                None => match crate::runs::analyze_run(&layout, id, &opts, false) {
+                    Ok(detail) => detail.run,
+                    Err(e) => unreadable_run(id, &e),
+                },
             };
             let change = match known {
                 None => Change::RunAdded {

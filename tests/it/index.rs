@@ -171,7 +171,7 @@ fn whatif_both(root: &Path, cache: &Path) -> (Value, Value) {
 
 /// Asserts that the listing, a GC plan, the storage figures and the threshold what-if are the
 /// same through the index and without it; how many runs the listing read.
-fn assert_same(root: &Path, cache: &Path, what: &str) -> usize {
+pub(crate) fn assert_same(root: &Path, cache: &Path, what: &str) -> usize {
     let (indexed, plain, reads) = both(root, cache);
     assert_eq!(indexed, plain, "{what}");
     let (indexed, plain) = gc_both(root, cache);

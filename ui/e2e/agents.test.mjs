@@ -58,6 +58,10 @@ function claudeStore() {
     user([{ type: 'tool_result', tool_use_id: 'toolu_grep', content: stub('62.1KB', 'toolu_grep.txt', grepOut.slice(0, 1800)) }], { toolUseResult: { mode: 'content', content: grepOut } }),
     assistant([{ type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: saved('toolu_test.txt'), offset: 2400, limit: 20 } }], 'msg_3'),
     user([{ type: 'tool_result', tool_use_id: 'toolu_read', content: '2412→FAIL checkout.test.ts > applies the discount' }]),
+    // The subagent: the progress line names the call that started it.
+    assistant([{ type: 'tool_use', id: 'toolu_task', name: 'Task', input: { description: 'Survey', prompt: 'List the cart modules' } }], 'msg_5'),
+    line('progress', { parentToolUseID: 'toolu_task', data: { type: 'agent_progress', agentId: 'a1b2c3d' } }),
+    user([{ type: 'tool_result', tool_use_id: 'toolu_task', content: 'cart.ts, price.ts' }]),
     assistant([{ type: 'text', text: 'The discount is applied twice; fixed in cart.ts.' }], 'msg_4'),
   ];
   write(path.join(project, `${SESSION}.jsonl`), jsonl(lines));
@@ -138,7 +142,7 @@ describe('Claude Code and Codex stores in the app', () => {
 
   it('opens a persisted output in Stub | Full, and one whose file is gone as recovered', async () => {
     await openRun(browser, SESSION);
-    await waitFor(async () => (await browser.$$('[data-testid="timeline"] article[data-type="tool_call_finished"]')).length === 3, 'the three results');
+    await waitFor(async () => (await browser.$$('[data-testid="timeline"] article[data-type="tool_call_finished"]')).length === 4, 'the four results');
     const open = await browser.$$('[data-testid="timeline"] article[data-type="tool_call_finished"] [data-testid="open-result"]');
     await open[0].click();
     const state = await browser.$('[data-testid="value-state"]');
@@ -156,6 +160,23 @@ describe('Claude Code and Codex stores in the app', () => {
     assert.equal(recovered, 'recovered from the transcript');
     await waitFor(async () => (await (await browser.$('[data-testid="full-text"] [data-line="1"]')).getText()).includes('TODO price rounding'), 'the recovered output');
     await (await browser.$('[data-testid="back"]')).click();
+  });
+
+  it('opens the subagent from the Task call that started it', async () => {
+    await openRun(browser, SESSION);
+    const button = await waitFor(async () => {
+      const el = await browser.$('[data-testid="open-subagent"]');
+      return (await el.isExisting()) ? el : null;
+    }, 'the Task call linked to its subagent');
+    await browser.execute((el) => {
+      el.scrollIntoView({ block: 'center' });
+      el.click();
+    }, button);
+    const parent = await waitFor(async () => {
+      const el = await browser.$('[data-testid="parent-run"]');
+      return (await el.isExisting()) ? el : null;
+    }, 'the subagent run, under its session');
+    assert.match(await parent.getText(), /Fix the checkout discount/);
   });
 
   it('says in the Storage view what Claude Code\'s own cleanup deletes next', async () => {
@@ -181,5 +202,16 @@ describe('Claude Code and Codex stores in the app', () => {
       return (await el.isExisting()) ? el : null;
     }, 'the cut output');
     assert.match(await note.getText(), /never reached the disk/);
+  });
+
+  it("leaves the other agents' stores out of the threshold what-if, and says so", async () => {
+    await (await browser.$('[data-testid="open-whatif"]')).click();
+    const note = await waitFor(async () => {
+      const el = await browser.$('[data-testid="whatif-others"]');
+      return (await el.isExisting()) ? el : null;
+    }, 'the note on the stores left out');
+    // The Claude Code store, the Codex store, and the Codex store the offer added.
+    assert.match(await note.getText(), /^3 other agent's stores left out/);
+    await waitFor(async () => (await browser.$('[data-testid="whatif-retained"]')).isExisting(), "the harness runs' figures");
   });
 });

@@ -11,6 +11,16 @@ use std::fmt::Write as _;
 const TOOLS_SHOWN: usize = 8;
 
 pub fn run(dir: RunsDir, thresholds: &[u64], run: Option<&str>, json: bool) -> anyhow::Result<()> {
+    let source = dir.source();
+    if source != mission_control::sources::SourceKind::Klide {
+        // Said, not failed: a script asking of several directories still gets its answer.
+        eprintln!(
+            "note: {} is a {} store: the what-if is about the harness's retention threshold, \
+             and that agent sets its own limits, so no result of it is counted",
+            dir.root().display(),
+            source.label(),
+        );
+    }
     let answers = dir.what_if(thresholds, run)?;
     if json {
         print_json(&answers)

@@ -110,4 +110,17 @@ fn the_harness_only_insights_say_so_for_another_agent() {
         "{}",
         stderr(&out)
     );
+    // The what-if answers (nothing counted), and says why.
+    let out = mctl(
+        &store.path().join("sessions"),
+        &["whatif", "--threshold", "1024", "--json"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let answer: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(answer[0]["results"], 0);
+    assert!(
+        stderr(&out).contains("is a Codex store: the what-if is about the harness's retention"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -5,6 +5,7 @@
 mod claude;
 mod codex;
 mod gc;
+mod index;
 mod real;
 mod subagents;
 

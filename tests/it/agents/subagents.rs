@@ -7,7 +7,7 @@ use crate::support::{find, mctl_command, mctl_json, stdout};
 use serde_json::{json, Value};
 use std::path::Path;
 
-const SESSION: &str = "5e551011-0000-4000-8000-000000000001";
+pub(super) const SESSION: &str = "5e551011-0000-4000-8000-000000000001";
 const PARSER: &str = "aaaaaaaa-0000-4000-8000-00000000000a";
 const TESTS: &str = "bbbbbbbb-0000-4000-8000-00000000000b";
 
@@ -25,7 +25,7 @@ fn said(text: &str) -> Value {
 
 /// A session that started two subagents at once; their side conversations interleave in its
 /// file.
-fn session_with_side_conversations(project: &Path) -> Session {
+pub(super) fn session_with_side_conversations(project: &Path) -> Session {
     let mut s = Session::new(project, SESSION);
     s.prompt("Build the parser and its tests")
         .call("toolu_T1", "Task", json!({"prompt": "Write the parser"}))
