@@ -28,9 +28,9 @@ use scan::Ctx;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 use transcript::{search_transcript, Transcript};
 use ts_rs::TS;
@@ -214,8 +214,14 @@ struct RunSearch<'a> {
     has_run: bool,
     /// Its results, with retention states as a listing tells them.
     results: Vec<ResultInfo>,
-    /// The transcript's `peek_value` calls, read once when a value first has a hit.
-    peeks: OnceLock<Vec<PeekCall>>,
+    /// The peeks of each transcript whose values had a hit (`peek_value` calls, or Claude
+    /// Code's reads of a value file), read once.
+    peeks: Mutex<HashMap<PathBuf, Arc<Vec<PeekCall>>>>,
+    /// The results of the runs whose values share this run's folder (a Claude Code session's
+    /// subagents), by run: read once, when the folder is searched.
+    shared: OnceLock<Vec<(String, ResultInfo)>>,
+    layout: &'a Layout,
+    opts: &'a RunOptions,
     /// Which of the transcript's lines are the run's (another agent's session file).
     lines: Lines,
 }
@@ -226,7 +232,7 @@ impl<'a> RunSearch<'a> {
         layout: &'a Layout,
         id: &'a str,
         entry: Option<&Entry>,
-        opts: &RunOptions,
+        opts: &'a RunOptions,
     ) -> Self {
         let transcript = layout.runs.get(id).and_then(|f| f.transcript.as_deref());
         let value_dir = layout.value_dirs.get(id).map(|p| p.as_path());
@@ -252,7 +258,10 @@ impl<'a> RunSearch<'a> {
             value_dir,
             has_run: layout.runs.contains_key(id),
             results,
-            peeks: OnceLock::new(),
+            peeks: Mutex::default(),
+            shared: OnceLock::new(),
+            layout,
+            opts,
             lines: match (layout.source, layout.runs.get(id)) {
                 (crate::sources::SourceKind::Claude, Some(files)) => Lines::of(files),
                 _ => Lines::All,
@@ -308,17 +317,29 @@ impl<'a> RunSearch<'a> {
             Ok(files) => files,
             Err(e) => return self.ctx.skip(dir, reason(&e)),
         };
-        let named: HashSet<&str> = self.results.iter().map(|r| r.value_id.as_str()).collect();
-        // The last retained result of a value id is the one its file holds.
-        let by_value: HashMap<&str, &ResultInfo> =
-            retained.iter().map(|r| (r.value_id.as_str(), *r)).collect();
+        let shared = self.shared.get_or_init(|| self.shared_results(dir));
+        let named: HashSet<&str> = (self.results.iter())
+            .chain(shared.iter().map(|(_, r)| r))
+            .map(|r| r.value_id.as_str())
+            .collect();
+        // The last retained result of a value id is the one its file holds; a subagent's
+        // result names a file of the folder its session's does not.
+        let mut by_value: HashMap<&str, (&str, &ResultInfo)> = (retained.iter())
+            .map(|r| (r.value_id.as_str(), (self.id, *r)))
+            .collect();
+        for (run, r) in shared {
+            if r.state == RetentionState::Retained {
+                by_value.entry(&r.value_id).or_insert((run, r));
+            }
+        }
         for (stem, file) in files {
-            let result = by_value.get(stem.as_str()).copied();
-            if result.is_none() && named.contains(stem.as_str()) {
+            let owned = by_value.get(stem.as_str()).copied();
+            if owned.is_none() && named.contains(stem.as_str()) {
                 continue; // a damaged or unretained result's file: its text is the transcript's
             }
+            let result = owned.map(|(_, r)| r);
             let origin = Origin {
-                run: self.id.to_owned(),
+                run: owned.map_or(self.id, |(run, _)| run).to_owned(),
                 line: result.map(|r| r.line),
                 tool_call_id: result.map(|r| r.tool_call_id.clone()),
                 value_id: Some(stem.clone()),
@@ -328,13 +349,36 @@ impl<'a> RunSearch<'a> {
             };
             scope.spawn(move |_| {
                 if !self.ctx.stopped() {
-                    self.search_value(&file, &origin, result);
+                    self.search_value(&file, &origin, owned);
                 }
             });
         }
     }
 
-    fn search_value(&self, file: &ValueFile, origin: &Origin, result: Option<&ResultInfo>) {
+    /// The results of the other runs whose values are in `dir`, the folder of this run: a
+    /// Claude Code session's subagents and side conversations.
+    fn shared_results(&self, dir: &Path) -> Vec<(String, ResultInfo)> {
+        if self.source != crate::sources::SourceKind::Claude {
+            return Vec::new();
+        }
+        let sharing = (self.layout.runs.iter())
+            .filter(|(id, f)| *id != self.id && f.parent_values.as_deref() == Some(dir));
+        let mut out = Vec::new();
+        for (id, files) in sharing {
+            match analyze_run(self.layout, id, self.opts, false) {
+                Ok(detail) => out.extend(detail.results.into_iter().map(|r| (id.clone(), r))),
+                Err(e) => {
+                    let path = files.transcript.as_deref().unwrap_or(dir);
+                    self.ctx
+                        .skip(path, format!("the run could not be read: {e}"));
+                }
+            }
+        }
+        out
+    }
+
+    /// Searches one value file; `owned` is the run and result it backs, if any.
+    fn search_value(&self, file: &ValueFile, origin: &Origin, owned: Option<(&str, &ResultInfo)>) {
         let path = file.path.as_path();
         let mut seen: Option<Option<SeenLines>> = None;
         let mut finish = |hits: &mut [SearchHit]| {
@@ -342,11 +386,11 @@ impl<'a> RunSearch<'a> {
                 return;
             }
             // A stray file's lines were never shown: no stub, no peek named it.
-            let Some(r) = result else {
+            let Some((run, r)) = owned else {
                 hits.iter_mut().for_each(|h| h.seen = Some(false));
                 return;
             };
-            let lines = seen.get_or_insert_with(|| self.seen_lines(path, r));
+            let lines = seen.get_or_insert_with(|| self.seen_lines(path, run, r));
             for h in hits.iter_mut() {
                 h.seen = lines.as_ref().map(|l| l.contains(h.text_line));
             }
@@ -361,17 +405,37 @@ impl<'a> RunSearch<'a> {
         }
     }
 
-    /// The lines of `r`'s value the model was shown; `None` when that cannot be told.
-    fn seen_lines(&self, path: &Path, r: &ResultInfo) -> Option<SeenLines> {
-        let peeks = self.peeks.get_or_init(|| {
-            (self.transcript)
-                .and_then(|t| peek_calls(t).ok())
-                .unwrap_or_default()
-        });
+    /// The lines of result `r` of run `run`, whose value is `path`, that its model was shown:
+    /// its stub's, and what it read back. `None` when that cannot be told.
+    fn seen_lines(&self, path: &Path, run: &str, r: &ResultInfo) -> Option<SeenLines> {
+        let transcript = self.layout.runs.get(run)?.transcript.as_deref()?;
+        let peeks = self.peeks_of(transcript);
+        if self.source == crate::sources::SourceKind::Claude {
+            // Claude Code's stub is the text its model got; its preview shows the first lines.
+            let texts = crate::runs::foreign::texts(self.layout, run, r).ok()?;
+            let stub = crate::sources::claude::peeks::stub_of(&texts.seen);
+            return Some(SeenLines::of(&stub, &r.value_id, &peeks));
+        }
         let src = FileSource::of(crate::retained::source::open_no_follow(path).ok()?).ok()?;
         let index = LineIndex::build(&src).ok()?;
         let stub = stub_from_source(&r.value_id, &r.tool, &src, &index).ok()?;
-        Some(SeenLines::of(&stub, &r.value_id, peeks))
+        Some(SeenLines::of(&stub, &r.value_id, &peeks))
+    }
+
+    /// The peeks of `transcript`: its `peek_value` calls, or Claude Code's `Read` and `Grep`
+    /// of a value file.
+    fn peeks_of(&self, transcript: &Path) -> Arc<Vec<PeekCall>> {
+        let mut peeks = self.peeks.lock().unwrap_or_else(|e| e.into_inner());
+        let read = || match self.source {
+            crate::sources::SourceKind::Claude => {
+                crate::sources::claude::peeks::read_backs(transcript)
+            }
+            _ => peek_calls(transcript),
+        };
+        let found = peeks
+            .entry(transcript.to_path_buf())
+            .or_insert_with(|| Arc::new(read().unwrap_or_default()));
+        Arc::clone(found)
     }
 }
 

@@ -75,6 +75,7 @@ function claudeStore() {
     line('assistant', { isSidechain: true, agentId: 'a1b2c3d', message: { id: 'msg_s1', role: 'assistant', model: 'claude-haiku-4-5', content: [{ type: 'text', text: 'cart.ts, price.ts' }] } }),
   ];
   write(path.join(project, SESSION, 'subagents', 'agent-a1b2c3d.jsonl'), jsonl(agent));
+  fs.utimesSync(path.join(project, SESSION, 'subagents', 'agent-a1b2c3d.jsonl'), old, old);
 }
 
 function rollout(dir, thread, prompt) {
@@ -125,6 +126,8 @@ describe('Claude Code and Codex stores in the app', () => {
     await expandAll(browser);
     const depth = await browser.execute(() => document.querySelector('[data-run="agent-a1b2c3d"]')?.dataset.depth);
     assert.equal(depth, '1', 'the subagent sits under its session');
+    // Two frames painted first: the capture is of what the page shows now.
+    await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
     await browser.saveScreenshot(path.join(shots, 'agents-list.png'));
     await (await browser.$('[data-testid="source-chip"][data-source="claude"]')).click();
     await waitFor(async () => (await count()) === '15', 'every run again');
@@ -150,6 +153,8 @@ describe('Claude Code and Codex stores in the app', () => {
     const stub = await browser.execute(() => document.querySelector('[data-testid="stub-text"]')?.textContent ?? '');
     assert.ok(stub.startsWith('<persisted-output>\nOutput too large (61.3KB)'), stub.slice(0, 80));
     await waitFor(async () => (await (await browser.$('[data-testid="full-text"] [data-line="1"]')).getText()).includes('PASS test 1'), 'the full output from the file');
+    // Two frames painted first: the capture is of what the page shows now.
+    await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
     await browser.saveScreenshot(path.join(shots, 'agents-stub-full.png'));
     await (await browser.$('[data-testid="back"]')).click();
 
@@ -172,11 +177,8 @@ describe('Claude Code and Codex stores in the app', () => {
       el.scrollIntoView({ block: 'center' });
       el.click();
     }, button);
-    const parent = await waitFor(async () => {
-      const el = await browser.$('[data-testid="parent-run"]');
-      return (await el.isExisting()) ? el : null;
-    }, 'the subagent run, under its session');
-    assert.match(await parent.getText(), /Fix the checkout discount/);
+    const parent = () => browser.execute(() => document.querySelector('[data-testid="parent-run"]')?.textContent ?? '');
+    await waitFor(async () => /Fix the checkout discount/.test(await parent()), 'the subagent run, under its session');
   });
 
   it('says in the Storage view what Claude Code\'s own cleanup deletes next', async () => {

@@ -157,14 +157,24 @@ fn a_subagent_finds_its_values_in_its_sessions_folder() {
     let agents = project.join(SESSION).join("subagents");
     let mut a = Session::new(&agents, "agent-a1b2c3d");
     a.id = SESSION.to_owned(); // a subagent's lines name its session
-    let text = "entry\n".repeat(9000);
+    let mut lines: Vec<String> = (1..=9000).map(|i| format!("entry {i}")).collect();
+    lines[499] = "needle_read".to_owned();
+    lines[799] = "needle_unread".to_owned();
+    let text = lines.join("\n") + "\n";
     a.prompt("List the files")
         .call("toolu_S", "Bash", json!({"command": "find"}))
         .result(
             "toolu_S",
-            &stub("52.7KB", &saved(SESSION, "toolu_S.txt"), "entry"),
+            &stub("52.7KB", &saved(SESSION, "toolu_S.txt"), "entry 1"),
             None,
         )
+        // The model reads line 500 of the value back.
+        .call(
+            "toolu_R",
+            "Read",
+            json!({"file_path": saved(SESSION, "toolu_S.txt"), "offset": 500, "limit": 1}),
+        )
+        .result("toolu_R", "   500→needle_read", None)
         .answer("Listed.");
     a.write();
     std::fs::write(values.join("toolu_S.txt"), &text).unwrap();
@@ -191,6 +201,32 @@ fn a_subagent_finds_its_values_in_its_sessions_folder() {
     assert_eq!(
         stdout(&mctl(dir, &["full", "agent-a1b2c3d", "toolu_S"])),
         text
+    );
+    // A search hit in the value names the subagent that got it, and whether its model saw the
+    // line: read back, or only in the file.
+    let out = mctl(dir, &["search", "needle_", "--in", "values", "--json"]);
+    let hits: Vec<Value> = (stdout(&out).lines())
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|h| h["kind"] == "value")
+        .collect();
+    let got: Vec<(&str, u64, bool, bool)> = (hits.iter())
+        .map(|h| {
+            let run = h["run"].as_str().unwrap();
+            (
+                run,
+                h["textLine"].as_u64().unwrap(),
+                h["stray"] == true,
+                h["seen"] == true,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("agent-a1b2c3d", 500, false, true),
+            ("agent-a1b2c3d", 800, false, false)
+        ],
+        "{hits:?}"
     );
 }
 
