@@ -57,6 +57,9 @@ packaging/deb/check.sh
 step "the index at a small scale (its answer equals a full read; figures printed, not asserted)"
 BENCH_RUNS=300 BENCH_BIG_RUNS=0 BENCH_PROFILE=debug BENCH_DIR="$target/bench-scale-small" MCTL="$target/debug/mctl" bench/scale.sh
 
+step "a Claude Code store through the index at a small scale (answers equal a full read; figures printed)"
+BENCH_SESSIONS=200 BENCH_DIR="$target/bench-agents-small" MCTL="$target/debug/mctl" python3 bench/agents-scale.py
+
 step "search beside ripgrep at a small scale (hits checked against rg's; figures printed)"
 BENCH_SEARCH_RUNS=100 BENCH_SEARCH_MB=32 BENCH_DIR="$target/bench-search-small" MCTL="$target/debug/mctl" python3 bench/search.py
 

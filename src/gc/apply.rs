@@ -173,7 +173,9 @@ fn run_still_collectable(
     now_ms: i64,
 ) -> std::result::Result<(), String> {
     let root = owners.root();
-    if pins.is_pinned(root, &f.run) {
+    // Another agent's folder is also its subagents': pinning one of them keeps it.
+    let foreign = owners.source() != crate::sources::SourceKind::Klide;
+    if pins.is_pinned(root, &f.run) || (foreign && owners.pinned(&f.run, &pins.of_dir(root))) {
         return Err("run pinned since the plan".into());
     }
     // A runs directory's value folder may also be a run's own folder (`<x>.values`).

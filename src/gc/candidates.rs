@@ -174,7 +174,7 @@ fn run_values(
         last_activity: updated,
         active: run.status == RunStatus::Running
             || input.now_ms.saturating_sub(updated) < input.policy.idle_guard_ms,
-        pinned: input.pinned.contains(id),
+        pinned: input.owners.pinned(id, &input.pinned),
         files,
         // A Claude Code transcript keeps the stub of a persisted output: without its file the
         // next resume sends the same stub, and the model can no longer read the output back.

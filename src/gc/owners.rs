@@ -22,6 +22,9 @@ pub(crate) struct Owners {
     source: SourceKind,
     /// Each value folder of another agent's store, by the run (or orphan) it belongs to.
     dirs: BTreeMap<String, PathBuf>,
+    /// The other runs whose values are in each folder (a Claude Code session's subagents and
+    /// side conversations), by the folder's run, with their transcripts.
+    sharers: BTreeMap<String, Vec<(String, Option<PathBuf>)>>,
 }
 
 /// A component a path may hold: not empty, not `.` or `..`, no separator.
@@ -31,14 +34,32 @@ fn plain(s: &str) -> bool {
 
 impl Owners {
     pub(crate) fn of(layout: &Layout) -> Self {
+        let dirs = match layout.source {
+            SourceKind::Klide => BTreeMap::new(),
+            _ => layout.value_dirs.clone(),
+        };
+        let by_dir: BTreeMap<&PathBuf, &String> = dirs.iter().map(|(id, d)| (d, id)).collect();
+        let mut sharers: BTreeMap<String, Vec<(String, Option<PathBuf>)>> = BTreeMap::new();
+        for (id, files) in &layout.runs {
+            let owner = (files.parent_values.as_ref()).and_then(|d| by_dir.get(d));
+            if let Some(owner) = owner.filter(|o| **o != id) {
+                let sharer = (id.clone(), files.transcript.clone());
+                sharers.entry((*owner).clone()).or_default().push(sharer);
+            }
+        }
         Self {
             root: layout.root.clone(),
             source: layout.source,
-            dirs: match layout.source {
-                SourceKind::Klide => BTreeMap::new(),
-                _ => layout.value_dirs.clone(),
-            },
+            dirs,
+            sharers,
         }
+    }
+
+    /// Whether `id`'s value folder is pinned: its run is, or (another agent's store) a run
+    /// whose values share the folder.
+    pub(crate) fn pinned(&self, id: &str, pinned: &std::collections::HashSet<String>) -> bool {
+        pinned.contains(id)
+            || (self.sharers.get(id).into_iter().flatten()).any(|(run, _)| pinned.contains(run))
     }
 
     pub(crate) fn root(&self) -> &Path {
@@ -76,7 +97,8 @@ impl Owners {
         Some(session.with_file_name(format!("{name}.jsonl")))
     }
 
-    /// The transcripts that write to `id`'s value folder: a session's, and its subagents'.
+    /// The transcripts that write to `id`'s value folder: a session's, and its subagents'
+    /// (those of `subagents/` now, and those the layout linked to it).
     fn writers(&self, id: &str) -> Vec<PathBuf> {
         if self.source == SourceKind::Klide {
             return vec![RunPaths::new(&self.root, id).transcript()];
@@ -95,6 +117,14 @@ impl Owners {
                     .collect();
                 found.sort();
                 files.extend(found);
+            }
+        }
+        // And what the layout says writes there: an older build's agent file beside the
+        // sessions, linked to its session.
+        let shared = (self.sharers.get(id).into_iter().flatten()).filter_map(|(_, t)| t.clone());
+        for t in shared {
+            if !files.contains(&t) {
+                files.push(t);
             }
         }
         files

@@ -111,17 +111,12 @@ fn stamp_of(
 /// new name: the folder's own stamp stands for its files, as a value directory's does.)
 fn foreign_stamp(layout: &Layout, id: &str, files: &RunFiles, threshold: u64) -> RunStamp {
     let values = layout.value_dir(id).or(files.parent_values.as_deref());
-    let side = files.side.as_ref().map(|s| s.key.as_str());
-    let links = [files.parent.as_deref(), files.parent_call.as_deref(), side]
-        .map(|l| l.unwrap_or("-"))
-        .join("|");
-    let linked = layout.linked_value_dirs.contains(id);
     RunStamp {
         transcript: files.transcript.as_deref().and_then(FileStamp::of),
         summary: None,
         values: values.and_then(FileStamp::of),
         threshold,
-        links: Some(format!("{links}|{}", if linked { "linked" } else { "-" })),
+        links: Some(layout.links(id)),
     }
 }
 
@@ -139,6 +134,8 @@ pub(super) fn to_row(
     let run = &detail.run;
     let files = &layout.runs[id];
     let clock_since_ms = match run.status {
+        // A side conversation's clock is its last line's time: its session moves the file.
+        RunStatus::Running | RunStatus::Interrupted if files.side.is_some() => run.updated_ms,
         RunStatus::Running | RunStatus::Interrupted => {
             // A run without a terminal event is running while its transcript changed within the
             // running window: the transcript's modification time is the instant that counts.

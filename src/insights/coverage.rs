@@ -87,7 +87,10 @@ impl RunsDir {
         let claude = layout.source == crate::sources::SourceKind::Claude;
         let peeks = match claude {
             // Claude Code's model reads a value back with Read or Grep on its file.
-            true => crate::sources::claude::peeks::read_backs(&path),
+            true => {
+                let lines = crate::sources::claude::threads::Lines::of(&layout.runs[&id]);
+                crate::sources::claude::peeks::read_backs(&path, lines)
+            }
             false => peek_calls(&path),
         }
         .map_err(reading)?;

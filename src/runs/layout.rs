@@ -197,6 +197,22 @@ impl Layout {
         self.value_dirs.get(id).map(PathBuf::as_path)
     }
 
+    /// What another agent's store's layout says of run `id` beyond its files, in one string:
+    /// its parent, the call that started it, the side conversation it is, whether its values
+    /// folder is a link. A run whose links changed reads differently though no file of it did.
+    pub(crate) fn links(&self, id: &str) -> String {
+        let files = self.runs.get(id);
+        let side = files.and_then(|f| f.side.as_ref()).map(|s| s.key.as_str());
+        let linked = self.linked_value_dirs.contains(id).then_some("linked");
+        let parts = [
+            files.and_then(|f| f.parent.as_deref()),
+            files.and_then(|f| f.parent_call.as_deref()),
+            side,
+            linked,
+        ];
+        parts.map(|p| p.unwrap_or("-")).join("|")
+    }
+
     /// Value directories whose run is gone (spec B.6): no run `x` and no run `x.values`.
     pub fn orphan_value_dirs(&self) -> impl Iterator<Item = (&str, &Path)> {
         self.value_dirs.iter().filter_map(|(id, path)| {

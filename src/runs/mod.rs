@@ -180,6 +180,10 @@ impl RunsDir {
             // A failure is said on the log; the listing reads every run either way.
             let _ = index.clear();
         }
+        if self.source == crate::sources::SourceKind::Claude {
+            let cache = self.cache.as_deref().filter(|_| self.indexed);
+            crate::sources::claude::forget_scans(&self.root, cache);
+        }
         self.list()
     }
 

@@ -17,7 +17,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::index::Entry;
 use crate::insights::{peek_calls, PeekCall, SeenLines};
 use crate::retained::{stub_from_source, FileSource, LineIndex};
-use crate::runs::layout::Layout;
+use crate::runs::layout::{Layout, RunFiles};
 use crate::runs::options::RunOptions;
 use crate::runs::values::{list_value_files, ValueFile};
 use crate::runs::{analyze_run, ResultInfo, RetentionState, RunsDir};
@@ -28,7 +28,7 @@ use scan::Ctx;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
@@ -182,7 +182,10 @@ impl RunsDir {
                     if ctx.stopped() {
                         return; // cancelled: the runs not begun are not read at all
                     }
-                    let run = RunSearch::new(ctx, layout, id, indexed.get(id), opts);
+                    let mut run = RunSearch::new(ctx, layout, id, indexed.get(id), opts);
+                    if query.run.is_some() {
+                        run.only_this_run();
+                    }
                     // The run's value files are searched in tasks of their own, which borrow it.
                     rayon::scope(|s| run.search(s, kinds));
                 });
@@ -214,9 +217,9 @@ struct RunSearch<'a> {
     has_run: bool,
     /// Its results, with retention states as a listing tells them.
     results: Vec<ResultInfo>,
-    /// The peeks of each transcript whose values had a hit (`peek_value` calls, or Claude
-    /// Code's reads of a value file), read once.
-    peeks: Mutex<HashMap<PathBuf, Arc<Vec<PeekCall>>>>,
+    /// The peeks of each run whose values had a hit (`peek_value` calls, or Claude Code's
+    /// reads of a value file), read once.
+    peeks: Mutex<HashMap<String, Arc<Vec<PeekCall>>>>,
     /// The results of the runs whose values share this run's folder (a Claude Code session's
     /// subagents), by run: read once, when the folder is searched.
     shared: OnceLock<Vec<(String, ResultInfo)>>,
@@ -224,6 +227,10 @@ struct RunSearch<'a> {
     opts: &'a RunOptions,
     /// Which of the transcript's lines are the run's (another agent's session file).
     lines: Lines,
+    /// Only this run's values are searched (`--run`), in a folder it may share with others.
+    only: bool,
+    /// Whether `value_dir` is the run's own folder, not its session's.
+    own_folder: bool,
 }
 
 impl<'a> RunSearch<'a> {
@@ -262,10 +269,35 @@ impl<'a> RunSearch<'a> {
             shared: OnceLock::new(),
             layout,
             opts,
+            only: false,
+            own_folder: true,
             lines: match (layout.source, layout.runs.get(id)) {
                 (crate::sources::SourceKind::Claude, Some(files)) => Lines::of(files),
                 _ => Lines::All,
             },
+        }
+    }
+
+    /// Searches this run's values alone: a Claude Code subagent's are in its session's folder,
+    /// among the session's and its siblings'.
+    fn only_this_run(&mut self) {
+        self.only = true;
+        let shared = (self.layout.runs.get(self.id)).and_then(|f| f.parent_values.as_deref());
+        if let (None, Some(dir), crate::sources::SourceKind::Claude) =
+            (self.value_dir, shared, self.source)
+        {
+            self.value_dir = Some(dir);
+            self.own_folder = false;
+            if let Some(path) = self.transcript {
+                self.results = match analyze_run(self.layout, self.id, self.opts, false) {
+                    Ok(detail) => detail.results,
+                    Err(e) => {
+                        self.ctx
+                            .skip(path, format!("the run could not be read: {e}"));
+                        Vec::new()
+                    }
+                };
+            }
         }
     }
 
@@ -337,9 +369,14 @@ impl<'a> RunSearch<'a> {
             if owned.is_none() && named.contains(stem.as_str()) {
                 continue; // a damaged or unretained result's file: its text is the transcript's
             }
+            let owner = owned.map_or(self.id, |(run, _)| run);
+            // Asked of one run: another run's file is not its, nor a stray of its session's.
+            if self.only && (owner != self.id || (owned.is_none() && !self.own_folder)) {
+                continue;
+            }
             let result = owned.map(|(_, r)| r);
             let origin = Origin {
-                run: owned.map_or(self.id, |(run, _)| run).to_owned(),
+                run: owner.to_owned(),
                 line: result.map(|r| r.line),
                 tool_call_id: result.map(|r| r.tool_call_id.clone()),
                 value_id: Some(stem.clone()),
@@ -408,8 +445,8 @@ impl<'a> RunSearch<'a> {
     /// The lines of result `r` of run `run`, whose value is `path`, that its model was shown:
     /// its stub's, and what it read back. `None` when that cannot be told.
     fn seen_lines(&self, path: &Path, run: &str, r: &ResultInfo) -> Option<SeenLines> {
-        let transcript = self.layout.runs.get(run)?.transcript.as_deref()?;
-        let peeks = self.peeks_of(transcript);
+        let files = self.layout.runs.get(run)?;
+        let peeks = self.peeks_of(run, files)?;
         if self.source == crate::sources::SourceKind::Claude {
             // Claude Code's stub is the text its model got; its preview shows the first lines.
             let texts = crate::runs::foreign::texts(self.layout, run, r).ok()?;
@@ -422,20 +459,21 @@ impl<'a> RunSearch<'a> {
         Some(SeenLines::of(&stub, &r.value_id, &peeks))
     }
 
-    /// The peeks of `transcript`: its `peek_value` calls, or Claude Code's `Read` and `Grep`
-    /// of a value file.
-    fn peeks_of(&self, transcript: &Path) -> Arc<Vec<PeekCall>> {
+    /// The peeks of run `run` (of `files`): its transcript's `peek_value` calls, or Claude
+    /// Code's `Read` and `Grep` of a value file in the run's own lines.
+    fn peeks_of(&self, run: &str, files: &RunFiles) -> Option<Arc<Vec<PeekCall>>> {
+        let transcript = files.transcript.as_deref()?;
         let mut peeks = self.peeks.lock().unwrap_or_else(|e| e.into_inner());
         let read = || match self.source {
             crate::sources::SourceKind::Claude => {
-                crate::sources::claude::peeks::read_backs(transcript)
+                crate::sources::claude::peeks::read_backs(transcript, Lines::of(files))
             }
             _ => peek_calls(transcript),
         };
         let found = peeks
-            .entry(transcript.to_path_buf())
+            .entry(run.to_owned())
             .or_insert_with(|| Arc::new(read().unwrap_or_default()));
-        Arc::clone(found)
+        Some(Arc::clone(found))
     }
 }
 

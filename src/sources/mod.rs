@@ -92,6 +92,15 @@ impl Fold {
             Fold::Codex(f) => f.line(into, line),
         }
     }
+
+    /// Whether the last line folded was the run's (a Claude Code session's file also holds its
+    /// side conversations' lines).
+    pub(crate) fn taken(&self) -> bool {
+        match self {
+            Fold::Claude(f) => f.taken,
+            Fold::Codex(_) => true,
+        }
+    }
 }
 
 /// Milliseconds since the epoch of an ISO 8601 time (`2026-04-02T10:00:00.000Z`).

@@ -63,9 +63,9 @@ impl DirState {
             wakeups: 0,
             unreadable: false,
             seeds: HashMap::new(),
+            foreign: super::foreign::ForeignWatch::of(root, &first),
             seed_from: Some(first),
             first_look: false,
-            foreign: super::foreign::ForeignWatch::of(root),
         }
     }
 

@@ -4,20 +4,24 @@
 //! whose stamp moved. The watcher looks on every notice and every second; the first look takes
 //! the runs the index vouches for from it.
 
-use super::Change;
+use super::{Change, FirstLook};
 use crate::runs::{sort_runs, unreadable_run, Layout, Run, RunOptions, RunStatus, RunsDir};
 use crate::sources::SourceKind;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Sizes and times of a run's transcript and value folders: any write moves it.
-type Stamp = Vec<(u64, Option<std::time::SystemTime>)>;
+/// Sizes and times of a run's transcript and value folders (any write moves it), and what the
+/// layout says of the run beyond its files (a subagent's call named later).
+type Stamp = (Vec<(u64, Option<std::time::SystemTime>)>, String);
 
 pub(super) struct ForeignWatch {
     source: SourceKind,
     runs: BTreeMap<String, (Stamp, Run)>,
     /// Whether the first look was made: it takes the runs the index vouches for from it.
     started: bool,
+    /// The index the looks use (of the default cache directory, or of the one given); `None`
+    /// when the first look reads every run (`mctl watch`, `--no-index`).
+    index: Option<Option<PathBuf>>,
 }
 
 fn stamp_of(layout: &Layout, id: &str) -> Stamp {
@@ -27,7 +31,7 @@ fn stamp_of(layout: &Layout, id: &str) -> Stamp {
         layout.value_dir(id),
         files.and_then(|f| f.parent_values.as_deref()),
     ];
-    paths
+    let sizes = paths
         .iter()
         .map(
             |p| match p.and_then(|p| std::fs::symlink_metadata(p).ok()) {
@@ -35,17 +39,24 @@ fn stamp_of(layout: &Layout, id: &str) -> Stamp {
                 None => (0, None),
             },
         )
-        .collect()
+        .collect();
+    (sizes, layout.links(id))
 }
 
 impl ForeignWatch {
-    /// A watch of `root` when it is another agent's store.
-    pub(super) fn of(root: &Path) -> Option<Self> {
+    /// A watch of `root` when it is another agent's store, its first look taken as `first`
+    /// says.
+    pub(super) fn of(root: &Path, first: &FirstLook) -> Option<Self> {
         let source = crate::sources::detect(root);
+        let index = match first {
+            FirstLook::Index(cache) => Some(cache.clone()),
+            FirstLook::Read => None,
+        };
         (source != SourceKind::Klide).then(|| Self {
             source,
             runs: BTreeMap::new(),
             started: false,
+            index,
         })
     }
 
@@ -55,10 +66,18 @@ impl ForeignWatch {
         let Ok(dir) = RunsDir::open(root, opts) else {
             return false;
         };
-        let dir = dir.with_source(self.source);
+        let indexed = dir.indexed() && self.index.is_some();
+        let mut dir = dir.with_source(self.source).with_index(indexed);
+        if let Some(Some(cache)) = &self.index {
+            dir = dir.with_cache_dir(cache);
+        }
         let Ok(layout) = dir.layout() else {
             return false;
         };
+        // Stamped before anything is read: a write meanwhile moves the stamp again.
+        let stamps: BTreeMap<&String, Stamp> = (layout.runs.keys())
+            .map(|id| (id, stamp_of(&layout, id)))
+            .collect();
         // The first look costs what changed since the index last looked; the later ones read
         // only what moved since then.
         let mut indexed = std::collections::HashMap::new();
@@ -84,8 +103,7 @@ impl ForeignWatch {
                 run: id,
             });
         }
-        for id in layout.runs.keys() {
-            let stamp = stamp_of(&layout, id);
+        for (id, stamp) in stamps {
             let known = self.runs.get(id).map(|(s, _)| s);
             if known == Some(&stamp) {
                 continue;

@@ -32,6 +32,19 @@ impl Analyzer {
     }
 
     /// Folds one complete transcript line.
+    /// Folds one line, and says whether it was this run's: a line of a file several runs share
+    /// (a Claude Code session's side conversations) may be another's.
+    pub(crate) fn line_taken(&mut self, line: RawLine<'_>) -> bool {
+        let Some(mut fold) = self.foreign.take() else {
+            self.line(line);
+            return true;
+        };
+        fold.line(self, line);
+        let taken = fold.taken();
+        self.foreign = Some(fold);
+        taken
+    }
+
     pub(crate) fn line(&mut self, line: RawLine<'_>) {
         if let Some(mut fold) = self.foreign.take() {
             fold.line(self, line);

@@ -194,11 +194,22 @@ pub(crate) fn analyze_run_with(
     let mut mtime = None;
     let mut transcript_bytes = 0;
     let mut pending = 0;
+    // A side conversation shares its session's file: its own lines are its size, and its last
+    // line's time (not the file's, which its session moves) is its last activity.
+    let side = files.side.is_some();
     if let Some(path) = &files.transcript {
-        let outcome = crate::sources::read_store_lines(path, |line| analyzer.line(line))?;
-        transcript_bytes = outcome.file_len;
+        let mut own_bytes = 0u64;
+        let outcome = crate::sources::read_store_lines(path, |line| {
+            let len = line.bytes.len() as u64;
+            if analyzer.line_taken(line) {
+                own_bytes += 1 + len;
+            }
+        })?;
+        transcript_bytes = if side { own_bytes } else { outcome.file_len };
         pending = outcome.pending_bytes;
-        mtime = fs::metadata(path).ok().as_ref().and_then(modified_ms);
+        if !side {
+            mtime = fs::metadata(path).ok().as_ref().and_then(modified_ms);
+        }
     } else {
         analyzer.problems.push(Problem {
             line: 0,
@@ -207,6 +218,11 @@ pub(crate) fn analyze_run_with(
         });
     }
     let mut detail = analyzer.finish(mtime);
+    if files.parent_values.is_some() && layout.value_dir(id).is_none() {
+        // Its values sit in its session's folder beside the session's and its siblings': its
+        // own are the files its results name.
+        shared_folder_figures(&mut detail);
+    }
     let files = FileFigures {
         transcript: files.transcript.as_deref(),
         summary: files.summary.as_deref(),
@@ -215,4 +231,17 @@ pub(crate) fn analyze_run_with(
     };
     files.complete(&mut detail.run, opts);
     Ok(detail)
+}
+
+/// The value files and bytes of a run whose values share a folder with other runs': those its
+/// retained and damaged results name, each once.
+fn shared_folder_figures(detail: &mut RunDetail) {
+    let mut named = std::collections::HashMap::new();
+    for r in &detail.results {
+        if let Some(bytes) = r.value_file_bytes {
+            named.insert(r.value_id.as_str(), bytes);
+        }
+    }
+    detail.run.value_files = named.len() as u64;
+    detail.run.value_bytes = named.values().fold(0u64, |a, b| a.saturating_add(*b));
 }

@@ -57,6 +57,8 @@ pub(crate) struct ClaudeFold {
     /// Which lines of the file are this run's: a session's side conversations are runs of
     /// their own.
     lines: Lines,
+    /// Whether the last line was this run's.
+    pub(crate) taken: bool,
     /// `content-replacement` records: what the model got instead of a result, by call id.
     replacements: HashMap<String, String>,
     /// Tokens counted so far per `message.id`.
@@ -164,6 +166,7 @@ impl ClaudeFold {
             sessions,
             agent_file: is_agent_file(files) && files.side.is_none(),
             lines: Lines::of(files),
+            taken: true,
             replacements: HashMap::new(),
             messages: HashMap::new(),
             titles: [None, None, None],
@@ -179,7 +182,13 @@ impl ClaudeFold {
 
     pub(crate) fn line(&mut self, into: &mut Analyzer, raw: RawLine<'_>) {
         let n = raw.number;
+        // A line no run can read is its session's to report, not each side conversation's.
+        let side = matches!(self.lines, Lines::Side(..));
+        self.taken = !side;
         let Ok(text) = std::str::from_utf8(raw.bytes) else {
+            if side {
+                return;
+            }
             return into.problem(n, ProblemKind::Corrupt, "not UTF-8 text".to_owned());
         };
         if text.trim().is_empty() {
@@ -187,6 +196,7 @@ impl ClaudeFold {
         }
         let l: Line<'_> = match serde_json::from_str(text) {
             Ok(l) => l,
+            Err(_) if side => return,
             Err(e) => {
                 let msg = format!("not a Claude Code line: {e}");
                 return into.problem(n, ProblemKind::Corrupt, msg);
@@ -194,6 +204,7 @@ impl ClaudeFold {
         };
         let (uuid, parent) = (l.uuid.as_deref(), l.parent_uuid.as_deref());
         let take = (self.lines).take(l.is_sidechain, uuid, parent, l.agent_id.as_deref());
+        self.taken = take.keep;
         let run = into.run_mut();
         if take.side {
             run.sidechain_lines += 1;

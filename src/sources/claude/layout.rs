@@ -59,6 +59,13 @@ pub(crate) fn read(root: &Path, cache: Option<&Path>) -> io::Result<Layout> {
     Ok(found.into_layout(root))
 }
 
+/// `dir` when it is a real folder: a link is never read through (and a folder not there yet
+/// holds nothing).
+fn real_dir(dir: &Path) -> Option<PathBuf> {
+    let real = fs::symlink_metadata(dir).map_or(true, |m| m.is_dir());
+    real.then(|| dir.to_path_buf())
+}
+
 fn has_transcript(dir: &Path, name: &str) -> bool {
     crate::runs::layout::is_regular_file(&dir.join(format!("{name}.jsonl")))
 }
@@ -154,7 +161,7 @@ impl Found<'_> {
                 Ok(m) if m.file_type().is_symlink() => self.linked.push(session.clone()),
                 _ => {}
             }
-            self.subagents(&folder.join(SUBAGENTS), &session, &tool_results);
+            self.subagents(&folder.join(SUBAGENTS), &session, real_dir(&tool_results));
         }
         for (session, folder, path, scan) in scans {
             self.link(&session, &folder, &path, &scan);
@@ -167,6 +174,10 @@ impl Found<'_> {
     /// conversation inside its file as a run under it.
     fn link(&mut self, session: &str, folder: &Path, path: &Path, scan: &SessionScan) {
         let values = folder.join(TOOL_RESULTS);
+        let values = real_dir(&values);
+        let project = folder.parent();
+        // Each call started one run: the first link that names it keeps it.
+        let mut used = std::collections::HashSet::new();
         for (agent, call) in &scan.agent_calls {
             let name = format!("{AGENT_PREFIX}{agent}");
             for id in [format!("{name}@{session}"), name] {
@@ -177,12 +188,18 @@ impl Found<'_> {
                     Some(p) if p != session => continue,
                     Some(_) => {}
                     None => {
-                        // An older build's agent file beside the sessions.
+                        // An older build's agent file beside the sessions, in the same project.
+                        let beside = files.transcript.as_deref().and_then(Path::parent);
+                        if beside != project {
+                            continue;
+                        }
                         files.parent = Some(session.to_owned());
-                        files.parent_values = Some(values.clone());
+                        files.parent_values = values.clone();
                     }
                 }
-                files.parent_call.get_or_insert_with(|| call.clone());
+                if used.insert(call.clone()) {
+                    files.parent_call.get_or_insert_with(|| call.clone());
+                }
                 break;
             }
         }
@@ -203,14 +220,18 @@ impl Found<'_> {
                 false => name,
                 true => format!("{name}@{session}"),
             };
+            if self.runs.contains_key(&id) {
+                continue; // Named twice over: the first keeps the name.
+            }
+            let call = scan.call_of(side).filter(|c| used.insert(c.clone()));
             self.runs.insert(
                 id,
                 RunFiles {
                     transcript: Some(path.to_path_buf()),
                     summary: None,
                     parent: Some(session.to_owned()),
-                    parent_values: Some(values.clone()),
-                    parent_call: scan.call_of(side),
+                    parent_values: values.clone(),
+                    parent_call: call,
                     side: Some(side.side.clone()),
                 },
             );
@@ -219,7 +240,7 @@ impl Found<'_> {
 
     /// The subagents of `session`: `agent-<id>.jsonl` files, each a run whose parent is the
     /// session and whose values sit in the session's `tool-results/`.
-    fn subagents(&mut self, dir: &Path, session: &str, values: &Path) {
+    fn subagents(&mut self, dir: &Path, session: &str, values: Option<PathBuf>) {
         // A link is not followed; symlink_metadata does not follow one.
         if !fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
             return;
@@ -252,7 +273,7 @@ impl Found<'_> {
                     transcript: Some(path),
                     summary: None,
                     parent: Some(session.to_owned()),
-                    parent_values: Some(values.to_path_buf()),
+                    parent_values: values.clone(),
                     ..Default::default()
                 },
             );

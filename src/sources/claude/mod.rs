@@ -12,6 +12,7 @@ pub(crate) mod threads;
 
 pub(crate) use fold::{replacements_in, ClaudeFold};
 pub(crate) use layout::{read as read_layout, SUBAGENTS, TOOL_RESULTS};
+pub(crate) use scan_cache::forget as forget_scans;
 pub use threads::SideKey;
 
 use crate::runs::values::{value_file_of, ValueFile};

@@ -3,6 +3,7 @@
 //! each answer turned into the harness's `N: text` gutter so one rule counts the lines shown.
 
 use super::persisted::{block_text, target_of};
+use super::threads::Lines;
 use crate::insights::PeekCall;
 use crate::retained::Stub;
 use crate::transcript::read_small_lines;
@@ -14,11 +15,20 @@ use std::path::Path;
 /// A read-back answer is small; a line longer than this (a big result) is passed over.
 const LINE_MAX: usize = 4 << 20;
 
-/// Every `Read` or `Grep` of a value file in session file `path` that has a result.
-pub(crate) fn read_backs(path: &Path) -> io::Result<Vec<PeekCall>> {
+/// Every `Read` or `Grep` of a value file in session file `path` that has a result, in the
+/// lines that are the run's (`lines`: a session's file also holds its side conversations').
+pub(crate) fn read_backs(path: &Path, mut lines: Lines) -> io::Result<Vec<PeekCall>> {
     let mut asked: HashMap<String, (String, String, Map<String, Value>)> = HashMap::new();
     let mut calls = Vec::new();
-    read_small_lines(path, LINE_MAX, |line| {
+    // A side conversation is told by the links of all its lines, big ones too.
+    let cap = match lines {
+        Lines::Side(..) => usize::MAX,
+        _ => LINE_MAX,
+    };
+    read_small_lines(path, cap, |line| {
+        if !lines.takes_raw(line.bytes) {
+            return;
+        }
         let Ok(v) = serde_json::from_slice::<Value>(line.bytes) else {
             return;
         };

@@ -78,12 +78,7 @@ impl<'a> Scans<'a> {
     /// Scans of store `root`, kept between processes in `cache` (none: kept in this process
     /// only).
     pub(crate) fn new(root: &'a Path, cache: Option<&Path>) -> Self {
-        let file = cache.map(|c| {
-            // One file per store, however its path was spelled.
-            let canonical = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-            let key = crate::index::dir_hash(canonical.as_os_str().as_encoded_bytes());
-            c.join(format!("claude-sessions-{key:016x}-v{VERSION}.json"))
-        });
+        let file = cache.map(|c| file_of(root, c));
         Self {
             file,
             root,
@@ -93,57 +88,68 @@ impl<'a> Scans<'a> {
     }
 
     /// The scan of session file `path` (with its metadata, links not followed); a file that
-    /// cannot be read has nothing in or under it to show.
+    /// cannot be read has nothing in or under it to show. No lock is held while a file is read:
+    /// one store's first scan does not hold up another's layout.
     pub(crate) fn scan(&mut self, path: &Path, meta: &fs::Metadata) -> SessionScan {
         let stamp = stamp_of(meta);
-        let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(file) = &self.file {
-            if cache.loaded.insert(self.root.to_path_buf()) {
-                load(file, &mut cache.files);
-            }
-        }
+        self.load_once();
         self.seen.push(path.to_path_buf());
-        if let Some(kept) = cache.files.get_mut(path) {
-            if kept.stamp == stamp {
-                return kept.scan.clone();
+        let kept = {
+            let mut cache = lock();
+            match cache.files.get(path) {
+                Some(kept) if kept.stamp == stamp => return kept.scan.clone(),
+                _ => cache.files.remove(path),
             }
-            // Appended to: read on from where the scan stopped.
-            if let Some(scanner) = kept.scanner.as_mut().filter(|s| {
-                kept.stamp.ino == stamp.ino
-                    && s.cursor.offset <= stamp.len
-                    && kept.stamp.len <= stamp.len
-            }) {
-                if scanner.read_on(path).is_ok() {
-                    self.changed |= scanner.scan != kept.scan;
-                    kept.scan = scanner.scan.clone();
-                    kept.stamp = stamp;
-                    return kept.scan.clone();
-                }
-            }
-        }
-        let mut scanner = Scanner::default();
+        };
+        // Appended to (longer, same file, and the bytes before where the scan stopped are
+        // still there): read on. Anything else is scanned again whole.
+        let grown = |k: &Kept| k.stamp.ino == stamp.ino && k.stamp.len < stamp.len;
+        let resumed = kept
+            .filter(grown)
+            .and_then(|k| k.scanner.map(|s| (s, k.scan)))
+            .filter(|(s, _)| s.still_there(path));
+        let (mut scanner, before) = match resumed {
+            Some((s, before)) => (s, Some(before)),
+            None => (Scanner::default(), None),
+        };
         if scanner.read_on(path).is_err() {
-            cache.files.remove(path);
             return SessionScan::default();
         }
-        self.changed = true;
+        self.changed |= before.as_ref() != Some(&scanner.scan);
         let scan = scanner.scan.clone();
         let kept = Kept {
             stamp,
             scanner: Some(scanner),
             scan: scan.clone(),
         };
-        cache.files.insert(path.to_path_buf(), kept);
+        lock().files.insert(path.to_path_buf(), kept);
         scan
     }
 
-    /// Writes the cache file again when a scan changed (said on the log when it cannot be).
+    /// Reads the cache file into this process's cache, the first time the store is read.
+    fn load_once(&self) {
+        let Some(file) = &self.file else { return };
+        if !lock().loaded.insert(self.root.to_path_buf()) {
+            return;
+        }
+        let loaded = load(file);
+        let mut cache = lock();
+        for (path, kept) in loaded {
+            cache.files.entry(path).or_insert(kept);
+        }
+    }
+
+    /// Ends a read of the store's layout: forgets the files of the store it did not meet (gone,
+    /// or renamed), and writes the cache file again when a scan changed (said on the log when
+    /// it cannot be).
     pub(crate) fn save(self) {
+        let seen: HashSet<&PathBuf> = self.seen.iter().collect();
+        let mut cache = lock();
+        (cache.files).retain(|p, _| !p.starts_with(self.root) || seen.contains(p));
         let Some(file) = &self.file else { return };
         if !self.changed {
             return;
         }
-        let cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
         let files = (self.seen.iter())
             .filter_map(|p| {
                 let kept = cache.files.get(p)?;
@@ -162,22 +168,51 @@ impl<'a> Scans<'a> {
     }
 }
 
-fn load(file: &Path, into: &mut HashMap<PathBuf, Kept>) {
-    let Ok(bytes) = fs::read(file) else { return };
+/// Forgets every scan of store `root`, in this process and in `cache` (the app's Refresh reads
+/// every file again).
+pub(crate) fn forget(root: &Path, cache: Option<&Path>) {
+    let mut kept = lock();
+    kept.files.retain(|p, _| !p.starts_with(root));
+    kept.loaded.remove(root);
+    drop(kept);
+    if let Some(cache) = cache {
+        let _ = fs::remove_file(file_of(root, cache));
+    }
+}
+
+fn lock() -> std::sync::MutexGuard<'static, Cache> {
+    CACHE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The file that keeps store `root`'s scans in cache directory `cache`: one per store, however
+/// its path was spelled.
+fn file_of(root: &Path, cache: &Path) -> PathBuf {
+    let canonical = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let key = crate::index::dir_hash(canonical.as_os_str().as_encoded_bytes());
+    cache.join(format!("claude-sessions-{key:016x}-v{VERSION}.json"))
+}
+
+fn load(file: &Path) -> Vec<(PathBuf, Kept)> {
+    let Ok(bytes) = fs::read(file) else {
+        return Vec::new();
+    };
     let Ok(saved) = serde_json::from_slice::<Saved>(&bytes) else {
         tracing::warn!(file = %file.display(), "the session scans kept there are unreadable: scanning again");
-        return;
+        return Vec::new();
     };
     if saved.version != VERSION {
-        return;
+        return Vec::new();
     }
-    for (path, (stamp, scan)) in saved.files {
-        into.entry(PathBuf::from(path)).or_insert(Kept {
-            stamp,
-            scanner: None,
-            scan,
-        });
-    }
+    (saved.files.into_iter())
+        .map(|(path, (stamp, scan))| {
+            let kept = Kept {
+                stamp,
+                scanner: None,
+                scan,
+            };
+            (PathBuf::from(path), kept)
+        })
+        .collect()
 }
 
 /// Writes `saved` to a temporary file beside `file` and renames it over: a reader sees the old
@@ -186,7 +221,10 @@ fn write(file: &Path, saved: &Saved) -> std::io::Result<()> {
     if let Some(dir) = file.parent() {
         fs::create_dir_all(dir)?;
     }
-    let tmp = file.with_extension(format!("json.{}.tmp", std::process::id()));
+    // Named by process and by write: two threads saving one store never share a file.
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = file.with_extension(format!("json.{}-{n}.tmp", std::process::id()));
     fs::write(&tmp, serde_json::to_vec(saved)?)?;
     fs::rename(&tmp, file).inspect_err(|_| {
         let _ = fs::remove_file(&tmp);

@@ -72,7 +72,13 @@ pub(crate) struct Scanner {
     members: HashMap<String, usize>,
     /// The session's `Task` calls no side conversation answered yet: (prompt, call id).
     prompts: Vec<(String, String)>,
+    /// The last bytes before `cursor`: a file that grew is read on only when they are still
+    /// there (a file rewritten in place is scanned again whole).
+    tail: Vec<u8>,
 }
+
+/// How many bytes before where a scan stopped are checked before it reads on.
+const TAIL: usize = 64;
 
 /// The top-level keys a scan reads; the rest of a line is skipped unparsed.
 #[derive(Deserialize)]
@@ -121,9 +127,31 @@ fn has(line: &[u8], needle: &[u8]) -> bool {
 impl Scanner {
     /// Reads `path` from where this scan stopped to its end.
     pub(crate) fn read_on(&mut self, path: &Path) -> io::Result<()> {
-        let outcome = read_lines(path, self.cursor, |l| self.line(l.bytes))?;
+        let mut tail = None;
+        let outcome = read_lines(path, self.cursor, |l| {
+            self.line(l.bytes);
+            tail = Some(l.bytes[l.bytes.len().saturating_sub(TAIL - 1)..].to_vec());
+        })?;
+        if let Some(mut tail) = tail {
+            tail.push(b'\n');
+            self.tail = tail;
+        }
         self.cursor = outcome.cursor;
         Ok(())
+    }
+
+    /// Whether the bytes before where this scan stopped are still those it read.
+    pub(crate) fn still_there(&self, path: &Path) -> bool {
+        use std::io::{Read, Seek, SeekFrom};
+        let Some(at) = self.cursor.offset.checked_sub(self.tail.len() as u64) else {
+            return false;
+        };
+        let mut now = vec![0; self.tail.len()];
+        let read = std::fs::File::open(path).and_then(|mut f| {
+            f.seek(SeekFrom::Start(at))?;
+            f.read_exact(&mut now)
+        });
+        read.is_ok() && now == self.tail
     }
 
     fn line(&mut self, bytes: &[u8]) {
@@ -144,6 +172,7 @@ impl Scanner {
                 let data = l.data.as_ref();
                 if data.and_then(|d| d.kind.as_deref()) == Some("agent_progress") {
                     let agent = data.and_then(|d| d.agent_id.clone());
+                    let agent = agent.filter(|a| is_agent_id(a));
                     if let (Some(agent), Some(call)) = (agent, l.parent_tool_use_id.clone()) {
                         self.scan.agent_calls.entry(agent).or_insert(call);
                     }
@@ -156,17 +185,19 @@ impl Scanner {
     }
 
     fn side_line(&mut self, l: &ScanLine<'_>) {
-        let found = match (&l.agent_id, &l.parent_uuid) {
+        let agent = l.agent_id.as_ref().filter(|a| is_agent_id(a));
+        let found = match (agent, &l.parent_uuid) {
             (Some(agent), _) => {
                 (self.scan.sidechains.iter()).position(|s| s.side.by_agent && s.side.key == *agent)
             }
             (None, Some(parent)) => self.members.get(parent).copied(),
-            (None, None) => None,
+            // A root line written twice is still one side conversation.
+            (None, None) => l.uuid.as_ref().and_then(|u| self.members.get(u).copied()),
         };
         let at = match found {
             Some(at) => at,
             None => {
-                let side = match (&l.agent_id, &l.uuid) {
+                let side = match (agent, &l.uuid) {
                     (Some(agent), _) => SideKey {
                         key: agent.clone(),
                         by_agent: true,
@@ -206,6 +237,7 @@ impl Scanner {
             .tool_use_result
             .and_then(|r| serde_json::from_str::<AgentResult>(r.get()).ok())
             .and_then(|r| r.agent_id)
+            .filter(|a| is_agent_id(a))
         else {
             return;
         };
@@ -221,13 +253,16 @@ impl Scanner {
         }
     }
 
-    /// The session's calls that hand a subagent a `prompt`.
+    /// The session's calls that hand a subagent a `prompt` (`Task`, called `Agent` by newer
+    /// builds).
     fn task_calls(&mut self, l: &ScanLine<'_>) {
         let Some(content) = content_of(l.message) else {
             return;
         };
         for b in content.as_array().into_iter().flatten() {
-            if b.get("type").and_then(Value::as_str) != Some("tool_use") {
+            let name = b.get("name").and_then(Value::as_str);
+            let task = matches!(name, Some("Task" | "Agent"));
+            if b.get("type").and_then(Value::as_str) != Some("tool_use") || !task {
                 continue;
             }
             let prompt = b.pointer("/input/prompt").and_then(Value::as_str);
@@ -237,6 +272,16 @@ impl Scanner {
             }
         }
     }
+}
+
+/// Whether `id` can name a run: an agent id is a short word of letters, digits, `-` and `_`;
+/// anything else (a path, an `@`) is not taken as one, and its lines are told by their links.
+pub(crate) fn is_agent_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 fn content_of(message: Option<&RawValue>) -> Option<Value> {
@@ -330,6 +375,7 @@ impl Lines {
                 side: is_side,
             },
             Lines::Side(side, members) => {
+                let agent = agent.filter(|a| is_agent_id(a));
                 let keep = is_side
                     && match (agent, side.by_agent) {
                         (Some(a), true) => a == side.key,

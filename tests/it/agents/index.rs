@@ -57,7 +57,7 @@ fn a_claude_code_store_is_read_again_only_where_it_changed() {
         4,
     );
     // The subagent's file did not change, but the layout now names the call that started it.
-    let progress = json!({"type": "progress", "parentToolUseID": "toolu_T1", "sessionId": SESSION,
+    let progress = json!({"type": "progress", "parentToolUseID": "toolu_T9", "sessionId": SESSION,
         "data": {"type": "agent_progress", "agentId": "a11"}});
     step(
         "the subagent linked to its call",

@@ -271,7 +271,15 @@ fn what_a_session_file_holds_is_kept_by_its_stamp_and_never_trusted_over_it() {
 #[test]
 fn a_side_conversation_started_while_watched_is_added() {
     let store = tempfile::tempdir().unwrap();
-    let mut s = session_with_side_conversations(&store.path().join("-home-ana-app"));
+    let project = store.path().join("-home-ana-app");
+    let mut s = session_with_side_conversations(&project);
+    // An older build's agent file, which the session names only later.
+    let mut b = Session::new(&project, "agent-a22");
+    b.line(
+        json!({"type": "user", "uuid": "y1", "isSidechain": true, "agentId": "a22",
+        "sessionId": SESSION, "message": {"role": "user", "content": "Add a section"}}),
+    );
+    b.write();
     let dir = store.path();
     let mut child = mctl_command()
         .args(["--runs-dir"])
@@ -281,12 +289,12 @@ fn a_side_conversation_started_while_watched_is_added() {
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1500));
-    s.line(side(
-        "dddddddd-1",
-        None,
-        "user",
-        json!({"role": "user", "content": "Review"}),
-    ));
+    let review = json!({"role": "user", "content": "Review"});
+    s.line(side("dddddddd-1", None, "user", review)).result(
+        "toolu_T3",
+        "Added",
+        Some(json!({"status": "completed", "agentId": "a22"})),
+    );
     s.write();
     std::thread::sleep(std::time::Duration::from_millis(2500));
     child.kill().unwrap();
@@ -296,4 +304,229 @@ fn a_side_conversation_started_while_watched_is_added() {
         text.contains("\"kind\":\"run-added\"") && text.contains("\"run\":\"sidechain-dddddddd\""),
         "{text}"
     );
+    // The agent's file did not change; what the layout says of it did.
+    let reset = format!(
+        "\"kind\":\"reset\",\"dir\":\"{}\",\"run\":\"agent-a22\"",
+        dir.display()
+    );
+    assert!(text.contains(&reset), "{text}");
+}
+
+#[test]
+fn a_side_conversation_has_figures_of_its_own() {
+    let store = tempfile::tempdir().unwrap();
+    let mut s = session_with_side_conversations(&store.path().join("-home-ana-app"));
+    // A third one, asked and never answered.
+    s.line(side(
+        "cccccccc-1",
+        None,
+        "user",
+        json!({"role": "user", "content": "Review it"}),
+    ));
+    let path = s.write();
+    // The session is live: its file was written just now.
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now())
+        .unwrap();
+    let dir = store.path();
+    let runs = mctl_json(dir, &["runs"]);
+    let parser = find(&runs, "sidechain-aaaaaaaa");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let own: u64 = (text.lines())
+        .filter(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            [PARSER, "a2", "a3", "a4"].contains(&v["uuid"].as_str().unwrap_or(""))
+        })
+        .map(|l| l.len() as u64 + 1)
+        .sum();
+    assert_eq!(parser["transcriptBytes"], own, "its own lines' bytes");
+    // 2026-04-02T10:01:00Z, its last line's time, not its session's file's.
+    assert_eq!(parser["updatedMs"], 1_775_124_060_000_i64);
+    let now = mission_control::runs::now_ms();
+    assert!(find(&runs, SESSION)["updatedMs"].as_i64().unwrap() > now - 60_000);
+    // Left unanswered long ago: interrupted, though its session's file is live.
+    assert_eq!(find(&runs, "sidechain-cccccccc")["status"], "interrupted");
+}
+
+#[test]
+fn a_scan_kept_in_the_process_is_read_on_only_when_the_file_grew_in_place() {
+    use mission_control::runs::{RunOptions, RunsDir};
+    let store = tempfile::tempdir().unwrap();
+    let mut s = session_with_side_conversations(&store.path().join("-home-ana-app"));
+    let dir = RunsDir::open(store.path(), RunOptions::default())
+        .unwrap()
+        .with_index(false);
+    let ids = |d: &RunsDir| -> Vec<String> {
+        let mut ids: Vec<String> = d.layout().unwrap().runs.into_keys().collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(
+        ids(&dir),
+        [SESSION, "sidechain-aaaaaaaa", "sidechain-bbbbbbbb"]
+    );
+    // Appended: read on.
+    s.line(side(
+        "cccccccc-1",
+        None,
+        "user",
+        json!({"role": "user", "content": "Review"}),
+    ));
+    s.write();
+    assert_eq!(
+        ids(&dir),
+        [
+            SESSION,
+            "sidechain-aaaaaaaa",
+            "sidechain-bbbbbbbb",
+            "sidechain-cccccccc"
+        ]
+    );
+    // Rewritten in place, as long as before: scanned again whole.
+    let text = std::fs::read_to_string(&s.path).unwrap();
+    std::fs::write(&s.path, text.replace("bbbbbbbb-", "dddddddd-")).unwrap();
+    assert_eq!(
+        ids(&dir),
+        [
+            SESSION,
+            "sidechain-aaaaaaaa",
+            "sidechain-cccccccc",
+            "sidechain-dddddddd"
+        ]
+    );
+    // Replaced by a longer file whose end differs: scanned again whole, not read on.
+    let text = std::fs::read_to_string(&s.path).unwrap();
+    let longer = (text.replace("aaaaaaaa-", "eeeeeeee-")).replace("Review", "Review it all");
+    std::fs::write(&s.path, longer).unwrap();
+    assert_eq!(
+        ids(&dir),
+        [
+            SESSION,
+            "sidechain-cccccccc",
+            "sidechain-dddddddd",
+            "sidechain-eeeeeeee"
+        ]
+    );
+    // Edited in its middle and appended to: its end is in place, so it is read on. The app's
+    // Refresh forgets what was kept, and reads it again whole.
+    let text = std::fs::read_to_string(&s.path).unwrap();
+    let edited = text.replace("cccccccc-", "ffffffff-");
+    let more = side(
+        "gggggggg-1",
+        None,
+        "user",
+        json!({"role": "user", "content": "More"}),
+    );
+    std::fs::write(&s.path, format!("{edited}{more}\n")).unwrap();
+    dir.list_again().unwrap();
+    assert_eq!(
+        ids(&dir),
+        [
+            SESSION,
+            "sidechain-dddddddd",
+            "sidechain-eeeeeeee",
+            "sidechain-ffffffff",
+            "sidechain-gggggggg"
+        ]
+    );
+}
+
+#[test]
+fn pinning_a_subagent_keeps_its_sessions_folder() {
+    let store = tempfile::tempdir().unwrap();
+    let project = store.path().join("-home-ana-app");
+    let s = session_with_side_conversations(&project);
+    let values = s.tool_results();
+    std::fs::write(values.join("toolu_A.txt"), "x\n".repeat(30_000)).unwrap();
+    crate::support::set_mtime(&values.join("toolu_A.txt"), crate::support::OLD_MS);
+    let dir = store.path();
+    let planned = |dir: &Path| {
+        let plan = mctl_json(dir, &["gc", "--older-than", "1d"]);
+        plan["files"].as_array().unwrap().len()
+    };
+    assert_eq!(planned(dir), 1, "an idle session's value is collected");
+    let out = crate::support::mctl(dir, &["pin", "sidechain-bbbbbbbb"]);
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
+    assert_eq!(
+        planned(dir),
+        0,
+        "a pinned side conversation keeps the folder"
+    );
+}
+
+/// The hits of `mctl search PATTERN ARGS...` in values, as (run, text line, seen).
+fn value_hits(dir: &Path, pattern: &str, args: &[&str]) -> Vec<(String, u64, bool)> {
+    let out = mctl_command()
+        .args(["--runs-dir"])
+        .arg(dir)
+        .args(["search", pattern, "--in", "values", "--json"])
+        .args(args)
+        .output()
+        .unwrap();
+    (stdout(&out).lines())
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|h| h["kind"] == "value")
+        .map(|h| {
+            let run = h["run"].as_str().unwrap().to_owned();
+            (run, h["textLine"].as_u64().unwrap(), h["seen"] == true)
+        })
+        .collect()
+}
+
+#[test]
+fn a_side_conversations_value_is_searched_as_its_own() {
+    let store = tempfile::tempdir().unwrap();
+    let project = store.path().join("-home-ana-app");
+    let mut s = Session::new(&project, SESSION);
+    let values = s.tool_results();
+    let saved =
+        format!("/home/ana/.claude/projects/-home-ana-app/{SESSION}/tool-results/toolu_A.txt");
+    let stub = super::stub("40KB", &saved, "needle one");
+    s.prompt("Build it")
+        .call("toolu_T1", "Task", json!({"prompt": "Write the parser"}))
+        .line(side(
+            PARSER,
+            None,
+            "user",
+            json!({"role": "user", "content": "Write the parser"}),
+        ))
+        .line(side(
+            "a2",
+            Some(PARSER),
+            "assistant",
+            json!({"id": "msg_a2", "role": "assistant",
+            "model": "claude-x", "content": [{"type": "tool_use", "id": "toolu_A", "name": "Bash",
+            "input": {"command": "cargo build"}}]}),
+        ))
+        .line(side(
+            "a3",
+            Some("a2"),
+            "user",
+            json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_A", "content": stub}]}),
+        ))
+        .result("toolu_T1", "Written", None)
+        // The session, not the side conversation, reads line 5 of its value back.
+        .call(
+            "toolu_R",
+            "Read",
+            json!({"file_path": saved, "offset": 5, "limit": 1}),
+        )
+        .result("toolu_R", "     5→needle five", None)
+        .answer("Done");
+    s.write();
+    let mut text: Vec<String> = (1..=4000).map(|i| format!("line {i}")).collect();
+    text[0] = "needle one".into();
+    text[4] = "needle five".into();
+    std::fs::write(values.join("toolu_A.txt"), text.join("\n") + "\n").unwrap();
+    let dir = store.path();
+    let side_run = "sidechain-aaaaaaaa".to_owned();
+    // Its preview showed line 1; line 5 was read back by another run.
+    let want = vec![(side_run.clone(), 1, true), (side_run.clone(), 5, false)];
+    assert_eq!(value_hits(dir, "needle", &[]), want);
+    assert_eq!(value_hits(dir, "needle", &["--run", &side_run]), want);
+    assert_eq!(value_hits(dir, "needle", &["--run", SESSION]), []);
 }
