@@ -111,7 +111,8 @@ pub fn storage(dir: &RunsDir, pins: &Pins, now_ms: i64) -> Result<StorageStats> 
             bytes,
             files: files.len() as u64,
             updated_ms: run.updated_ms,
-            pinned: pinned.contains(&id),
+            // A session's folder is also kept by a pin of a run whose values share it.
+            pinned: owners.pinned(&id, &pinned),
         });
     }
     stats

@@ -282,7 +282,10 @@ impl<'a> RunSearch<'a> {
     /// among the session's and its siblings'.
     fn only_this_run(&mut self) {
         self.only = true;
-        let shared = (self.layout.runs.get(self.id)).and_then(|f| f.parent_values.as_deref());
+        // A folder not there yet holds nothing of it.
+        let shared = (self.layout.runs.get(self.id))
+            .and_then(|f| f.parent_values.as_deref())
+            .filter(|d| std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir()));
         if let (None, Some(dir), crate::sources::SourceKind::Claude) =
             (self.value_dir, shared, self.source)
         {

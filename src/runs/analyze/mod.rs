@@ -206,7 +206,8 @@ pub(crate) fn analyze_run_with(
             }
         })?;
         transcript_bytes = if side { own_bytes } else { outcome.file_len };
-        pending = outcome.pending_bytes;
+        // A torn last line is its session's until it is whole.
+        pending = if side { 0 } else { outcome.pending_bytes };
         if !side {
             mtime = fs::metadata(path).ok().as_ref().and_then(modified_ms);
         }

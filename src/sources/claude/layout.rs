@@ -59,13 +59,6 @@ pub(crate) fn read(root: &Path, cache: Option<&Path>) -> io::Result<Layout> {
     Ok(found.into_layout(root))
 }
 
-/// `dir` when it is a real folder: a link is never read through (and a folder not there yet
-/// holds nothing).
-fn real_dir(dir: &Path) -> Option<PathBuf> {
-    let real = fs::symlink_metadata(dir).map_or(true, |m| m.is_dir());
-    real.then(|| dir.to_path_buf())
-}
-
 fn has_transcript(dir: &Path, name: &str) -> bool {
     crate::runs::layout::is_regular_file(&dir.join(format!("{name}.jsonl")))
 }
@@ -132,7 +125,7 @@ impl Found<'_> {
             {
                 let scan = scans_of.scan(&path, &meta);
                 if !scan.sidechains.is_empty() || !scan.agent_calls.is_empty() {
-                    scans.push((id.clone(), project.join(&stem), path.clone(), scan));
+                    scans.push((id.clone(), path.clone(), scan));
                 }
             }
             self.runs.insert(
@@ -161,10 +154,11 @@ impl Found<'_> {
                 Ok(m) if m.file_type().is_symlink() => self.linked.push(session.clone()),
                 _ => {}
             }
-            self.subagents(&folder.join(SUBAGENTS), &session, real_dir(&tool_results));
+            let values = self.value_dirs.get(&session).cloned();
+            self.subagents(&folder.join(SUBAGENTS), &session, values);
         }
-        for (session, folder, path, scan) in scans {
-            self.link(&session, &folder, &path, &scan);
+        for (session, path, scan) in scans {
+            self.link(&session, project, &ids, &path, &scan);
         }
         Ok(())
     }
@@ -172,15 +166,28 @@ impl Found<'_> {
     /// What a session's scan tells: the call that started each of its subagents' files, an
     /// older build's agent file beside the sessions as the session's subagent, and each side
     /// conversation inside its file as a run under it.
-    fn link(&mut self, session: &str, folder: &Path, path: &Path, scan: &SessionScan) {
-        let values = folder.join(TOOL_RESULTS);
-        let values = real_dir(&values);
-        let project = folder.parent();
+    /// `ids` are the run ids this project's files got, by file stem.
+    fn link(
+        &mut self,
+        session: &str,
+        project: &Path,
+        ids: &BTreeMap<String, String>,
+        path: &Path,
+        scan: &SessionScan,
+    ) {
+        // The session's own real folder (a link, or a folder that is one, is never read).
+        let values = self.value_dirs.get(session).cloned();
         // Each call started one run: the first link that names it keeps it.
         let mut used = std::collections::HashSet::new();
         for (agent, call) in &scan.agent_calls {
             let name = format!("{AGENT_PREFIX}{agent}");
-            for id in [format!("{name}@{session}"), name] {
+            // Under `subagents/` (qualified by its session when the name was taken), or beside
+            // the sessions (qualified by its project).
+            let beside = ids.get(&name).cloned();
+            for id in [Some(format!("{name}@{session}")), beside, Some(name)]
+                .into_iter()
+                .flatten()
+            {
                 let Some(files) = self.runs.get_mut(&id) else {
                     continue;
                 };
@@ -189,8 +196,8 @@ impl Found<'_> {
                     Some(_) => {}
                     None => {
                         // An older build's agent file beside the sessions, in the same project.
-                        let beside = files.transcript.as_deref().and_then(Path::parent);
-                        if beside != project {
+                        let dir = files.transcript.as_deref().and_then(Path::parent);
+                        if dir != Some(project) {
                             continue;
                         }
                         files.parent = Some(session.to_owned());

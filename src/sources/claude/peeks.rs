@@ -20,13 +20,14 @@ const LINE_MAX: usize = 4 << 20;
 pub(crate) fn read_backs(path: &Path, mut lines: Lines) -> io::Result<Vec<PeekCall>> {
     let mut asked: HashMap<String, (String, String, Map<String, Value>)> = HashMap::new();
     let mut calls = Vec::new();
-    // A side conversation is told by the links of all its lines, big ones too.
+    // A side conversation is told by the links of all its lines, big ones too; only small
+    // ones are parsed whole.
     let cap = match lines {
         Lines::Side(..) => usize::MAX,
         _ => LINE_MAX,
     };
     read_small_lines(path, cap, |line| {
-        if !lines.takes_raw(line.bytes) {
+        if !lines.takes_raw(line.bytes) || line.bytes.len() > LINE_MAX {
             return;
         }
         let Ok(v) = serde_json::from_slice::<Value>(line.bytes) else {

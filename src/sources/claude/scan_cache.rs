@@ -54,7 +54,14 @@ struct Cache {
     files: HashMap<PathBuf, Kept>,
     /// Stores whose cache file was read by this process.
     loaded: HashSet<PathBuf>,
+    /// When this process last wrote each cache file.
+    written: HashMap<PathBuf, std::time::Instant>,
 }
+
+/// How often a cache file is written again when only stamps moved (a live session read on,
+/// nothing new in it): other processes then read on less, and a watched store is not written
+/// every second.
+const MOVED_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
 static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(Mutex::default);
 
@@ -69,8 +76,11 @@ pub(crate) struct Scans<'a> {
     /// The file kept between processes, when the store's listings use a cache.
     file: Option<PathBuf>,
     root: &'a Path,
-    /// Whether a file was scanned anew: the cache file is written again.
+    /// Whether a scan found something new, or a file was scanned whole: the cache file is
+    /// written again.
     changed: bool,
+    /// Whether a file's stamp moved with nothing new in it.
+    moved: bool,
     seen: Vec<PathBuf>,
 }
 
@@ -83,6 +93,7 @@ impl<'a> Scans<'a> {
             file,
             root,
             changed: false,
+            moved: false,
             seen: Vec::new(),
         }
     }
@@ -115,7 +126,10 @@ impl<'a> Scans<'a> {
         if scanner.read_on(path).is_err() {
             return SessionScan::default();
         }
-        self.changed |= before.as_ref() != Some(&scanner.scan);
+        match before.as_ref() == Some(&scanner.scan) {
+            true => self.moved = true,
+            false => self.changed = true,
+        }
         let scan = scanner.scan.clone();
         let kept = Kept {
             stamp,
@@ -145,11 +159,17 @@ impl<'a> Scans<'a> {
     pub(crate) fn save(self) {
         let seen: HashSet<&PathBuf> = self.seen.iter().collect();
         let mut cache = lock();
+        let before = cache.files.len();
         (cache.files).retain(|p, _| !p.starts_with(self.root) || seen.contains(p));
+        let dropped = cache.files.len() != before;
         let Some(file) = &self.file else { return };
-        if !self.changed {
+        let due = (cache.written.get(file)).is_none_or(|at| at.elapsed() >= MOVED_EVERY);
+        if !(self.changed || dropped || (self.moved && due)) {
             return;
         }
+        cache
+            .written
+            .insert(file.clone(), std::time::Instant::now());
         let files = (self.seen.iter())
             .filter_map(|p| {
                 let kept = cache.files.get(p)?;

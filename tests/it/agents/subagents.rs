@@ -142,6 +142,20 @@ fn side_conversations_in_a_session_file_are_runs_under_it() {
             .map(|h| h["run"].as_str().unwrap().to_owned())
             .collect();
         assert_eq!(found, [run], "{needle}");
+        // Asked of the run alone: found there, and its session's folder (not made yet) is
+        // nothing skipped.
+        let out = mctl_command()
+            .args(["--runs-dir"])
+            .arg(dir)
+            .args(["search", needle, "--run", run, "--json"])
+            .output()
+            .unwrap();
+        let lines: Vec<Value> = (stdout(&out).lines())
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .collect();
+        let summary = lines.iter().find(|h| h["kind"] == "summary").unwrap();
+        assert_eq!(summary["skipped"], json!([]), "{needle}: {summary}");
+        assert_eq!(lines.len(), 2, "{needle}: one hit and the summary");
     }
 }
 
@@ -288,7 +302,33 @@ fn a_side_conversation_started_while_watched_is_added() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Its lines as they come, on a thread: the test waits for what it needs, not for a time.
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let mut wait_for = |what: &str| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !seen.iter().any(|l: &String| l.contains(what)) {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(line) => seen.push(line),
+                Err(_) => panic!("no {what} in {seen:?}"),
+            }
+        }
+    };
+    // The first look has met the agent's file before the session names it.
+    wait_for("\"run\":\"agent-a22\"");
     let review = json!({"role": "user", "content": "Review"});
     s.line(side("dddddddd-1", None, "user", review)).result(
         "toolu_T3",
@@ -296,20 +336,18 @@ fn a_side_conversation_started_while_watched_is_added() {
         Some(json!({"status": "completed", "agentId": "a22"})),
     );
     s.write();
-    std::thread::sleep(std::time::Duration::from_millis(2500));
-    child.kill().unwrap();
-    let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains("\"kind\":\"run-added\"") && text.contains("\"run\":\"sidechain-dddddddd\""),
-        "{text}"
-    );
+    wait_for(&format!(
+        "\"kind\":\"run-added\",\"dir\":\"{}\",\"run\":\"sidechain-dddddddd\"",
+        dir.display()
+    ));
     // The agent's file did not change; what the layout says of it did.
     let reset = format!(
         "\"kind\":\"reset\",\"dir\":\"{}\",\"run\":\"agent-a22\"",
         dir.display()
     );
-    assert!(text.contains(&reset), "{text}");
+    wait_for(&reset);
+    child.kill().unwrap();
+    child.wait().unwrap();
 }
 
 #[test]
@@ -410,10 +448,11 @@ fn a_scan_kept_in_the_process_is_read_on_only_when_the_file_grew_in_place() {
             "sidechain-eeeeeeee"
         ]
     );
-    // Edited in its middle and appended to: its end is in place, so it is read on. The app's
-    // Refresh forgets what was kept, and reads it again whole.
+    // Edited in its middle and appended to: the bytes where the scan stopped are in place, so
+    // it is read on, and the edit is not seen. The app's Refresh forgets what was kept, and
+    // reads the file again whole.
     let text = std::fs::read_to_string(&s.path).unwrap();
-    let edited = text.replace("cccccccc-", "ffffffff-");
+    let edited = text.replace("dddddddd-", "ffffffff-");
     let more = side(
         "gggggggg-1",
         None,
@@ -421,17 +460,23 @@ fn a_scan_kept_in_the_process_is_read_on_only_when_the_file_grew_in_place() {
         json!({"role": "user", "content": "More"}),
     );
     std::fs::write(&s.path, format!("{edited}{more}\n")).unwrap();
+    let read_on = [
+        SESSION,
+        "sidechain-cccccccc",
+        "sidechain-dddddddd",
+        "sidechain-eeeeeeee",
+        "sidechain-gggggggg",
+    ];
+    assert_eq!(ids(&dir), read_on);
     dir.list_again().unwrap();
-    assert_eq!(
-        ids(&dir),
-        [
-            SESSION,
-            "sidechain-dddddddd",
-            "sidechain-eeeeeeee",
-            "sidechain-ffffffff",
-            "sidechain-gggggggg"
-        ]
-    );
+    let whole = [
+        SESSION,
+        "sidechain-cccccccc",
+        "sidechain-eeeeeeee",
+        "sidechain-ffffffff",
+        "sidechain-gggggggg",
+    ];
+    assert_eq!(ids(&dir), whole);
 }
 
 #[test]
