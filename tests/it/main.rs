@@ -25,3 +25,12 @@ mod support;
 mod watch;
 mod watch_index;
 mod whatif;
+
+/// What the test process itself opens (the core's runs directories, the service, the watcher)
+/// keeps its index in the test home's cache, never the user's: a test gives a directory of its
+/// own where it matters, and every other one lands here. Set before main, while the process
+/// has one thread.
+#[ctor::ctor(unsafe)]
+fn cache_in_the_test_home() {
+    std::env::set_var("MCTL_CACHE_DIR", support::test_home().join("cache"));
+}

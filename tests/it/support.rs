@@ -12,7 +12,7 @@ pub const OLD_MS: i64 = 1_790_000_000_000;
 
 /// A home for every `mctl` a test starts, shared by the test process and never the user's:
 /// config, cache and data directories all inside it.
-fn test_home() -> &'static Path {
+pub fn test_home() -> &'static Path {
     static HOME: OnceLock<tempfile::TempDir> = OnceLock::new();
     HOME.get_or_init(|| tempfile::tempdir().expect("a temporary home"))
         .path()
