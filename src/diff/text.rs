@@ -45,6 +45,10 @@ pub struct DiffLine {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub text_bytes: Option<u64>,
+    /// The line is its text's last and has no line ending: `a` and `a\n` differ by this alone.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[ts(as = "Option<bool>", optional)]
+    pub no_newline: bool,
 }
 
 /// A run of changes with the context around it, as `@@ -aStart,aLen +bStart,bLen @@` says.
@@ -172,6 +176,7 @@ fn compare(a: DiffText, text_a: &str, b: DiffText, text_b: &str) -> TextDiff {
                     b_line: change.new_index().map(|i| i as u64 + 1),
                     text,
                     text_bytes,
+                    no_newline: change.missing_newline(),
                 });
             }
         }
@@ -212,6 +217,10 @@ pub fn unified(diff: &TextDiff) -> String {
             });
             out.push_str(&l.text);
             out.push('\n');
+            if l.no_newline {
+                // As `diff -u` marks a text's last line that has no ending.
+                out.push_str("\\ No newline at end of file\n");
+            }
         }
     }
     if diff.truncated {
@@ -268,6 +277,17 @@ mod tests {
     fn an_empty_side_starts_at_the_line_before_as_diff_u_says() {
         assert!(unified(&diff("", "a\n")).contains("@@ -0,0 +1,1 @@\n+a\n"));
         assert!(unified(&diff("a\n", "a\nb\n")).contains("@@ -1,1 +1,2 @@\n a\n+b\n"));
+    }
+
+    #[test]
+    fn a_last_line_without_its_ending_is_marked_as_diff_u_marks_it() {
+        let d = diff("a\nb", "a\nb\n");
+        assert_eq!((d.removed, d.added), (1, 1));
+        let lines = &d.hunks[0].lines;
+        assert!(lines[1].no_newline && !lines[2].no_newline, "{lines:?}");
+        assert!(
+            unified(&d).ends_with("@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n")
+        );
     }
 
     #[test]

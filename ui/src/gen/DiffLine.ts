@@ -17,4 +17,8 @@ text: string,
 /**
  * The line's size when `text` was shortened.
  */
-textBytes?: number, };
+textBytes?: number, 
+/**
+ * The line is its text's last and has no line ending: `a` and `a\n` differ by this alone.
+ */
+noNewline?: boolean, };
