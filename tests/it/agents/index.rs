@@ -3,7 +3,7 @@
 //! links in the layout) changed.
 
 use super::subagents::{session_with_side_conversations, SESSION};
-use super::{stub, Session};
+use super::{agent_file, stub};
 use crate::index::{age, append, assert_same};
 use crate::support::OLD_MS;
 use serde_json::json;
@@ -24,13 +24,7 @@ fn a_claude_code_store_is_read_again_only_where_it_changed() {
     s.write();
     std::fs::write(values.join("toolu_L.txt"), "head\n".repeat(8_000)).unwrap();
     let agents = project.join(SESSION).join("subagents");
-    std::fs::create_dir_all(&agents).unwrap();
-    let mut a = Session::new(&agents, "agent-a11");
-    a.line(
-        json!({"type": "user", "uuid": "x1", "isSidechain": true, "agentId": "a11",
-        "sessionId": SESSION, "message": {"role": "user", "content": "Survey the code"}}),
-    );
-    a.write();
+    agent_file(&agents, "a11", SESSION, "Survey the code");
 
     let mut clock = OLD_MS;
     let mut step = |what: &str, change: &dyn Fn(), reads: usize| {

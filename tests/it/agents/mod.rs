@@ -98,6 +98,17 @@ impl Session {
     }
 }
 
+/// A subagent's own file, `agent-<agent>.jsonl` in `dir`, its one line the prompt its session
+/// `session` gave it.
+pub fn agent_file(dir: &Path, agent: &str, session: &str, prompt: &str) -> PathBuf {
+    let mut a = Session::new(dir, &format!("agent-{agent}"));
+    a.line(
+        json!({"type": "user", "uuid": format!("{agent}-1"), "isSidechain": true,
+        "agentId": agent, "sessionId": session, "message": {"role": "user", "content": prompt}}),
+    );
+    a.write()
+}
+
 /// The stub Claude Code writes for a persisted output saved at `path`.
 pub fn stub(size: &str, path: &str, preview: &str) -> String {
     format!(

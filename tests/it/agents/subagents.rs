@@ -2,7 +2,7 @@
 //! wrote into the session's own file, and the files of `subagents/` (and beside the sessions),
 //! each with the session's call that started it.
 
-use super::Session;
+use super::{agent_file, Session};
 use crate::support::{find, mctl_command, mctl_json, stdout};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -23,6 +23,20 @@ fn said(text: &str) -> Value {
         "content": [{"type": "text", "text": text}]})
 }
 
+/// The parser's side conversation: its first line, the prompt of `toolu_T1`.
+fn parser_asked() -> Value {
+    let asked = json!({"role": "user", "content": "Write the parser"});
+    side(PARSER, None, "user", asked)
+}
+
+/// The parser's side conversation calls `toolu_A` to build.
+fn parser_builds() -> Value {
+    let message = json!({"id": "msg_a2", "role": "assistant", "model": "claude-x",
+        "content": [{"type": "tool_use", "id": "toolu_A", "name": "Bash",
+        "input": {"command": "cargo build"}}]});
+    side("a2", Some(PARSER), "assistant", message)
+}
+
 /// A session that started two subagents at once; their side conversations interleave in its
 /// file.
 pub(super) fn session_with_side_conversations(project: &Path) -> Session {
@@ -30,26 +44,14 @@ pub(super) fn session_with_side_conversations(project: &Path) -> Session {
     s.prompt("Build the parser and its tests")
         .call("toolu_T1", "Task", json!({"prompt": "Write the parser"}))
         .call("toolu_T2", "Task", json!({"prompt": "Write the tests"}))
-        .line(side(
-            PARSER,
-            None,
-            "user",
-            json!({"role": "user", "content": "Write the parser"}),
-        ))
+        .line(parser_asked())
         .line(side(
             TESTS,
             None,
             "user",
             json!({"role": "user", "content": "Write the tests"}),
         ))
-        .line(side(
-            "a2",
-            Some(PARSER),
-            "assistant",
-            json!({"id": "msg_a2", "role": "assistant",
-            "model": "claude-x", "content": [{"type": "tool_use", "id": "toolu_A", "name": "Bash",
-            "input": {"command": "cargo build"}}]}),
-        ))
+        .line(parser_builds())
         .line(side(
             "b2",
             Some(TESTS),
@@ -173,14 +175,12 @@ fn subagent_files_know_the_call_that_started_them() {
         )
         .result("toolu_S", "Surveyed", None);
     s.write();
-    let agents = project.join(SESSION).join("subagents");
-    std::fs::create_dir_all(&agents).unwrap();
-    let mut a = Session::new(&agents, "agent-a11");
-    a.line(
-        json!({"type": "user", "uuid": "x1", "isSidechain": true, "agentId": "a11",
-        "sessionId": SESSION, "message": {"role": "user", "content": "Survey the code"}}),
+    agent_file(
+        &project.join(SESSION).join("subagents"),
+        "a11",
+        SESSION,
+        "Survey the code",
     );
-    a.write();
     // An older build: the agent's file beside the sessions, named by the Task call's result.
     let older = "01de0000-0000-4000-8000-000000000002";
     let mut q = Session::new(&project, older);
@@ -192,12 +192,7 @@ fn subagent_files_know_the_call_that_started_them() {
             Some(json!({"status": "completed", "agentId": "a22"})),
         );
     q.write();
-    let mut b = Session::new(&project, "agent-a22");
-    b.line(
-        json!({"type": "user", "uuid": "y1", "isSidechain": true, "agentId": "a22",
-        "sessionId": older, "message": {"role": "user", "content": "Add a section"}}),
-    );
-    b.write();
+    agent_file(&project, "a22", older, "Add a section");
 
     let runs = mctl_json(store.path(), &["runs"]);
     assert_eq!(runs.as_array().unwrap().len(), 4, "{runs}");
@@ -288,12 +283,7 @@ fn a_side_conversation_started_while_watched_is_added() {
     let project = store.path().join("-home-ana-app");
     let mut s = session_with_side_conversations(&project);
     // An older build's agent file, which the session names only later.
-    let mut b = Session::new(&project, "agent-a22");
-    b.line(
-        json!({"type": "user", "uuid": "y1", "isSidechain": true, "agentId": "a22",
-        "sessionId": SESSION, "message": {"role": "user", "content": "Add a section"}}),
-    );
-    b.write();
+    agent_file(&project, "a22", SESSION, "Add a section");
     let dir = store.path();
     let mut child = mctl_command()
         .args(["--runs-dir"])
@@ -531,21 +521,9 @@ fn a_side_conversations_value_is_searched_as_its_own() {
         format!("/home/ana/.claude/projects/-home-ana-app/{SESSION}/tool-results/toolu_A.txt");
     let stub = super::stub("40KB", &saved, "needle one");
     s.prompt("Build it")
-        .call("toolu_T1", "Task", json!({"prompt": "Write the parser"}))
-        .line(side(
-            PARSER,
-            None,
-            "user",
-            json!({"role": "user", "content": "Write the parser"}),
-        ))
-        .line(side(
-            "a2",
-            Some(PARSER),
-            "assistant",
-            json!({"id": "msg_a2", "role": "assistant",
-            "model": "claude-x", "content": [{"type": "tool_use", "id": "toolu_A", "name": "Bash",
-            "input": {"command": "cargo build"}}]}),
-        ))
+        .call("toolu_T1", "Task", json!({"prompt": "Write the parser"}));
+    s.line(parser_asked())
+        .line(parser_builds())
         .line(side(
             "a3",
             Some("a2"),
