@@ -28,6 +28,7 @@ use store::{Store, Unusable};
 
 pub(crate) use files::fnv1a64 as dir_hash;
 pub use files::index_path;
+pub(crate) use stamp::FileStamp;
 pub use store::SCHEMA;
 
 /// The index of one runs directory.

@@ -16,8 +16,9 @@ use std::time::UNIX_EPOCH;
 /// How long a file must have been left alone before its stamp proves it unchanged.
 pub(crate) const SETTLED_MS: i64 = 2_000;
 
-/// One file's stamp, or its absence.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One file's stamp, or its absence. (Also what proves a Claude Code session's scan unchanged:
+/// `crate::sources::claude`'s scan cache keeps it.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct FileStamp {
     pub len: u64,
     pub mtime_ns: i128,

@@ -247,13 +247,7 @@ impl<'a> RunSearch<'a> {
         let results = match (value_dir, transcript) {
             (Some(_), Some(path)) => match entry.and_then(|e| e.results.clone()) {
                 Some(results) => results,
-                None => match analyze_run(layout, id, opts, false) {
-                    Ok(detail) => detail.results,
-                    Err(e) => {
-                        ctx.skip(path, format!("the run could not be read: {e}"));
-                        Vec::new()
-                    }
-                },
+                None => read_results(ctx, layout, id, opts, path),
             },
             _ => Vec::new(),
         };
@@ -292,14 +286,7 @@ impl<'a> RunSearch<'a> {
             self.value_dir = Some(dir);
             self.own_folder = false;
             if let Some(path) = self.transcript {
-                self.results = match analyze_run(self.layout, self.id, self.opts, false) {
-                    Ok(detail) => detail.results,
-                    Err(e) => {
-                        self.ctx
-                            .skip(path, format!("the run could not be read: {e}"));
-                        Vec::new()
-                    }
-                };
+                self.results = read_results(self.ctx, self.layout, self.id, self.opts, path);
             }
         }
     }
@@ -405,14 +392,9 @@ impl<'a> RunSearch<'a> {
             .filter(|(id, f)| *id != self.id && f.parent_values.as_deref() == Some(dir));
         let mut out = Vec::new();
         for (id, files) in sharing {
-            match analyze_run(self.layout, id, self.opts, false) {
-                Ok(detail) => out.extend(detail.results.into_iter().map(|r| (id.clone(), r))),
-                Err(e) => {
-                    let path = files.transcript.as_deref().unwrap_or(dir);
-                    self.ctx
-                        .skip(path, format!("the run could not be read: {e}"));
-                }
-            }
+            let path = files.transcript.as_deref().unwrap_or(dir);
+            let results = read_results(self.ctx, self.layout, id, self.opts, path);
+            out.extend(results.into_iter().map(|r| (id.clone(), r)));
         }
         out
     }
@@ -477,6 +459,24 @@ impl<'a> RunSearch<'a> {
             .entry(run.to_owned())
             .or_insert_with(|| Arc::new(read().unwrap_or_default()));
         Some(Arc::clone(found))
+    }
+}
+
+/// The results of run `id`, read from its transcript `path`; none when it cannot be read (the
+/// search says it skipped the file, and why).
+fn read_results(
+    ctx: &Ctx<'_>,
+    layout: &Layout,
+    id: &str,
+    opts: &RunOptions,
+    path: &Path,
+) -> Vec<ResultInfo> {
+    match analyze_run(layout, id, opts, false) {
+        Ok(detail) => detail.results,
+        Err(e) => {
+            ctx.skip(path, format!("the run could not be read: {e}"));
+            Vec::new()
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 //! always safe.
 
 use super::threads::{Scanner, SessionScan};
+use crate::index::FileStamp as Stamp;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs;
@@ -15,32 +16,6 @@ use std::sync::{LazyLock, Mutex};
 
 /// Bumped when what a scan finds changes: an older file is then not read.
 const VERSION: u32 = 1;
-
-/// Size, modification and change times and inode of a session file: any write moves it (the
-/// change time even when the modification time is set back).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct Stamp {
-    len: u64,
-    mtime_ns: i64,
-    ctime_ns: i64,
-    ino: u64,
-}
-
-fn stamp_of(meta: &fs::Metadata) -> Stamp {
-    use std::os::unix::fs::MetadataExt;
-    Stamp {
-        len: meta.len(),
-        mtime_ns: meta
-            .mtime()
-            .saturating_mul(1_000_000_000)
-            .saturating_add(meta.mtime_nsec()),
-        ctime_ns: meta
-            .ctime()
-            .saturating_mul(1_000_000_000)
-            .saturating_add(meta.ctime_nsec()),
-        ino: meta.ino(),
-    }
-}
 
 struct Kept {
     stamp: Stamp,
@@ -102,7 +77,9 @@ impl<'a> Scans<'a> {
     /// cannot be read has nothing in or under it to show. No lock is held while a file is read:
     /// one store's first scan does not hold up another's layout.
     pub(crate) fn scan(&mut self, path: &Path, meta: &fs::Metadata) -> SessionScan {
-        let stamp = stamp_of(meta);
+        // Size, modification and change times, inode: any write moves it (the change time even
+        // when the modification time is set back).
+        let stamp = Stamp::from_meta(meta);
         self.load_once();
         self.seen.push(path.to_path_buf());
         let kept = {
