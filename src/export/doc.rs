@@ -7,7 +7,6 @@ use crate::error::{Error, Result};
 use crate::retained::stub_for;
 use crate::runs::access::{read_result_content, value_file_in};
 use crate::runs::{ResultInfo, RetentionState, RunsDir, TimelineEvent, TEXT_MAX};
-use crate::sources::SourceKind;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -52,6 +51,9 @@ pub(crate) fn build(
     let layout = dir.layout()?;
     let id = detail.run.id.clone();
     let transcript = layout.runs.get(&id).and_then(|f| f.transcript.clone());
+    // The harness's stubs are made from the full text by its threshold; another agent's store
+    // recorded what its model got.
+    let threshold_rule = layout.store().capabilities().retention_threshold;
     let mut clean = |text: &str| visible(text, |t| redactor.redact(t));
 
     let r = &detail.run;
@@ -153,7 +155,7 @@ pub(crate) fn build(
                 blocks.push(Block::Note(format!("{label}: {}", clean(v))));
             }
         }
-        if let (Some(result), true) = (&e.result, layout.source != SourceKind::Klide) {
+        if let (Some(result), false) = (&e.result, threshold_rule) {
             foreign_result_blocks(&layout, &id, result, values, &mut clean, &mut blocks)?;
         } else if let Some(result) = &e.result {
             let file = value_file_in(&layout, &id, &result.tool_call_id);

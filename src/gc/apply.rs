@@ -11,12 +11,9 @@ use super::owners::Owners;
 use super::{journal, GcFile, GcPolicy, GcReason, GcReport, GcSkip};
 use crate::error::{Error, ErrorCode, Result};
 use crate::pins::Pins;
-use crate::runs::layout::RunPaths;
 use crate::runs::RunsDir;
 use rustix::fd::OwnedFd;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
-use std::fs;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// How far an apply is.
@@ -121,9 +118,9 @@ pub fn apply(
         }
     }
     // Another agent's folders are left as they are: its own cleanup removes them.
-    let klide = owners.source() == crate::sources::SourceKind::Klide;
-    for d in touched_dirs.into_iter().filter(|_| klide) {
-        if remove_dir_if_empty_value_dir(root, &root_fd, &d) {
+    let alone = owners.owned_alone();
+    for d in touched_dirs.into_iter().filter(|_| alone) {
+        if !owners.is_run_folder(&d) && remove_dir_if_empty_value_dir(&root_fd, &d) {
             out.removed_dirs.push(d);
         }
     }
@@ -156,12 +153,6 @@ fn fault_injection_pause() -> Option<u64> {
     None
 }
 
-/// Whether `id` names a run: a transcript or summary of any kind (a link too) is there.
-fn is_run(root: &Path, id: &str) -> bool {
-    let files = RunPaths::new(root, id).run_files();
-    files.iter().any(|p| fs::symlink_metadata(p).is_ok())
-}
-
 /// The run (or orphan directory) a file belongs to may still be collected, checked before each
 /// file: for a run, unpinned and untouched since the plan; for an orphan, still without a run.
 fn run_still_collectable(
@@ -174,12 +165,12 @@ fn run_still_collectable(
 ) -> std::result::Result<(), String> {
     let root = owners.root();
     // Another agent's folder is also its subagents': pinning one of them keeps it.
-    let foreign = owners.source() != crate::sources::SourceKind::Klide;
-    if pins.is_pinned(root, &f.run) || (foreign && owners.pinned(&f.run, &pins.of_dir(root))) {
+    let sharing = !owners.owned_alone();
+    if pins.is_pinned(root, &f.run) || (sharing && owners.pinned(&f.run, &pins.of_dir(root))) {
         return Err("run pinned since the plan".into());
     }
     // A runs directory's value folder may also be a run's own folder (`<x>.values`).
-    let shared = owners.source() == crate::sources::SourceKind::Klide && is_run(root, d);
+    let shared = owners.is_run_folder(d);
     if f.reason == GcReason::Orphan {
         if shared || owners.has_run(&f.run) {
             return Err("a run now owns this directory".into());
@@ -240,11 +231,9 @@ fn delete(
     rustix::fs::unlinkat(&dir, name, AtFlags::empty()).map_err(|e| format!("could not delete: {e}"))
 }
 
-/// Removes `<x>.values/` once empty, unless a run `x.values` exists: then it is that run's folder.
-fn remove_dir_if_empty_value_dir(root: &Path, root_fd: &OwnedFd, d: &str) -> bool {
-    if is_run(root, d) {
-        return false;
-    }
+/// Removes `<x>.values/` once empty (the caller has checked that no run `x.values` exists: then
+/// it is that run's folder).
+fn remove_dir_if_empty_value_dir(root_fd: &OwnedFd, d: &str) -> bool {
     let is_real_dir = rustix::fs::statat(root_fd, d, AtFlags::SYMLINK_NOFOLLOW)
         .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Directory);
     // AT_REMOVEDIR refuses a directory that is not empty: nothing inside can be lost.

@@ -149,9 +149,9 @@ fn run_values(
     let matched: HashSet<&str> = results.iter().map(|r| r.value_id.as_str()).collect();
     // A directory that is also another run's own folder holds that run's files too: only the
     // files that back this run's results are its, and none of the rest is a stray of it.
-    let strays: HashSet<String> = if layout.source != crate::sources::SourceKind::Klide {
-        // A Claude Code session's folder holds its subagents' values too: no file in it can
-        // be called a stray of the session.
+    let strays: HashSet<String> = if !input.owners.owned_alone() {
+        // A folder several runs write to (a Claude Code session's holds its subagents' values
+        // too): no file in it can be called a stray of the session.
         HashSet::new()
     } else if layout.is_shared(id) {
         files.retain(|stem, _| matched.contains(stem.as_str()));
@@ -178,9 +178,9 @@ fn run_values(
         files,
         // A Claude Code transcript keeps the stub of a persisted output: without its file the
         // next resume sends the same stub, and the model can no longer read the output back.
-        backs: match layout.source {
-            crate::sources::SourceKind::Klide => resume_cost(run, results),
-            _ => HashMap::new(),
+        backs: match layout.store().capabilities().resume_replay {
+            true => resume_cost(run, results),
+            false => HashMap::new(),
         },
         strays,
         stamp: input.owners.stamp(id),

@@ -9,10 +9,9 @@ mod apply;
 mod audit;
 mod candidates;
 mod journal;
-mod owners;
+pub(crate) mod owners;
 mod plan;
 mod policies;
-mod stamp;
 mod storage;
 
 pub use apply::{apply, Progress};
@@ -129,7 +128,7 @@ pub struct GcReport {
     /// whatever this plan does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
-    pub agent_sweep: Option<crate::sources::claude::sweep::AgentSweep>,
+    pub agent_sweep: Option<crate::sources::sweep::AgentSweep>,
 }
 
 impl GcReport {

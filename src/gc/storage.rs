@@ -43,7 +43,7 @@ pub struct StorageStats {
     pub orphans: Vec<StorageRow>,
     /// For a Claude Code store: what Claude Code's own cleanup deletes at its next start.
     #[serde(default)]
-    pub agent_sweep: Option<crate::sources::claude::sweep::AgentSweep>,
+    pub agent_sweep: Option<crate::sources::sweep::AgentSweep>,
 }
 
 const AGES: [(&str, i64); 4] = [
@@ -127,14 +127,15 @@ pub fn storage(dir: &RunsDir, pins: &Pins, now_ms: i64) -> Result<StorageStats> 
     Ok(stats)
 }
 
-/// What Claude Code's own cleanup deletes of a Claude Code store at its next start; `None` for
-/// another kind of store.
+/// What the agent's own cleanup deletes of its store at its next start; `None` for a store
+/// whose agent has none.
 pub(crate) fn agent_sweep(
     dir: &RunsDir,
     layout: &crate::runs::Layout,
     now_ms: i64,
-) -> Option<crate::sources::claude::sweep::AgentSweep> {
-    if layout.source != crate::sources::SourceKind::Claude {
+) -> Option<crate::sources::sweep::AgentSweep> {
+    let store = layout.store();
+    if !store.capabilities().agent_sweep {
         return None;
     }
     let runs = dir.list().unwrap_or_default();
@@ -144,5 +145,5 @@ pub(crate) fn agent_sweep(
             .map(|r| r.title.clone())
             .unwrap_or_default()
     };
-    Some(crate::sources::claude::sweep::sweep(layout, now_ms, title))
+    store.sweep(layout, now_ms, &title)
 }

@@ -76,7 +76,7 @@ fn stamp_of(
     files: &RunFiles,
     threshold: u64,
 ) -> RunStamp {
-    if layout.source != crate::sources::SourceKind::Klide {
+    if !layout.store().capabilities().flat_names {
         return foreign_stamp(layout, id, files, threshold);
     }
     let dir = &layout.root;

@@ -17,7 +17,7 @@ use std::time::UNIX_EPOCH;
 pub(crate) const SETTLED_MS: i64 = 2_000;
 
 /// One file's stamp, or its absence. (Also what proves a Claude Code session's scan unchanged:
-/// `crate::sources::claude`'s scan cache keeps it.)
+/// a source's scan cache keeps it.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct FileStamp {
     pub len: u64,

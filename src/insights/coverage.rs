@@ -4,7 +4,7 @@
 //! never saw.
 
 use super::errors::ErrorPattern;
-use super::peeks::{peek_calls, shown_lines, PeekCall};
+use super::peeks::{shown_lines, PeekCall};
 use crate::error::{Error, Result};
 use crate::retained::{stub_layout, Stub};
 use crate::runs::{analyze_run, ResultInfo, RetentionState, RunsDir};
@@ -84,16 +84,12 @@ impl RunsDir {
             return Ok(Vec::new()); // a summary only: no results
         };
         let reading = |e: std::io::Error| Error::io(format!("reading {}", path.display()), &e);
-        let claude = layout.source == crate::sources::SourceKind::Claude;
-        let peeks = match claude {
-            // Claude Code's model reads a value back with Read or Grep on its file.
-            true => {
-                let lines = crate::sources::claude::threads::Lines::of(&layout.runs[&id]);
-                crate::sources::claude::peeks::read_backs(&path, lines)
-            }
-            false => peek_calls(&path),
-        }
-        .map_err(reading)?;
+        let store = layout.store();
+        // The harness's model reads a value with `peek_value`; Claude Code's reads its file back
+        // with Read or Grep.
+        let peeks = store
+            .read_backs(&path, &layout.runs[&id])
+            .map_err(reading)?;
         let mut values = Vec::new();
         for (i, r) in detail.results.iter().enumerate() {
             // A later inline result of the same call wrote no file: it does not replace this one.
@@ -107,13 +103,16 @@ impl RunsDir {
                 continue;
             }
             // Another agent's stub is the text its model got, not one made from the output.
-            let (content, stub) = match claude {
-                true => {
-                    let texts = crate::runs::foreign::texts(&layout, &id, r).map_err(reading)?;
-                    let stub = crate::sources::claude::peeks::stub_of(&texts.seen);
+            let recorded = store.recorded_texts(&layout, &id, r);
+            let (content, stub) = match recorded {
+                Some(texts) => {
+                    let texts = texts.map_err(reading)?;
+                    let Some(stub) = store.stub_of_seen(&texts.seen) else {
+                        continue; // a store whose model got no stub: nothing was kept back
+                    };
                     (texts.into_string().map_err(reading)?, stub)
                 }
-                false => {
+                None => {
                     let content =
                         crate::runs::access::result_text(&layout, &id, r).map_err(reading)?;
                     let stub = stub_layout(&r.value_id, &r.tool, &content);

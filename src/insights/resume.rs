@@ -218,7 +218,7 @@ impl RunsDir {
         shape: Option<ReplayShape>,
         without_values: bool,
     ) -> Result<ResumePreview> {
-        if self.source() != crate::sources::SourceKind::Klide {
+        if !self.source().capabilities().resume_replay {
             let message = format!(
                 "the resume preview replays the harness's transcripts; {} resumes its own \
                  sessions from what they hold (the stub of each persisted output included)",

@@ -202,15 +202,15 @@ impl RunsDir {
     pub fn value_file(&self, run: &str, call: &str) -> Result<Option<PathBuf>> {
         let layout = self.layout()?;
         let id = self.resolve_run(&layout, run)?;
-        if layout.source != crate::sources::SourceKind::Klide {
+        if !self.source().capabilities().retention_threshold {
             // Another store names a value by its stub, which only the result says.
             let vid = match self.foreign_result(run, call) {
                 Ok(Some((_, info, _))) => info.value_id,
                 _ => call.to_owned(),
             };
-            return Ok(super::foreign::value_file(&layout, &id, &vid));
+            return Ok(layout.store().value_file(&layout, &id, &vid));
         }
-        Ok(value_file_in(&layout, &id, call))
+        Ok(layout.store().value_file(&layout, &id, call))
     }
 
     /// The stub of the result for `call`: the exact text the model saw in its place. An error
@@ -323,7 +323,7 @@ impl RunsDir {
             context_bytes: info.context_bytes,
             threshold: self.opts.threshold,
             verified: Verified::Full,
-            agent: crate::sources::SourceKind::Klide,
+            agent: self.source(),
         };
         Ok((info, value))
     }
@@ -332,7 +332,7 @@ impl RunsDir {
     /// its figures from the index (or a sampled read of the run), its text and stub from its
     /// value file. `None` for any other result: it opens the thorough way.
     fn open_sampled(&self, run: &str, call: &str) -> Result<Option<(ValueInfo, OpenValue)>> {
-        if self.source() != crate::sources::SourceKind::Klide {
+        if !self.source().capabilities().retention_threshold {
             return Ok(None);
         }
         let layout = self.layout()?;
@@ -378,7 +378,7 @@ impl RunsDir {
             context_bytes: info.context_bytes,
             threshold: self.opts.threshold,
             verified: Verified::Sampled,
-            agent: crate::sources::SourceKind::Klide,
+            agent: self.source(),
         };
         Ok(Some((info, value)))
     }
@@ -450,7 +450,7 @@ impl RunsDir {
             context_bytes: 0,
             threshold: self.opts.threshold,
             verified: Verified::Full,
-            agent: crate::sources::SourceKind::Klide,
+            agent: self.source(),
         };
         Ok((info, value))
     }
@@ -485,8 +485,8 @@ impl RunsDir {
         &self,
         run: &str,
         call: &str,
-    ) -> Result<Option<(String, ResultInfo, super::foreign::ForeignTexts)>> {
-        if self.source() == crate::sources::SourceKind::Klide {
+    ) -> Result<Option<(String, ResultInfo, super::foreign::RecordedTexts)>> {
+        if self.source().capabilities().retention_threshold {
             return Ok(None);
         }
         let layout = self.layout()?;
@@ -504,7 +504,7 @@ impl RunsDir {
     fn open_foreign(
         &self,
         info: ResultInfo,
-        texts: super::foreign::ForeignTexts,
+        texts: super::foreign::RecordedTexts,
     ) -> Result<(ValueInfo, OpenValue)> {
         let stub = texts.stub(&info);
         let source = foreign_source(&texts);
@@ -534,7 +534,7 @@ impl RunsDir {
     }
 }
 
-fn foreign_source(texts: &super::foreign::ForeignTexts) -> TextSource {
+fn foreign_source(texts: &super::foreign::RecordedTexts) -> TextSource {
     use super::foreign::FullText;
     match texts.full {
         FullText::File(_) | FullText::JsonFile(..) => TextSource::File,
@@ -546,8 +546,8 @@ fn foreign_source(texts: &super::foreign::ForeignTexts) -> TextSource {
 /// The full text of result `info` of run `id`: the transcript's copy for the harness's runs,
 /// the value file (or what is left of it) for another agent's.
 pub(crate) fn result_text(layout: &Layout, id: &str, info: &ResultInfo) -> std::io::Result<String> {
-    if layout.source != crate::sources::SourceKind::Klide {
-        return super::foreign::texts(layout, id, info)?.into_string();
+    if let Some(texts) = layout.store().recorded_texts(layout, id, info) {
+        return texts?.into_string();
     }
     let path = layout
         .runs

@@ -1,18 +1,19 @@
-//! Opening a result of another agent's store (`crate::sources`): the same doors as the
-//! harness's results (access.rs), with that store's rule for each text.
+//! What another agent's store recorded of a result (`crate::sources`): the same doors as the
+//! harness's results (access.rs), with that store's rule for each text, which its source gives
+//! ([`crate::sources::Source::recorded_texts`]).
 //!
-//! - The stub is the text the model got, verbatim: Claude Code's `<persisted-output>` block.
+//! - The stub is the text the model got, verbatim (Claude Code's `<persisted-output>` block).
 //!   Only a persisted result has one.
 //! - The full text is the value file the stub names (a `.json` value shown as its text blocks),
 //!   else the raw output the transcript still holds ("recovered from the transcript"), else the
 //!   text the model got (a Codex output cut in place is all there is).
 
 use super::layout::Layout;
-use super::{ResultInfo, RetentionState};
+use super::ResultInfo;
 use crate::retained::open::ValueText;
 use crate::retained::{FileSource, Stub};
-use crate::sources::{claude, SourceKind};
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use crate::sources::SourceKind;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -28,19 +29,21 @@ pub(crate) enum FullText {
     Seen,
 }
 
-/// The texts of one foreign result.
-pub(crate) struct ForeignTexts {
+/// The texts a store recorded of one result.
+pub(crate) struct RecordedTexts {
+    /// The kind of store: it says how a stub is read from what the model got.
+    pub kind: SourceKind,
     /// What the model got.
     pub seen: String,
     pub full: FullText,
 }
 
-impl ForeignTexts {
+impl RecordedTexts {
     /// The stub the model got, when it got one instead of the output.
     pub(crate) fn stub(&self, info: &ResultInfo) -> Option<Stub> {
         // The lines its preview shows are the first ones of the full text.
         info.stub_bytes
-            .map(|_| crate::sources::claude::peeks::stub_of(&self.seen))
+            .and_then(|_| self.kind.store().stub_of_seen(&self.seen))
     }
 
     /// The full text, to view or peek.
@@ -71,35 +74,16 @@ impl ForeignTexts {
     }
 }
 
-/// The value file of a foreign run's result: `<value id>.txt` (else `.json`) in the run's
-/// `tool-results/`, else in its parent session's. Only a regular file there counts.
-pub(crate) fn value_file(layout: &Layout, id: &str, value_id: &str) -> Option<PathBuf> {
-    if layout.source != SourceKind::Claude || !crate::runs::layout::is_valid_run_id(value_id) {
-        return None;
-    }
-    let files = layout.runs.get(id);
-    let dirs = [
-        layout.value_dir(id),
-        files.and_then(|f| f.parent_values.as_deref()),
-    ];
-    for dir in dirs.into_iter().flatten() {
-        // A `tool-results/` that is a link is never read through.
-        if !std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
-            continue;
-        }
-        for ext in ["txt", "json"] {
-            let path = dir.join(format!("{value_id}.{ext}"));
-            if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
-                return Some(path);
-            }
-        }
-    }
-    None
+/// The texts store `layout` recorded of result `info` of run `id`; an error for a store whose
+/// stubs are made by the retention rule (the harness's: its transcript holds the full text).
+pub(crate) fn texts(layout: &Layout, id: &str, info: &ResultInfo) -> io::Result<RecordedTexts> {
+    (layout.store().recorded_texts(layout, id, info))
+        .unwrap_or_else(|| Err(io::Error::other("a runs directory is not a foreign store")))
 }
 
-/// The texts of result `info` of foreign run `id`.
-pub(crate) fn texts(layout: &Layout, id: &str, info: &ResultInfo) -> io::Result<ForeignTexts> {
-    let transcript = layout
+/// The transcript of run `id`, which a recorded result is read from.
+pub(crate) fn transcript_of(layout: &Layout, id: &str) -> io::Result<PathBuf> {
+    layout
         .runs
         .get(id)
         .and_then(|f| f.transcript.clone())
@@ -108,55 +92,5 @@ pub(crate) fn texts(layout: &Layout, id: &str, info: &ResultInfo) -> io::Result<
                 io::ErrorKind::NotFound,
                 format!("run {id} has no transcript"),
             )
-        })?;
-    match layout.source {
-        SourceKind::Claude => {
-            let t = claude::result_texts(&transcript, info.offset, &info.tool_call_id)?;
-            let retained = matches!(
-                info.state,
-                RetentionState::Retained | RetentionState::Damaged
-            );
-            let file = retained
-                .then(|| value_file(layout, id, &info.value_id))
-                .flatten();
-            let full = match file {
-                Some(p) if p.extension().is_some_and(|e| e == "json") => {
-                    let text = claude::persisted::json_value_text(&std::fs::read(&p)?);
-                    FullText::JsonFile(p, text)
-                }
-                Some(p) => FullText::File(p),
-                None => match (t.raw.text, t.raw.complete) {
-                    (Some(raw), true) if info.stub_bytes.is_some() => FullText::Recovered(raw),
-                    _ => FullText::Seen,
-                },
-            };
-            Ok(ForeignTexts { seen: t.seen, full })
-        }
-        SourceKind::Codex => Ok(ForeignTexts {
-            seen: codex_output(&transcript, info.offset)?,
-            full: FullText::Seen,
-        }),
-        SourceKind::Klide => Err(io::Error::other("a runs directory is not a foreign store")),
-    }
-}
-
-/// The output on the rollout line at `offset` (of the decompressed text for a `.zst`).
-fn codex_output(path: &Path, offset: u64) -> io::Result<String> {
-    let mut line = Vec::new();
-    let file = std::fs::File::open(path)?;
-    if path.extension().is_some_and(|e| e == "zst") {
-        let mut reader = BufReader::new(zstd::stream::read::Decoder::new(file)?);
-        io::copy(&mut (&mut reader).take(offset), &mut io::sink())?;
-        reader.read_until(b'\n', &mut line)?;
-    } else {
-        let mut file = file;
-        file.seek(SeekFrom::Start(offset))?;
-        BufReader::new(file).read_until(b'\n', &mut line)?;
-    }
-    crate::sources::codex::output_on_line(&line).ok_or_else(|| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            "the line changed since it was read",
-        )
-    })
+        })
 }

@@ -7,8 +7,8 @@
 //! live. [`Layout`] keeps both readings; GC and the run model decide with both in view.
 
 use crate::retained::value_file_name;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -77,6 +77,17 @@ impl<'a> RunPaths<'a> {
     }
 }
 
+/// How a side conversation's lines are told apart from the others' in the file it shares
+/// with its session (Claude Code's older builds wrote subagents into the session's file).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SideKey {
+    /// Its `agentId`, else the `uuid` of its first line.
+    pub key: String,
+    /// Whether `key` is an `agentId`.
+    pub by_agent: bool,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct RunFiles {
     pub transcript: Option<PathBuf>,
@@ -92,7 +103,7 @@ pub struct RunFiles {
     pub parent_call: Option<String>,
     /// The side conversation this run is inside its transcript, which it shares with its
     /// session (Claude Code's older builds wrote subagents into the session's file).
-    pub side: Option<crate::sources::claude::SideKey>,
+    pub side: Option<SideKey>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -112,79 +123,14 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// Reads `root` as a store of kind `source`. What reading a Claude Code session file told
-    /// of the runs inside it is kept between processes in `cache`, when given.
+    /// Reads `root` as a store of kind `source`. What reading a session file told of the runs
+    /// inside it is kept between processes in `cache`, when given.
     pub fn read_as(
         root: &Path,
         source: crate::sources::SourceKind,
         cache: Option<&Path>,
     ) -> io::Result<Self> {
-        use crate::sources::SourceKind;
-        match source {
-            SourceKind::Klide => Self::read(root),
-            SourceKind::Claude => crate::sources::claude::read_layout(root, cache),
-            SourceKind::Codex => crate::sources::codex::read_layout(root),
-        }
-    }
-
-    /// Reads `root` as the harness's runs directory.
-    pub fn read(root: &Path) -> io::Result<Self> {
-        // Gathered in vectors and sorted once, then made maps in one pass (a map built from
-        // sorted keys is built in bulk): a directory of 100,000 runs is read in a fraction of
-        // the time inserting each entry into the maps took.
-        let mut files: Vec<(String, bool, PathBuf)> = Vec::new(); // (id, is summary, path)
-        let mut value_dirs = Vec::new();
-        let mut linked_value_dirs = Vec::new();
-        let mut run_names = Vec::new();
-        for entry in fs::read_dir(root)? {
-            let entry = entry?;
-            let Ok(name) = entry.file_name().into_string() else {
-                continue; // Not UTF-8: no harness run id looks like that.
-            };
-            // file_type() does not follow symbolic links.
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if name.ends_with(TEMP_SUFFIX) {
-                continue;
-            }
-            let summary = strip(&name, SUMMARY_SUFFIX);
-            if let Some((id, is_summary)) = summary
-                .map(|id| (id, true))
-                .or_else(|| strip(&name, TRANSCRIPT_SUFFIX).map(|id| (id, false)))
-            {
-                run_names.push(id.to_owned());
-                if kind.is_file() {
-                    files.push((id.to_owned(), is_summary, entry.path()));
-                }
-            } else if let Some(id) = strip(&name, VALUES_SUFFIX) {
-                if kind.is_dir() {
-                    value_dirs.push((id.to_owned(), entry.path()));
-                } else if kind.is_symlink() {
-                    linked_value_dirs.push(id.to_owned());
-                }
-            }
-        }
-        files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let mut runs: Vec<(String, RunFiles)> = Vec::with_capacity(files.len());
-        for (id, is_summary, path) in files {
-            if runs.last().is_none_or(|(last, _)| *last != id) {
-                runs.push((id, RunFiles::default()));
-            }
-            let (_, run) = runs.last_mut().expect("pushed above");
-            match is_summary {
-                true => run.summary = Some(path),
-                false => run.transcript = Some(path),
-            }
-        }
-        Ok(Layout {
-            root: root.to_path_buf(),
-            source: crate::sources::SourceKind::Klide,
-            runs: runs.into_iter().collect(),
-            value_dirs: value_dirs.into_iter().collect(),
-            linked_value_dirs: linked_value_dirs.into_iter().collect(),
-            run_names: run_names.into_iter().collect(),
-        })
+        source.store().read_layout(root, cache)
     }
 
     /// Whether `<id>.values/` is also the own folder of a run called `<id>.values`.
@@ -224,7 +170,7 @@ impl Layout {
 }
 
 /// `name` without `suffix`, when what remains is a non-empty run id.
-fn strip<'a>(name: &'a str, suffix: &str) -> Option<&'a str> {
+pub(crate) fn strip<'a>(name: &'a str, suffix: &str) -> Option<&'a str> {
     name.strip_suffix(suffix).filter(|id| !id.is_empty())
 }
 
@@ -246,6 +192,7 @@ pub(crate) fn is_valid_run_id(id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn classifies_by_suffix_and_keeps_both_readings_of_dot_values() {

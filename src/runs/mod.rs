@@ -15,7 +15,7 @@ pub use access::{
     FoundResult, PeekAnswer, StubAnswer, TextSource, ValueInfo, ValueState, ValueVerdict, Verified,
 };
 pub use analyze::analyze_run;
-pub use layout::{Layout, RunFiles};
+pub use layout::{Layout, RunFiles, SideKey};
 pub use model::*;
 pub use options::{now_ms, RunOptions, Verify};
 
@@ -180,10 +180,8 @@ impl RunsDir {
             // A failure is said on the log; the listing reads every run either way.
             let _ = index.clear();
         }
-        if self.source == crate::sources::SourceKind::Claude {
-            let cache = self.cache.as_deref().filter(|_| self.indexed);
-            crate::sources::claude::forget_scans(&self.root, cache);
-        }
+        let cache = self.cache.as_deref().filter(|_| self.indexed);
+        self.source.store().forget_scans(&self.root, cache);
         self.list()
     }
 

@@ -62,6 +62,20 @@ pub(crate) fn modified_ms(meta: &fs::Metadata) -> Option<i64> {
     i64::try_from(d.as_millis()).ok()
 }
 
+/// The state of a run's files as GC compares it between a plan and its apply: each file's size
+/// and modification time in nanoseconds (`-` for one that is not there). Any write by the agent
+/// changes it.
+pub(crate) fn files_stamp(paths: &[std::path::PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| match fs::symlink_metadata(p) {
+            Ok(m) => format!("{}:{}", m.len(), mtime_ns(&m)),
+            Err(_) => "-".to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 /// A file's modification time in nanoseconds, as text (too big for a JSON number a UI reads):
 /// what GC compares before deleting, where a millisecond is too coarse to see a rewrite.
 pub(crate) fn mtime_ns(meta: &fs::Metadata) -> String {

@@ -15,13 +15,12 @@ pub use scan::Skipped;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::index::Entry;
-use crate::insights::{peek_calls, PeekCall, SeenLines};
+use crate::insights::{PeekCall, SeenLines};
 use crate::retained::{stub_from_source, FileSource, LineIndex};
 use crate::runs::layout::{Layout, RunFiles};
 use crate::runs::options::RunOptions;
-use crate::runs::values::{list_value_files, ValueFile};
+use crate::runs::values::ValueFile;
 use crate::runs::{analyze_run, ResultInfo, RetentionState, RunsDir};
-use crate::sources::claude::threads::Lines;
 use hit::Origin;
 use matcher::{Matcher, Pattern};
 use scan::Ctx;
@@ -209,7 +208,7 @@ impl RunsDir {
 struct RunSearch<'a> {
     ctx: &'a Ctx<'a>,
     /// The kind of store the run is in.
-    source: crate::sources::SourceKind,
+    store: &'static dyn crate::sources::Source,
     id: &'a str,
     transcript: Option<&'a Path>,
     value_dir: Option<&'a Path>,
@@ -225,8 +224,6 @@ struct RunSearch<'a> {
     shared: OnceLock<Vec<(String, ResultInfo)>>,
     layout: &'a Layout,
     opts: &'a RunOptions,
-    /// Which of the transcript's lines are the run's (another agent's session file).
-    lines: Lines,
     /// Only this run's values are searched (`--run`), in a folder it may share with others.
     only: bool,
     /// Whether `value_dir` is the run's own folder, not its session's.
@@ -253,7 +250,7 @@ impl<'a> RunSearch<'a> {
         };
         Self {
             ctx,
-            source: layout.source,
+            store: layout.store(),
             id,
             transcript,
             value_dir,
@@ -265,10 +262,14 @@ impl<'a> RunSearch<'a> {
             opts,
             only: false,
             own_folder: true,
-            lines: match (layout.source, layout.runs.get(id)) {
-                (crate::sources::SourceKind::Claude, Some(files)) => Lines::of(files),
-                _ => Lines::All,
-            },
+        }
+    }
+
+    /// Which of its transcript's lines are the run's (a file may hold several runs' lines).
+    fn line_filter(&self) -> Box<dyn crate::sources::LineFilter> {
+        match self.layout.runs.get(self.id) {
+            Some(files) => self.store.line_filter(files),
+            None => Box::new(crate::sources::store::AllLines),
         }
     }
 
@@ -280,9 +281,7 @@ impl<'a> RunSearch<'a> {
         let shared = (self.layout.runs.get(self.id))
             .and_then(|f| f.parent_values.as_deref())
             .filter(|d| std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir()));
-        if let (None, Some(dir), crate::sources::SourceKind::Claude) =
-            (self.value_dir, shared, self.source)
-        {
+        if let (None, Some(dir)) = (self.value_dir, shared) {
             self.value_dir = Some(dir);
             self.own_folder = false;
             if let Some(path) = self.transcript {
@@ -313,9 +312,9 @@ impl<'a> RunSearch<'a> {
                 states: &states,
                 kinds,
             };
-            let searched = match self.source {
-                crate::sources::SourceKind::Klide => search_transcript(self.ctx, &t),
-                other => foreign::search_foreign(self.ctx, &t, other, self.lines.clone()),
+            let searched = match self.store.envelopes() {
+                true => search_transcript(self.ctx, &t),
+                false => foreign::search_foreign(self.ctx, &t, self.store, self.line_filter()),
             };
             match searched {
                 Ok(bytes) => self.ctx.searched(bytes),
@@ -331,10 +330,7 @@ impl<'a> RunSearch<'a> {
         dir: &Path,
         retained: &[&'s ResultInfo],
     ) {
-        let listed = match self.source {
-            crate::sources::SourceKind::Klide => list_value_files(dir),
-            _ => crate::sources::claude::list_values(dir),
-        };
+        let listed = self.store.list_values(dir);
         let files = match listed {
             Ok(files) => files,
             Err(e) => return self.ctx.skip(dir, reason(&e)),
@@ -385,7 +381,8 @@ impl<'a> RunSearch<'a> {
     /// The results of the other runs whose values are in `dir`, the folder of this run: a
     /// Claude Code session's subagents and side conversations.
     fn shared_results(&self, dir: &Path) -> Vec<(String, ResultInfo)> {
-        if self.source != crate::sources::SourceKind::Claude {
+        // A store that names each run's files from its id shares no folder between runs.
+        if self.store.capabilities().flat_names {
             return Vec::new();
         }
         let sharing = (self.layout.runs.iter())
@@ -432,10 +429,10 @@ impl<'a> RunSearch<'a> {
     fn seen_lines(&self, path: &Path, run: &str, r: &ResultInfo) -> Option<SeenLines> {
         let files = self.layout.runs.get(run)?;
         let peeks = self.peeks_of(run, files)?;
-        if self.source == crate::sources::SourceKind::Claude {
-            // Claude Code's stub is the text its model got; its preview shows the first lines.
-            let texts = crate::runs::foreign::texts(self.layout, run, r).ok()?;
-            let stub = crate::sources::claude::peeks::stub_of(&texts.seen);
+        if let Some(texts) = self.store.recorded_texts(self.layout, run, r) {
+            // Another agent's stub is the text its model got (Claude Code's preview shows the
+            // first lines).
+            let stub = self.store.stub_of_seen(&texts.ok()?.seen)?;
             return Some(SeenLines::of(&stub, &r.value_id, &peeks));
         }
         let src = FileSource::of(crate::retained::source::open_no_follow(path).ok()?).ok()?;
@@ -449,12 +446,7 @@ impl<'a> RunSearch<'a> {
     fn peeks_of(&self, run: &str, files: &RunFiles) -> Option<Arc<Vec<PeekCall>>> {
         let transcript = files.transcript.as_deref()?;
         let mut peeks = self.peeks.lock().unwrap_or_else(|e| e.into_inner());
-        let read = || match self.source {
-            crate::sources::SourceKind::Claude => {
-                crate::sources::claude::peeks::read_backs(transcript, Lines::of(files))
-            }
-            _ => peek_calls(transcript),
-        };
+        let read = || self.store.read_backs(transcript, files);
         let found = peeks
             .entry(run.to_owned())
             .or_insert_with(|| Arc::new(read().unwrap_or_default()));

@@ -266,6 +266,7 @@ pub fn settings(runs_dirs: Vec<String>, source: DirsSource, threshold: u64) -> S
         saved: prefs::SavedSettings::default(),
         warnings: Vec::new(),
         agent_locations: Vec::new(),
+        store_kinds: crate::sources::all_sources(),
     }
 }
 

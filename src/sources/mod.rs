@@ -1,19 +1,25 @@
-//! Other agents' stores read as runs. A source turns its kind of store into the runs, events,
-//! results and value files the harness's runs directory gives; everything past the fold (the
-//! views, the CLI, search, insights) reads them without knowing which source it was.
+//! Every kind of store Mission Control reads, each one folder behind one seam ([`Source`],
+//! store.rs): the run model, the index, GC, search, insights and the watcher ask a directory's
+//! source and never name one (docs/architecture.md).
 //!
-//! - `klide`: the harness's runs directory (`<id>.jsonl`, `<id>.values/`), read by `crate::runs`.
+//! - `klide`: the harness's runs directory (`<id>.jsonl`, `<id>.values/`, spec Parts A-C).
 //! - `claude`: Claude Code's `projects` directory, or one project folder in it
 //!   ([`claude`], docs/agents.md).
 //! - `codex`: Codex CLI's `sessions` directory of rollouts ([`codex`]).
+//!
+//! This file maps each [`SourceKind`] to its implementation; nothing else does.
 
 pub mod claude;
 pub(crate) mod codex;
 mod detect;
+pub(crate) mod klide;
+pub(crate) mod store;
+pub mod sweep;
 
 pub use detect::{default_locations, detect, force_kinds, AgentLocation};
+pub use store::{Capabilities, SourceInfo};
+pub(crate) use store::{LineFilter, Source, StoreFold, ValueFolders};
 
-use crate::runs::analyze::Analyzer;
 use crate::transcript::RawLine;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -46,11 +52,7 @@ impl SourceKind {
 
     /// What the user calls it.
     pub fn label(self) -> &'static str {
-        match self {
-            SourceKind::Klide => "harness runs",
-            SourceKind::Claude => "Claude Code",
-            SourceKind::Codex => "Codex",
-        }
+        self.info().label
     }
 }
 
@@ -70,36 +72,42 @@ impl std::str::FromStr for SourceKind {
     }
 }
 
-/// The per-run state of a foreign store's fold.
-pub(crate) enum Fold {
-    // Boxed: a run has one fold, and the enum stays small.
-    Claude(Box<claude::ClaudeFold>),
-    Codex(codex::CodexFold),
+/// The implementation of kind `kind`: the one place a kind is mapped to its code.
+pub(crate) fn store_of(kind: SourceKind) -> &'static dyn Source {
+    match kind {
+        SourceKind::Klide => &klide::Harness,
+        SourceKind::Claude => &claude::ClaudeCode,
+        SourceKind::Codex => &codex::Codex,
+    }
 }
 
-impl Fold {
-    pub(crate) fn kind(&self) -> SourceKind {
-        match self {
-            Fold::Claude(_) => SourceKind::Claude,
-            Fold::Codex(_) => SourceKind::Codex,
-        }
-    }
+/// Every kind of store, as the app is told of them.
+pub fn all_sources() -> Vec<SourceInfo> {
+    SourceKind::ALL.into_iter().map(SourceKind::info).collect()
+}
 
-    /// Folds one complete line of the store's file into `into`.
-    pub(crate) fn line(&mut self, into: &mut Analyzer, line: RawLine<'_>) {
-        match self {
-            Fold::Claude(f) => f.line(into, line),
-            Fold::Codex(f) => f.line(into, line),
-        }
-    }
+/// What a searchable string of another agent's line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PieceKind {
+    /// A message's or a thought's text.
+    Message,
+    /// A tool call's input.
+    Input,
+    /// What the model got of a tool's result.
+    Result,
+}
 
-    /// Whether the last line folded was the run's (a Claude Code session's file also holds its
-    /// side conversations' lines).
-    pub(crate) fn taken(&self) -> bool {
-        match self {
-            Fold::Claude(f) => f.taken,
-            Fold::Codex(_) => true,
-        }
+/// One searchable string of a line: its kind, the call it belongs to, the text.
+pub(crate) type Piece<'v> = (PieceKind, Option<String>, &'v str);
+
+/// Every string inside `v`, in order (a tool call's input is searched whole).
+pub(crate) fn strings<'v>(v: &'v serde_json::Value, out: &mut Vec<&'v str>) {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => out.push(s),
+        Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+        Value::Object(o) => o.values().for_each(|x| strings(x, out)),
+        _ => {}
     }
 }
 
@@ -124,46 +132,4 @@ pub(crate) fn read_store_lines(
         return read_lines_from(std::io::BufReader::new(decoder), len, each);
     }
     read_lines(path, Cursor::default(), each)
-}
-
-/// The fold a run of `layout` is read with (`None`: the harness's own), with what it must know
-/// before the first line.
-pub(crate) fn fold_for(
-    layout: &crate::runs::Layout,
-    id: &str,
-    opts: &crate::runs::RunOptions,
-) -> std::io::Result<Option<Fold>> {
-    let files = layout.runs.get(id);
-    Ok(match layout.source {
-        SourceKind::Klide => None,
-        SourceKind::Codex => Some(Fold::Codex(codex::CodexFold::default())),
-        SourceKind::Claude => {
-            let none = crate::runs::RunFiles::default();
-            let mut fold = claude::ClaudeFold::new(id, files.unwrap_or(&none), opts.verify);
-            if let Some(path) = files.and_then(|f| f.transcript.as_deref()) {
-                fold.replace(claude::read_replacements(path)?);
-            }
-            Some(Fold::Claude(Box::new(fold)))
-        }
-    })
-}
-
-/// The value files run `id` of `layout` can name: its own folder's, and for a Claude Code
-/// subagent its session's.
-pub(crate) fn values_for(
-    layout: &crate::runs::Layout,
-    id: &str,
-) -> std::io::Result<std::collections::BTreeMap<String, crate::runs::values::ValueFile>> {
-    let mut values = std::collections::BTreeMap::new();
-    if layout.source == SourceKind::Claude {
-        let parent = layout.runs.get(id).and_then(|f| f.parent_values.as_deref());
-        let own = layout.value_dir(id);
-        for dir in [parent, own].into_iter().flatten() {
-            // A folder that vanished holds nothing; the run still reads.
-            if let Ok(found) = claude::list_values(dir) {
-                values.extend(found);
-            }
-        }
-    }
-    Ok(values)
 }

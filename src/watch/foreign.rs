@@ -52,7 +52,7 @@ impl ForeignWatch {
             FirstLook::Index(cache) => Some(cache.clone()),
             FirstLook::Read => None,
         };
-        (source != SourceKind::Klide).then(|| Self {
+        (!source.capabilities().flat_names).then(|| Self {
             source,
             runs: BTreeMap::new(),
             started: false,

@@ -74,6 +74,10 @@ pub struct Settings {
     /// (nor turned down): the app offers each, and adds it only when the user accepts.
     #[serde(default)]
     pub agent_locations: Vec<crate::sources::AgentLocation>,
+    /// Every kind of store this program reads, with its label, mark and capabilities: the app
+    /// asks these of a directory's kind instead of matching the kind's name.
+    #[serde(default, skip_deserializing)]
+    pub store_kinds: Vec<crate::sources::SourceInfo>,
 }
 
 /// Names one tool result: a runs directory (by path), a run id, a tool call id or value id.

@@ -12,7 +12,7 @@ const TOOLS_SHOWN: usize = 8;
 
 pub fn run(dir: RunsDir, thresholds: &[u64], run: Option<&str>, json: bool) -> anyhow::Result<()> {
     let source = dir.source();
-    if source != mission_control::sources::SourceKind::Klide {
+    if !source.capabilities().retention_threshold {
         // Said, not failed: a script asking of several directories still gets its answer.
         eprintln!(
             "note: {} is a {} store: the what-if is about the harness's retention threshold, \

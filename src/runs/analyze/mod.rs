@@ -16,10 +16,10 @@ pub(crate) use emit::ForeignResult;
 
 pub(crate) use figures::FileFigures;
 
-use super::layout::{value_dir_name, Layout};
+use super::layout::Layout;
 use super::model::{Problem, ProblemKind, ResultInfo, Run, RunDetail, TimelineEvent};
 use super::options::{modified_ms, RunOptions};
-use super::values::{list_value_files, ValueFile};
+use super::values::ValueFile;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fs;
 use std::io;
@@ -54,7 +54,7 @@ pub(crate) struct Analyzer {
     results: Vec<ResultInfo>,
     problems: Vec<Problem>,
     /// How the lines of another agent's store become events (`None`: the harness's own).
-    foreign: Option<Box<crate::sources::Fold>>,
+    foreign: Option<Box<dyn crate::sources::StoreFold>>,
     /// The classification a foreign source made of the result it is about to emit.
     foreign_result: Option<ForeignResult>,
     /// A title the store gives the run (Claude Code's `custom-title`), over its first prompt.
@@ -99,10 +99,14 @@ impl Analyzer {
         }
     }
 
-    /// The same fold over the lines of another agent's store, read by `fold`.
-    pub(crate) fn with_source(mut self, fold: crate::sources::Fold) -> Self {
-        self.run.source = fold.kind();
-        self.foreign = Some(Box::new(fold));
+    /// The same fold over the lines of another agent's store of kind `kind`, read by `fold`.
+    pub(crate) fn with_source(
+        mut self,
+        kind: crate::sources::SourceKind,
+        fold: Box<dyn crate::sources::StoreFold>,
+    ) -> Self {
+        self.run.source = kind;
+        self.foreign = Some(fold);
         self
     }
 
@@ -129,11 +133,7 @@ impl Analyzer {
 
     /// Says that the run's value directory is a symbolic link, which is never read.
     pub(crate) fn linked_values(&mut self) {
-        let id = &self.run.id;
-        let folder = match self.foreign {
-            Some(_) => format!("{id}/tool-results"),
-            None => value_dir_name(id),
-        };
+        let folder = self.run.source.store().value_folder_name(&self.run.id);
         let message = format!("{folder} is a symbolic link: it is not read and never collected");
         self.problems.push(Problem {
             line: 0,
@@ -163,11 +163,7 @@ pub fn analyze_run(
     opts: &RunOptions,
     keep_timeline: bool,
 ) -> io::Result<RunDetail> {
-    let values = match (layout.source, layout.value_dir(id)) {
-        (crate::sources::SourceKind::Klide, Some(dir)) => list_value_files(dir)?,
-        (crate::sources::SourceKind::Klide, None) => BTreeMap::new(),
-        _ => crate::sources::values_for(layout, id)?,
-    };
+    let values = layout.store().run_values(layout, id)?;
     analyze_run_with(layout, id, opts, keep_timeline, values)
 }
 
@@ -181,8 +177,8 @@ pub(crate) fn analyze_run_with(
 ) -> io::Result<RunDetail> {
     let files = layout.runs.get(id).cloned().unwrap_or_default();
     let mut analyzer = Analyzer::new(id, values, *opts, keep_timeline);
-    if let Some(fold) = crate::sources::fold_for(layout, id, opts)? {
-        analyzer = analyzer.with_source(fold);
+    if let Some(fold) = layout.store().fold(layout, id, opts)? {
+        analyzer = analyzer.with_source(layout.source, fold);
         // Several runs share a Claude Code session's folder: none can call a file a stray.
         analyzer.no_strays();
         analyzer.run_mut().parent_id = files.parent.clone();

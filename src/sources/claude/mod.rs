@@ -3,16 +3,19 @@
 //! file the stub names in the session's `tool-results/`.
 
 mod fold;
+mod folders;
 mod layout;
 pub(crate) mod peeks;
 pub(crate) mod persisted;
 mod scan_cache;
+mod source;
 pub mod sweep;
 pub(crate) mod threads;
 
 pub(crate) use fold::{replacements_in, ClaudeFold};
 pub(crate) use layout::{read as read_layout, SUBAGENTS, TOOL_RESULTS};
 pub(crate) use scan_cache::forget as forget_scans;
+pub(crate) use source::ClaudeCode;
 pub use threads::SideKey;
 
 use crate::runs::values::{value_file_of, ValueFile};

@@ -4,42 +4,12 @@
 //! Storage view says so, so that a user can export what matters first.
 
 use crate::runs::Layout;
-use serde::Serialize;
+pub use crate::sources::sweep::{AgentSweep, SweptSession};
 use std::fs;
 use std::path::{Path, PathBuf};
-use ts_rs::TS;
 
 /// Claude Code's default retention.
 pub const DEFAULT_CLEANUP_DAYS: u64 = 30;
-
-/// One session Claude Code's cleanup will delete.
-#[derive(Debug, Clone, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct SweptSession {
-    pub run: String,
-    pub title: String,
-    /// Its transcript's bytes.
-    pub bytes: u64,
-    pub modified_ms: Option<i64>,
-}
-
-/// What Claude Code's next start deletes of this store.
-#[derive(Debug, Clone, Default, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct AgentSweep {
-    /// `cleanupPeriodDays` in effect.
-    pub period_days: u64,
-    /// The settings file it was read from; `null` when there is none (the default applies).
-    pub settings_file: Option<String>,
-    /// Files modified before this are deleted.
-    pub cutoff_ms: i64,
-    /// Sessions whose transcript goes, oldest first.
-    pub sessions: Vec<SweptSession>,
-    pub session_bytes: u64,
-    /// Value files that go (in sessions kept too: each file goes by its own age).
-    pub value_files: u64,
-    pub value_bytes: u64,
-}
 
 /// Claude Code's config folder for store `root`: above the `projects` directory (`root` or its
 /// parent), else `$CLAUDE_CONFIG_DIR`, else `~/.claude`.

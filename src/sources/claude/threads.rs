@@ -20,15 +20,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
 use std::path::Path;
 
-/// How a side conversation's lines are told apart from the others.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SideKey {
-    /// Its `agentId`, else the `uuid` of its first line.
-    pub key: String,
-    /// Whether `key` is an `agentId`.
-    pub by_agent: bool,
-}
+pub use crate::runs::SideKey;
 
 /// One side conversation of a session file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -3,6 +3,129 @@
 
 mod fold;
 mod layout;
+mod search;
 
 pub(crate) use fold::{output_on_line, CodexFold};
 pub(crate) use layout::{read as read_layout, rollout_id};
+
+use crate::insights::PeekCall;
+use crate::runs::foreign::{transcript_of, FullText, RecordedTexts};
+use crate::runs::values::ValueFile;
+use crate::runs::{Layout, ResultInfo, RunFiles, RunOptions};
+use crate::sources::store::NoValueFolders;
+use crate::sources::{
+    Capabilities, Piece, Source, SourceInfo, SourceKind, StoreFold, ValueFolders,
+};
+use crate::transcript::RawLine;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// Codex CLI's sessions directory.
+pub(crate) struct Codex;
+
+impl StoreFold for CodexFold {
+    fn line(&mut self, into: &mut crate::runs::analyze::Analyzer, line: RawLine<'_>) {
+        CodexFold::line(self, into, line)
+    }
+}
+
+impl Source for Codex {
+    fn info(&self) -> SourceInfo {
+        SourceInfo {
+            kind: SourceKind::Codex,
+            label: "Codex",
+            noun: "Codex rollout",
+            mark: "CX",
+            color: "#2a6fb4",
+            capabilities: Capabilities {
+                retention_threshold: false,
+                resume_replay: false,
+                agent_sweep: false,
+                value_files: false,
+                flat_names: false,
+            },
+        }
+    }
+
+    fn read_layout(&self, root: &Path, _cache: Option<&Path>) -> io::Result<Layout> {
+        read_layout(root)
+    }
+
+    fn fold(
+        &self,
+        _layout: &Layout,
+        _id: &str,
+        _opts: &RunOptions,
+    ) -> io::Result<Option<Box<dyn StoreFold>>> {
+        Ok(Some(Box::new(CodexFold::default())))
+    }
+
+    fn run_values(&self, _: &Layout, _: &str) -> io::Result<BTreeMap<String, ValueFile>> {
+        Ok(BTreeMap::new())
+    }
+
+    fn list_values(&self, _: &Path) -> io::Result<BTreeMap<String, ValueFile>> {
+        Ok(BTreeMap::new())
+    }
+
+    /// The cut text the model got is all there is.
+    fn recorded_texts(
+        &self,
+        layout: &Layout,
+        id: &str,
+        info: &ResultInfo,
+    ) -> Option<io::Result<RecordedTexts>> {
+        let texts = transcript_of(layout, id).and_then(|t| {
+            Ok(RecordedTexts {
+                kind: SourceKind::Codex,
+                seen: output_at(&t, info.offset)?,
+                full: FullText::Seen,
+            })
+        });
+        Some(texts)
+    }
+
+    fn value_file(&self, _: &Layout, _: &str, _: &str) -> Option<PathBuf> {
+        None
+    }
+
+    /// A Codex model has no tool to read a cut output back.
+    fn read_backs(&self, _: &Path, _: &RunFiles) -> io::Result<Vec<PeekCall>> {
+        Ok(Vec::new())
+    }
+
+    fn search_pieces<'v>(&self, line: &'v Value) -> Option<Vec<Piece<'v>>> {
+        Some(search::pieces(line))
+    }
+
+    fn value_folders(&self, _: &Layout) -> Box<dyn ValueFolders> {
+        Box::new(NoValueFolders)
+    }
+
+    fn value_folder_name(&self, id: &str) -> String {
+        id.to_owned()
+    }
+}
+
+/// The output on the rollout line at `offset` (of the decompressed text for a `.zst`).
+fn output_at(path: &Path, offset: u64) -> io::Result<String> {
+    let mut line = Vec::new();
+    let file = std::fs::File::open(path)?;
+    if path.extension().is_some_and(|e| e == "zst") {
+        let mut reader = BufReader::new(zstd::stream::read::Decoder::new(file)?);
+        io::copy(&mut (&mut reader).take(offset), &mut io::sink())?;
+        reader.read_until(b'\n', &mut line)?;
+    } else {
+        let mut file = file;
+        file.seek(SeekFrom::Start(offset))?;
+        BufReader::new(file).read_until(b'\n', &mut line)?;
+    }
+    output_on_line(&line).ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            "the line changed since it was read",
+        )
+    })
+}

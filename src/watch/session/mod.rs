@@ -235,7 +235,7 @@ impl LiveSession {
         // nothing is read again until it changes (hundreds of megabytes would take seconds).
         let opts = follow_opts(threshold);
         let root = Path::new(&dir);
-        if crate::sources::detect(root) != crate::sources::SourceKind::Klide {
+        if !crate::sources::detect(root).capabilities().flat_names {
             // Another agent's run is not tailed line by line: the watch reads it again when it
             // changes, and the list says so.
             return Ok(());

@@ -2,11 +2,11 @@
 import type { SweptSession } from "./SweptSession";
 
 /**
- * What Claude Code's next start deletes of this store.
+ * What the agent's next cleanup deletes of this store.
  */
 export type AgentSweep = { 
 /**
- * `cleanupPeriodDays` in effect.
+ * The retention period in effect, in days.
  */
 periodDays: number, 
 /**

@@ -3,6 +3,7 @@ import type { AgentLocation } from "./AgentLocation";
 import type { DirsSource } from "./DirsSource";
 import type { SavedSettings } from "./SavedSettings";
 import type { SettingSources } from "./SettingSources";
+import type { SourceInfo } from "./SourceInfo";
 import type { Theme } from "./Theme";
 
 export type Settings = { runsDirs: Array<string>, source: DirsSource, threshold: number, 
@@ -54,4 +55,9 @@ warnings: Array<string>,
  * Other agents' stores found in their default places on this machine and not shown yet
  * (nor turned down): the app offers each, and adds it only when the user accepts.
  */
-agentLocations: Array<AgentLocation>, };
+agentLocations: Array<AgentLocation>, 
+/**
+ * Every kind of store this program reads, with its label, mark and capabilities: the app
+ * asks these of a directory's kind instead of matching the kind's name.
+ */
+storeKinds: Array<SourceInfo>, };

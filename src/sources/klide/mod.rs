@@ -1,0 +1,84 @@
+//! The harness's own runs directory (spec Parts A-C, docs/runs-dir.md): `<id>.jsonl`
+//! transcripts of envelopes, `<id>.summary.json`, and `<id>.values/<value id>.txt` for each
+//! result over the retention threshold. Its envelopes are the run model's own events, so the
+//! analyzer folds them itself, and its stubs are made by the spec's rule from the full text.
+
+mod folders;
+mod layout;
+
+use crate::insights::{peek_calls, PeekCall};
+use crate::runs::layout::value_dir_name;
+use crate::runs::values::{list_value_files, ValueFile};
+use crate::runs::{Layout, RunFiles, RunOptions};
+use crate::sources::{Capabilities, Source, SourceInfo, SourceKind, StoreFold, ValueFolders};
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The harness's runs directory.
+pub(crate) struct Harness;
+
+impl Source for Harness {
+    fn info(&self) -> SourceInfo {
+        SourceInfo {
+            kind: SourceKind::Klide,
+            label: "harness runs",
+            noun: "harness run",
+            mark: "H",
+            color: "",
+            capabilities: Capabilities {
+                retention_threshold: true,
+                resume_replay: true,
+                agent_sweep: false,
+                value_files: true,
+                flat_names: true,
+            },
+        }
+    }
+
+    fn envelopes(&self) -> bool {
+        true
+    }
+
+    fn read_layout(&self, root: &Path, _cache: Option<&Path>) -> io::Result<Layout> {
+        Layout::read(root)
+    }
+
+    fn fold(
+        &self,
+        _layout: &Layout,
+        _id: &str,
+        _opts: &RunOptions,
+    ) -> io::Result<Option<Box<dyn StoreFold>>> {
+        Ok(None)
+    }
+
+    fn run_values(&self, layout: &Layout, id: &str) -> io::Result<BTreeMap<String, ValueFile>> {
+        match layout.value_dir(id) {
+            Some(dir) => list_value_files(dir),
+            None => Ok(BTreeMap::new()),
+        }
+    }
+
+    fn list_values(&self, dir: &Path) -> io::Result<BTreeMap<String, ValueFile>> {
+        list_value_files(dir)
+    }
+
+    fn value_file(&self, layout: &Layout, id: &str, call: &str) -> Option<PathBuf> {
+        crate::runs::access::value_file_in(layout, id, call)
+    }
+
+    fn read_backs(&self, transcript: &Path, _files: &RunFiles) -> io::Result<Vec<PeekCall>> {
+        peek_calls(transcript)
+    }
+
+    fn value_folders(&self, layout: &Layout) -> Box<dyn ValueFolders> {
+        Box::new(folders::HarnessFolders {
+            root: layout.root.clone(),
+        })
+    }
+
+    fn value_folder_name(&self, id: &str) -> String {
+        value_dir_name(id)
+    }
+}

@@ -1,0 +1,258 @@
+//! The seam every kind of store is read through. Everything that differs between the harness's
+//! runs directory, Claude Code's projects and Codex's sessions is a method of [`Source`]; the
+//! run model, the index, GC, search, insights and the watcher ask the directory's source and
+//! never name one. Adding an agent is one folder here with one implementation of it
+//! (docs/architecture.md, "How to add an agent").
+
+use super::sweep::AgentSweep;
+use super::{Piece, SourceKind};
+use crate::insights::PeekCall;
+use crate::retained::Stub;
+use crate::runs::analyze::Analyzer;
+use crate::runs::foreign::RecordedTexts;
+use crate::runs::values::ValueFile;
+use crate::runs::{Layout, ResultInfo, RunFiles, RunOptions};
+use crate::transcript::RawLine;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+use ts_rs::TS;
+
+/// What a kind of store can do, for the views to ask instead of matching its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Capabilities {
+    /// Results over a byte threshold are kept out of the model's context by the harness's
+    /// rule (spec Part B): their stubs are made by that rule, and the what-if applies.
+    pub retention_threshold: bool,
+    /// The next resume is replayed as spec Part C says (the resume preview applies).
+    pub resume_replay: bool,
+    /// The agent deletes its own old sessions and outputs (the Storage view forecasts it).
+    pub agent_sweep: bool,
+    /// Full outputs are kept in value files GC may collect.
+    pub value_files: bool,
+    /// A run's files are named from its id directly in the store's folder (`<id>.jsonl`), and
+    /// a followed run is tailed line by line; otherwise they nest where the layout says.
+    pub flat_names: bool,
+}
+
+/// A kind of store as the user sees it: sent to the app with each directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceInfo {
+    pub kind: SourceKind,
+    /// What the user calls the store ("Claude Code").
+    pub label: &'static str,
+    /// What one run of it is called ("Claude Code session").
+    pub noun: &'static str,
+    /// A short mark for the runs list ("CC").
+    pub mark: &'static str,
+    /// A colour for the mark (CSS), so two agents' runs are told apart at a glance.
+    pub color: &'static str,
+    pub capabilities: Capabilities,
+}
+
+/// How one store's lines become the run model's events (the harness's envelopes are the
+/// model's own, folded by the analyzer itself).
+pub(crate) trait StoreFold: Send {
+    /// Folds one complete line of the store's file into `into`.
+    fn line(&mut self, into: &mut Analyzer, line: RawLine<'_>);
+    /// Whether the last line folded was the run's (a file may hold several runs' lines).
+    fn taken(&self) -> bool {
+        true
+    }
+}
+
+/// Which lines of a shared file are a run's (search and read-backs read lines without the run
+/// model).
+pub(crate) trait LineFilter: Send {
+    fn takes_raw(&mut self, bytes: &[u8]) -> bool;
+}
+
+/// Every line: the run has its file to itself.
+pub(crate) struct AllLines;
+
+impl LineFilter for AllLines {
+    fn takes_raw(&mut self, _: &[u8]) -> bool {
+        true
+    }
+}
+
+/// One kind of store. Implementations are zero-sized and reached through
+/// [`SourceKind::store`]: a directory holds its kind once, and every reader asks it.
+pub(crate) trait Source: Send + Sync {
+    fn info(&self) -> SourceInfo;
+
+    fn capabilities(&self) -> Capabilities {
+        self.info().capabilities
+    }
+
+    /// Whether its transcripts are the harness's envelopes, the run model's own events: the
+    /// analyzer folds them itself and search reads them event by event.
+    fn envelopes(&self) -> bool {
+        false
+    }
+
+    /// Every run of the store at `root` with its files. What reading a file told of the runs
+    /// inside it may be kept between processes in `cache`, when given.
+    fn read_layout(&self, root: &Path, cache: Option<&Path>) -> io::Result<Layout>;
+
+    /// Forgets what the layout kept in `cache` (a Refresh reads everything again).
+    fn forget_scans(&self, _root: &Path, _cache: Option<&Path>) {}
+
+    /// The fold run `id` is read with; `None` for the harness's envelopes, which the analyzer
+    /// folds itself.
+    fn fold(
+        &self,
+        layout: &Layout,
+        id: &str,
+        opts: &RunOptions,
+    ) -> io::Result<Option<Box<dyn StoreFold>>>;
+
+    /// The value files run `id` can name, by stem.
+    fn run_values(&self, layout: &Layout, id: &str) -> io::Result<BTreeMap<String, ValueFile>>;
+
+    /// The value files of one value folder, by stem (what search reads).
+    fn list_values(&self, dir: &Path) -> io::Result<BTreeMap<String, ValueFile>>;
+
+    /// The texts the store recorded for result `info` of run `id`: what the model got and
+    /// where the full text is. `None` for a store whose stubs are made by the retention rule
+    /// (the harness's): the transcript holds the full text, and the stub is made from it.
+    fn recorded_texts(
+        &self,
+        _layout: &Layout,
+        _id: &str,
+        _info: &ResultInfo,
+    ) -> Option<io::Result<RecordedTexts>> {
+        None
+    }
+
+    /// The value file of result `value_id` of run `id`, when it is a regular file where the
+    /// store keeps it.
+    fn value_file(&self, layout: &Layout, id: &str, value_id: &str) -> Option<PathBuf>;
+
+    /// The stub the model got, from the text the store recorded in the result's place.
+    fn stub_of_seen(&self, _seen: &str) -> Option<Stub> {
+        None
+    }
+
+    /// Which lines of its transcript run `files` reads.
+    fn line_filter(&self, _files: &RunFiles) -> Box<dyn LineFilter> {
+        Box::new(AllLines)
+    }
+
+    /// What the model of run `files` read back of its values: the harness's `peek_value`
+    /// calls, another agent's reads of a value file.
+    fn read_backs(&self, transcript: &Path, files: &RunFiles) -> io::Result<Vec<PeekCall>>;
+
+    /// The searchable strings of one parsed line of another agent's store; `None` for the
+    /// harness, whose transcripts search reads by their events.
+    fn search_pieces<'v>(&self, _line: &'v Value) -> Option<Vec<Piece<'v>>> {
+        None
+    }
+
+    /// What the agent's own cleanup deletes of this store, when it has one.
+    fn sweep(
+        &self,
+        _layout: &Layout,
+        _now_ms: i64,
+        _title: &dyn Fn(&str) -> String,
+    ) -> Option<AgentSweep> {
+        None
+    }
+
+    /// Where each run's value folder is, which files in it GC may take, and what proves the
+    /// run untouched.
+    fn value_folders(&self, layout: &Layout) -> Box<dyn ValueFolders>;
+
+    /// How the value folder of run `id` is named in a problem report.
+    fn value_folder_name(&self, id: &str) -> String;
+}
+
+/// GC's view of a store's value folders: the one place GC learns what it collects from.
+pub(crate) trait ValueFolders: Send + Sync {
+    /// The value folder of `id`, relative to the store's root.
+    fn rel(&self, id: &str) -> String;
+    /// The transcripts that write to `id`'s value folder.
+    fn writers(&self, id: &str) -> Vec<PathBuf>;
+    /// The state of the run's files: any write changes it.
+    fn stamp(&self, id: &str) -> String;
+    /// Whether a run owns `id`'s folder now.
+    fn has_run(&self, id: &str) -> bool;
+    /// The files of value folder `dir` GC may take.
+    fn list(&self, dir: &Path) -> io::Result<BTreeMap<String, ValueFile>>;
+    /// Whether GC may collect from `run`'s folder at all (a journal's run too).
+    fn collects(&self, run: &str) -> bool;
+    /// Whether `rest`, the components of a path below `run`'s folder, names a file GC may take.
+    fn takes(&self, run: &str, rest: &[&str]) -> bool;
+    /// Whether the folder is the run's alone: a file no result names is a stray, the folder
+    /// may be removed once empty, and what deleting a file costs the next resume is the
+    /// harness's. A folder several runs write to (a Claude Code session's) is none of these.
+    fn owned_alone(&self) -> bool;
+    /// Whether the folder `d` is also another run's own folder (a run named `<x>.values`).
+    fn is_run_folder(&self, d: &str) -> bool;
+    /// The other runs whose values are in `id`'s folder (a session's subagents).
+    fn sharing_runs(&self, _id: &str) -> Vec<&str> {
+        Vec::new()
+    }
+}
+
+impl SourceKind {
+    /// The implementation of this kind of store.
+    pub(crate) fn store(self) -> &'static dyn Source {
+        super::store_of(self)
+    }
+
+    /// What the user and the app are told of this kind of store.
+    pub fn info(self) -> SourceInfo {
+        self.store().info()
+    }
+
+    /// What this kind of store can do.
+    pub fn capabilities(self) -> Capabilities {
+        self.store().capabilities()
+    }
+}
+
+impl Layout {
+    /// The implementation of the kind of store this layout was read from.
+    pub(crate) fn store(&self) -> &'static dyn Source {
+        self.source.store()
+    }
+}
+
+/// The value folders of a store that keeps none (Codex cuts outputs in place): nothing to
+/// collect, nothing to check.
+pub(crate) struct NoValueFolders;
+
+impl ValueFolders for NoValueFolders {
+    fn rel(&self, id: &str) -> String {
+        id.to_owned()
+    }
+    fn writers(&self, _: &str) -> Vec<PathBuf> {
+        Vec::new()
+    }
+    fn stamp(&self, _: &str) -> String {
+        String::new()
+    }
+    fn has_run(&self, _: &str) -> bool {
+        false
+    }
+    fn list(&self, _: &Path) -> io::Result<BTreeMap<String, ValueFile>> {
+        Ok(BTreeMap::new())
+    }
+    fn collects(&self, _: &str) -> bool {
+        false
+    }
+    fn takes(&self, _: &str, _: &[&str]) -> bool {
+        false
+    }
+    fn owned_alone(&self) -> bool {
+        false
+    }
+    fn is_run_folder(&self, _: &str) -> bool {
+        false
+    }
+}
