@@ -1,7 +1,9 @@
 //! Integration tests of the core and the `mctl` CLI: one test binary for the crate.
 
 mod agents;
+mod architecture;
 mod cli;
+mod contract;
 mod coverage;
 mod demo;
 mod diff;

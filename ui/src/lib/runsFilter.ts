@@ -13,13 +13,6 @@ export interface RunsQuery {
   sort: SortKey;
 }
 
-/** What a run's source is called in the list: a short mark and its full name. */
-export const SOURCE_NAMES: Record<SourceKind, { mark: string; name: string }> = {
-  klide: { mark: 'H', name: 'harness run' },
-  claude: { mark: 'CC', name: 'Claude Code session' },
-  codex: { mark: 'CX', name: 'Codex rollout' },
-};
-
 /** Every word of the filter must appear in the run's id, title, model or tool names. */
 export function matches(row: RunRow, words: string[]): boolean {
   if (words.length === 0) return true;
