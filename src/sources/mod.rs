@@ -52,7 +52,7 @@ impl SourceKind {
 
     /// What the user calls it.
     pub fn label(self) -> &'static str {
-        self.info().label
+        store_of(self).label()
     }
 }
 
@@ -83,7 +83,7 @@ pub(crate) fn store_of(kind: SourceKind) -> &'static dyn Source {
 
 /// Every kind of store, as the app is told of them.
 pub fn all_sources() -> Vec<SourceInfo> {
-    SourceKind::ALL.into_iter().map(SourceKind::info).collect()
+    SourceKind::ALL.map(|k| k.info().clone()).to_vec()
 }
 
 /// What a searchable string of another agent's line is.

@@ -13,15 +13,16 @@ use crate::runs::foreign::RecordedTexts;
 use crate::runs::values::ValueFile;
 use crate::runs::{Layout, ResultInfo, RunFiles, RunOptions};
 use crate::transcript::RawLine;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use ts_rs::TS;
 
 /// What a kind of store can do, for the views to ask instead of matching its name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Capabilities {
     /// Results over a byte threshold are kept out of the model's context by the harness's
@@ -39,18 +40,23 @@ pub struct Capabilities {
 }
 
 /// A kind of store as the user sees it: sent to the app with each directory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+/// (Its texts are borrowed from the program, and owned once read back from JSON.)
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SourceInfo {
     pub kind: SourceKind,
     /// What the user calls the store ("Claude Code").
-    pub label: &'static str,
+    #[ts(type = "string")]
+    pub label: Cow<'static, str>,
     /// What one run of it is called ("Claude Code session").
-    pub noun: &'static str,
+    #[ts(type = "string")]
+    pub noun: Cow<'static, str>,
     /// A short mark for the runs list ("CC").
-    pub mark: &'static str,
+    #[ts(type = "string")]
+    pub mark: Cow<'static, str>,
     /// A colour for the mark (CSS), so two agents' runs are told apart at a glance.
-    pub color: &'static str,
+    #[ts(type = "string")]
+    pub color: Cow<'static, str>,
     pub capabilities: Capabilities,
 }
 
@@ -83,7 +89,12 @@ impl LineFilter for AllLines {
 /// One kind of store. Implementations are zero-sized and reached through
 /// [`SourceKind::store`]: a directory holds its kind once, and every reader asks it.
 pub(crate) trait Source: Send + Sync {
-    fn info(&self) -> SourceInfo;
+    fn info(&self) -> &'static SourceInfo;
+
+    /// What the user calls the store.
+    fn label(&self) -> &'static str {
+        self.info().label.as_ref()
+    }
 
     fn capabilities(&self) -> Capabilities {
         self.info().capabilities
@@ -206,7 +217,7 @@ impl SourceKind {
     }
 
     /// What the user and the app are told of this kind of store.
-    pub fn info(self) -> SourceInfo {
+    pub fn info(self) -> &'static SourceInfo {
         self.store().info()
     }
 

@@ -76,7 +76,7 @@ pub struct Settings {
     pub agent_locations: Vec<crate::sources::AgentLocation>,
     /// Every kind of store this program reads, with its label, mark and capabilities: the app
     /// asks these of a directory's kind instead of matching the kind's name.
-    #[serde(default, skip_deserializing)]
+    #[serde(default)]
     pub store_kinds: Vec<crate::sources::SourceInfo>,
 }
 

@@ -16,6 +16,7 @@ use crate::sources::{
 };
 use crate::transcript::RawLine;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -39,22 +40,25 @@ impl LineFilter for Lines {
     }
 }
 
+/// What the user and the app are told of this store.
+static INFO: SourceInfo = SourceInfo {
+    kind: SourceKind::Claude,
+    label: Cow::Borrowed("Claude Code"),
+    noun: Cow::Borrowed("Claude Code session"),
+    mark: Cow::Borrowed("CC"),
+    color: Cow::Borrowed("#b4532a"),
+    capabilities: Capabilities {
+        retention_threshold: false,
+        resume_replay: false,
+        agent_sweep: true,
+        value_files: true,
+        flat_names: false,
+    },
+};
+
 impl Source for ClaudeCode {
-    fn info(&self) -> SourceInfo {
-        SourceInfo {
-            kind: SourceKind::Claude,
-            label: "Claude Code",
-            noun: "Claude Code session",
-            mark: "CC",
-            color: "#b4532a",
-            capabilities: Capabilities {
-                retention_threshold: false,
-                resume_replay: false,
-                agent_sweep: true,
-                value_files: true,
-                flat_names: false,
-            },
-        }
+    fn info(&self) -> &'static SourceInfo {
+        &INFO
     }
 
     fn read_layout(&self, root: &Path, cache: Option<&Path>) -> io::Result<Layout> {

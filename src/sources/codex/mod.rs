@@ -18,6 +18,7 @@ use crate::sources::{
 };
 use crate::transcript::RawLine;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -31,22 +32,25 @@ impl StoreFold for CodexFold {
     }
 }
 
+/// What the user and the app are told of this store.
+static INFO: SourceInfo = SourceInfo {
+    kind: SourceKind::Codex,
+    label: Cow::Borrowed("Codex"),
+    noun: Cow::Borrowed("Codex rollout"),
+    mark: Cow::Borrowed("CX"),
+    color: Cow::Borrowed("#2a6fb4"),
+    capabilities: Capabilities {
+        retention_threshold: false,
+        resume_replay: false,
+        agent_sweep: false,
+        value_files: false,
+        flat_names: false,
+    },
+};
+
 impl Source for Codex {
-    fn info(&self) -> SourceInfo {
-        SourceInfo {
-            kind: SourceKind::Codex,
-            label: "Codex",
-            noun: "Codex rollout",
-            mark: "CX",
-            color: "#2a6fb4",
-            capabilities: Capabilities {
-                retention_threshold: false,
-                resume_replay: false,
-                agent_sweep: false,
-                value_files: false,
-                flat_names: false,
-            },
-        }
+    fn info(&self) -> &'static SourceInfo {
+        &INFO
     }
 
     fn read_layout(&self, root: &Path, _cache: Option<&Path>) -> io::Result<Layout> {

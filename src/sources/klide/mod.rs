@@ -11,6 +11,7 @@ use crate::runs::layout::value_dir_name;
 use crate::runs::values::{list_value_files, ValueFile};
 use crate::runs::{Layout, RunFiles, RunOptions};
 use crate::sources::{Capabilities, Source, SourceInfo, SourceKind, StoreFold, ValueFolders};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -18,22 +19,25 @@ use std::path::{Path, PathBuf};
 /// The harness's runs directory.
 pub(crate) struct Harness;
 
+/// What the user and the app are told of this store.
+static INFO: SourceInfo = SourceInfo {
+    kind: SourceKind::Klide,
+    label: Cow::Borrowed("harness runs"),
+    noun: Cow::Borrowed("harness run"),
+    mark: Cow::Borrowed("H"),
+    color: Cow::Borrowed(""),
+    capabilities: Capabilities {
+        retention_threshold: true,
+        resume_replay: true,
+        agent_sweep: false,
+        value_files: true,
+        flat_names: true,
+    },
+};
+
 impl Source for Harness {
-    fn info(&self) -> SourceInfo {
-        SourceInfo {
-            kind: SourceKind::Klide,
-            label: "harness runs",
-            noun: "harness run",
-            mark: "H",
-            color: "",
-            capabilities: Capabilities {
-                retention_threshold: true,
-                resume_replay: true,
-                agent_sweep: false,
-                value_files: true,
-                flat_names: true,
-            },
-        }
+    fn info(&self) -> &'static SourceInfo {
+        &INFO
     }
 
     fn envelopes(&self) -> bool {

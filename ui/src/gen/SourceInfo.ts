@@ -4,6 +4,7 @@ import type { SourceKind } from "./SourceKind";
 
 /**
  * A kind of store as the user sees it: sent to the app with each directory.
+ * (Its texts are borrowed from the program, and owned once read back from JSON.)
  */
 export type SourceInfo = { kind: SourceKind, 
 /**
