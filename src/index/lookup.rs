@@ -180,7 +180,7 @@ fn from_row(row: &Row, opts: &RunOptions, want: Want, stamp: &RunStamp) -> Optio
     };
     [run.cost_usd, run.model_ms] = row.floats;
     if let Some(since) = row.clock_since_ms {
-        run.status = status_by_clock(since, opts);
+        run.status = opts.status_by_clock(since);
     }
     Some(Entry {
         run,
@@ -191,14 +191,4 @@ fn from_row(row: &Row, opts: &RunOptions, want: Want, stamp: &RunStamp) -> Optio
         transcript_ino: stamp.transcript.map(|t| t.ino),
         clock_since_ms: row.clock_since_ms,
     })
-}
-
-/// The status of a run without a terminal event whose transcript last changed at `since`:
-/// running within the running window, interrupted after it.
-pub(crate) fn status_by_clock(since: i64, opts: &RunOptions) -> RunStatus {
-    if opts.now_ms.saturating_sub(since) <= opts.running_window_ms {
-        RunStatus::Running
-    } else {
-        RunStatus::Interrupted
-    }
 }

@@ -21,7 +21,7 @@ mod store;
 use crate::runs::layout::Layout;
 use crate::runs::{ResultInfo, ResultSizes, Run, RunDetail, RunOptions};
 use files::{open_store, set_aside};
-use lookup::{look_up, merge, status_by_clock, to_row, Found};
+use lookup::{look_up, merge, to_row, Found};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use store::{Store, Unusable};
@@ -90,7 +90,7 @@ impl Entry {
     pub fn run_at(&self, opts: &RunOptions) -> Run {
         let mut run = self.run.clone();
         if let Some(since) = self.clock_since_ms {
-            run.status = status_by_clock(since, opts);
+            run.status = opts.status_by_clock(since);
         }
         run
     }

@@ -9,73 +9,10 @@
 //! modification time in it is [`SETTLED_MS`] older than the moment the run was read (as git does for its
 //! "racily clean" entries): a file changed twice within one tick is read again.
 
-use std::fs::Metadata;
-use std::path::Path;
-use std::time::UNIX_EPOCH;
-
 /// How long a file must have been left alone before its stamp proves it unchanged.
 pub(crate) const SETTLED_MS: i64 = 2_000;
 
-/// One file's stamp, or its absence. (Also what proves a Claude Code session's scan unchanged:
-/// a source's scan cache keeps it.)
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub(crate) struct FileStamp {
-    pub len: u64,
-    pub mtime_ns: i128,
-    pub ctime_ns: i128,
-    pub ino: u64,
-}
-
-impl FileStamp {
-    /// The stamp of `path` (not following a final symbolic link), `None` when it is not there.
-    pub(crate) fn of(path: &Path) -> Option<Self> {
-        std::fs::symlink_metadata(path)
-            .ok()
-            .map(|m| Self::from_meta(&m))
-    }
-
-    /// The stamp of entry `name` of the directory open as `dir` (not following a final
-    /// symbolic link). Relative to an open directory, a stat skips the walk of the whole path:
-    /// a listing stats three entries per run.
-    pub(crate) fn at(dir: &rustix::fd::OwnedFd, name: &str) -> Option<Self> {
-        let st = rustix::fs::statat(dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).ok()?;
-        Some(Self {
-            len: u64::try_from(st.st_size).unwrap_or(0),
-            mtime_ns: i128::from(st.st_mtime) * 1_000_000_000 + i128::from(st.st_mtime_nsec),
-            ctime_ns: i128::from(st.st_ctime) * 1_000_000_000 + i128::from(st.st_ctime_nsec),
-            ino: st.st_ino,
-        })
-    }
-
-    pub(crate) fn from_meta(meta: &Metadata) -> Self {
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .map(|t| match t.duration_since(UNIX_EPOCH) {
-                Ok(d) => d.as_nanos() as i128,
-                Err(e) => -(e.duration().as_nanos() as i128),
-            })
-            .unwrap_or(0);
-        #[cfg(unix)]
-        let (ino, ctime_ns) = {
-            use std::os::unix::fs::MetadataExt;
-            let ctime = i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec());
-            (meta.ino(), ctime)
-        };
-        #[cfg(not(unix))]
-        let (ino, ctime_ns) = (0, 0);
-        Self {
-            len: meta.len(),
-            mtime_ns,
-            ctime_ns,
-            ino,
-        }
-    }
-
-    fn mtime_ms(&self) -> i64 {
-        i64::try_from(self.mtime_ns.div_euclid(1_000_000)).unwrap_or(i64::MAX)
-    }
-}
+pub(crate) use crate::runs::stamp::FileStamp;
 
 /// The stamps of one run's files, with the settings the run model depends on.
 #[derive(Debug, Clone, PartialEq, Eq)]

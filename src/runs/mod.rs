@@ -7,6 +7,7 @@ pub(crate) mod foreign;
 pub(crate) mod layout;
 pub(crate) mod model;
 pub(crate) mod options;
+pub(crate) mod stamp;
 pub(crate) mod summary;
 pub(crate) mod timeline;
 pub(crate) mod values;

@@ -36,6 +36,19 @@ pub enum Verify {
     Size,
 }
 
+impl RunOptions {
+    /// The running-window rule (spec A.4), the one place it is written: a run without a
+    /// terminal event whose transcript (or last line) last changed at `changed_ms` is running
+    /// while that is within the window, interrupted after it.
+    pub fn status_by_clock(&self, changed_ms: i64) -> super::RunStatus {
+        if self.now_ms.saturating_sub(changed_ms) <= self.running_window_ms {
+            super::RunStatus::Running
+        } else {
+            super::RunStatus::Interrupted
+        }
+    }
+}
+
 impl Default for RunOptions {
     fn default() -> Self {
         Self {
@@ -60,20 +73,6 @@ pub(crate) fn modified_ms(meta: &fs::Metadata) -> Option<i64> {
     let t = meta.modified().ok()?;
     let d = t.duration_since(UNIX_EPOCH).ok()?;
     i64::try_from(d.as_millis()).ok()
-}
-
-/// The state of a run's files as GC compares it between a plan and its apply: each file's size
-/// and modification time in nanoseconds (`-` for one that is not there). Any write by the agent
-/// changes it.
-pub(crate) fn files_stamp(paths: &[std::path::PathBuf]) -> String {
-    paths
-        .iter()
-        .map(|p| match fs::symlink_metadata(p) {
-            Ok(m) => format!("{}:{}", m.len(), mtime_ns(&m)),
-            Err(_) => "-".to_owned(),
-        })
-        .collect::<Vec<_>>()
-        .join("/")
 }
 
 /// A file's modification time in nanoseconds, as text (too big for a JSON number a UI reads):

@@ -43,12 +43,8 @@ pub(crate) fn apply_summary(path: &Path, run: &mut Run, no_transcript: bool, opt
         Some("done") => RunStatus::Done,
         Some("error") => RunStatus::Error,
         Some("cancelled" | "aborted") => RunStatus::Cancelled,
-        Some("running")
-            if run
-                .updated_ms
-                .is_some_and(|u| opts.now_ms.saturating_sub(u) <= opts.running_window_ms) =>
-        {
-            RunStatus::Running
+        Some("running") => {
+            (run.updated_ms).map_or(RunStatus::Interrupted, |u| opts.status_by_clock(u))
         }
         _ => RunStatus::Interrupted,
     };

@@ -8,21 +8,21 @@ use crate::runs::layout::{
     is_link, is_regular_file, summary_name, transcript_name, value_dir_name, Layout, RunFiles,
     RunPaths, SUMMARY_SUFFIX, TEMP_SUFFIX, TRANSCRIPT_SUFFIX, VALUES_SUFFIX,
 };
+use crate::runs::stamp::FileStamp;
 #[cfg(doc)]
 use crate::runs::values::list_value_files;
 use crate::runs::{analyze_run, sort_runs, unreadable_run, Run, RunOptions, RunsDir};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
-use std::time::{Duration, SystemTime};
 
 /// A directory changed this recently is listed again even when its time looks the same: on a
 /// file system with coarse timestamps a removal in the same tick would not show.
-const COARSE_TICK: Duration = Duration::from_secs(2);
+const COARSE_TICK_MS: i64 = 2_000;
 
 /// A value directory as last listed.
 struct ValueDir {
-    modified: Option<SystemTime>,
+    stamp: FileStamp,
     /// Stems (value ids) of its value files.
     files: BTreeSet<String>,
 }
@@ -174,28 +174,27 @@ impl DirState {
         if self.look_foreign() {
             return;
         }
-        let now = SystemTime::now();
+        let now_ms = crate::runs::now_ms();
         let ids: Vec<String> = self.values.keys().cloned().collect();
         for id in ids {
             let path = RunPaths::new(&self.root, &id).value_dir();
             let Ok(meta) = std::fs::symlink_metadata(&path) else {
                 continue; // gone: the runs directory's watcher reports it
             };
-            let modified = meta.modified().ok();
+            let stamp = FileStamp::from_meta(&meta);
             let seen = &self.values[&id];
             // A time in the future (a share with a clock ahead) is not "recent": it would be
             // listed every second.
-            let recent = modified
-                .and_then(|m| now.duration_since(m).ok())
-                .is_some_and(|age| age < COARSE_TICK);
-            if !meta.is_dir() || (modified == seen.modified && !recent) {
+            let age_ms = now_ms.saturating_sub(stamp.mtime_ms());
+            let recent = (0..COARSE_TICK_MS).contains(&age_ms);
+            if !meta.is_dir() || (stamp == seen.stamp && !recent) {
                 continue;
             }
             // A listing that fails says nothing of the files: look again next time.
             let Some(files) = stems(&path) else { continue };
             let added: Vec<String> = files.difference(&seen.files).cloned().collect();
             let removed: Vec<String> = seen.files.difference(&files).cloned().collect();
-            self.values.insert(id.clone(), ValueDir { modified, files });
+            self.values.insert(id.clone(), ValueDir { stamp, files });
             let mut reread = !removed.is_empty();
             if !added.is_empty() {
                 if let Some(tail) = self.tails.get_mut(&id) {
@@ -358,7 +357,7 @@ impl DirState {
                         tail.add_values(&files.iter().cloned().collect::<Vec<_>>());
                     }
                     let seen = ValueDir {
-                        modified: meta.modified().ok(),
+                        stamp: FileStamp::from_meta(meta),
                         files,
                     };
                     self.values.insert(id.to_owned(), seen);

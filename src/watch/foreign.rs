@@ -5,6 +5,7 @@
 //! the runs the index vouches for from it.
 
 use super::{Change, FirstLook};
+use crate::runs::stamp::FileStamp;
 use crate::runs::{sort_runs, unreadable_run, Layout, Run, RunOptions, RunStatus, RunsDir};
 use crate::sources::SourceKind;
 use std::collections::BTreeMap;
@@ -12,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 /// Sizes and times of a run's transcript and value folders (any write moves it), and what the
 /// layout says of the run beyond its files (a subagent's call named later).
-type Stamp = (Vec<(u64, Option<std::time::SystemTime>)>, String);
+type Stamp = (Vec<Option<FileStamp>>, String);
 
 pub(super) struct ForeignWatch {
     source: SourceKind,
@@ -31,15 +32,7 @@ fn stamp_of(layout: &Layout, id: &str) -> Stamp {
         layout.value_dir(id),
         files.and_then(|f| f.parent_values.as_deref()),
     ];
-    let sizes = paths
-        .iter()
-        .map(
-            |p| match p.and_then(|p| std::fs::symlink_metadata(p).ok()) {
-                Some(m) => (m.len(), m.modified().ok()),
-                None => (0, None),
-            },
-        )
-        .collect();
+    let sizes = paths.iter().map(|p| p.and_then(FileStamp::of)).collect();
     (sizes, layout.links(id))
 }
 
@@ -137,9 +130,8 @@ impl ForeignWatch {
     /// the running window is interrupted, though nothing of it changed.
     pub(super) fn run(&self, id: &str, opts: &RunOptions) -> Option<Run> {
         let mut run = self.runs.get(id)?.1.clone();
-        let idle = opts.now_ms.saturating_sub(run.updated_ms.unwrap_or(0));
-        if run.status == RunStatus::Running && idle > opts.running_window_ms {
-            run.status = RunStatus::Interrupted;
+        if run.status == RunStatus::Running {
+            run.status = opts.status_by_clock(run.updated_ms.unwrap_or(0));
         }
         Some(run)
     }

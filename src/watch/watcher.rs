@@ -3,13 +3,14 @@
 
 use super::dir_state::DirState;
 use super::Change;
+use crate::runs::stamp::FileStamp;
 use crate::runs::{Run, RunOptions, Verify};
 use notify::{EventKind, RecursiveMode, Watcher};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 /// How long bursts are coalesced: notices within this long of the first of a batch go together.
 const DEBOUNCE: Duration = Duration::from_millis(20);
@@ -218,14 +219,7 @@ fn ms(since: Instant) -> u64 {
 struct Poller {
     root: PathBuf,
     state: Shared,
-    seen: HashMap<String, Stamp>,
-}
-
-#[derive(PartialEq, Eq)]
-struct Stamp {
-    len: u64,
-    modified: Option<SystemTime>,
-    ino: u64,
+    seen: HashMap<String, FileStamp>,
 }
 
 impl Poller {
@@ -239,7 +233,7 @@ impl Poller {
         poller
     }
 
-    fn list(&self) -> HashMap<String, Stamp> {
+    fn list(&self) -> HashMap<String, FileStamp> {
         let Ok(entries) = std::fs::read_dir(&self.root) else {
             return HashMap::new();
         };
@@ -248,7 +242,7 @@ impl Poller {
                 let e = e.ok()?;
                 let meta = e.metadata().ok()?;
                 let name = e.file_name().into_string().ok()?;
-                Some((name, stamp(&meta)))
+                Some((name, FileStamp::from_meta(&meta)))
             })
             .collect()
     }
@@ -336,16 +330,4 @@ fn handle_batch(root: &Path, st: &mut DirState, batch: &[notify::Result<notify::
 fn is_read(kind: &EventKind) -> bool {
     use notify::event::{AccessKind, AccessMode};
     matches!(kind, EventKind::Access(a) if *a != AccessKind::Close(AccessMode::Write))
-}
-
-fn stamp(meta: &std::fs::Metadata) -> Stamp {
-    #[cfg(unix)]
-    let ino = std::os::unix::fs::MetadataExt::ino(meta);
-    #[cfg(not(unix))]
-    let ino = 0;
-    Stamp {
-        len: meta.len(),
-        modified: meta.modified().ok(),
-        ino,
-    }
 }

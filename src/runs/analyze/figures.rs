@@ -23,11 +23,11 @@ impl Analyzer {
             Some(Terminal::Cancelled) => RunStatus::Cancelled,
             None => {
                 let changed = transcript_mtime_ms.or(self.last_ts).unwrap_or(0);
-                if now_ms.saturating_sub(changed) <= self.opts.running_window_ms {
-                    RunStatus::Running
-                } else {
-                    RunStatus::Interrupted
+                RunOptions {
+                    now_ms,
+                    ..self.opts
                 }
+                .status_by_clock(changed)
             }
         };
         if terminal.is_none_or(|t| t == Terminal::Done) {

@@ -3,7 +3,7 @@
 //! else. The session's stamp is its transcript and its subagents' transcripts: any of them may
 //! still write there.
 
-use crate::runs::options::files_stamp;
+use crate::runs::stamp::files_stamp;
 use crate::runs::values::{value_file_of, ValueFile};
 use crate::runs::Layout;
 use crate::sources::ValueFolders;

@@ -2,7 +2,7 @@
 //! stamp its transcript and summary.
 
 use crate::runs::layout::{is_valid_run_id, value_dir_name, RunPaths, VALUE_EXT};
-use crate::runs::options::files_stamp;
+use crate::runs::stamp::files_stamp;
 use crate::runs::values::{list_value_files, ValueFile};
 use crate::sources::ValueFolders;
 use std::collections::BTreeMap;
