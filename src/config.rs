@@ -98,6 +98,17 @@ fn create_temp(path: &Path) -> io::Result<(PathBuf, std::fs::File)> {
     }
 }
 
+/// FNV-1a, 64 bits: a stable name for a runs directory's files in the cache (its index, a
+/// source's scans).
+pub(crate) fn dir_hash(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,8 +9,8 @@
 mod content;
 mod writer;
 
+use crate::model::layout::{stem_file_name, RunPaths};
 use crate::retained::{peek_text, value_id, PeekRequest};
-use crate::runs::layout::{stem_file_name, RunPaths};
 use fastrand::Rng;
 use serde::Serialize;
 use serde_json::json;
@@ -647,7 +647,7 @@ impl Demo<'_> {
             w.id, w.ts
         );
         // Touched now, whatever the demo's clock: the run is still going.
-        let wall = crate::runs::now_ms();
+        let wall = crate::model::now_ms();
         self.save(w, None, Some(&torn), Some(wall.max(self.now)))
     }
 

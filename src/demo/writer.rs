@@ -2,8 +2,8 @@
 //! result over the threshold (written before its line), a summary, and the file times a real
 //! run would have.
 
+use crate::model::layout::RunPaths;
 use crate::retained::{value_id, DEFAULT_THRESHOLD};
-use crate::runs::layout::RunPaths;
 use serde_json::{json, Value};
 use std::fs::{self, File, FileTimes};
 use std::io::{self, Write};

@@ -8,7 +8,8 @@ mod align;
 mod text;
 
 use crate::error::{Error, Result};
-use crate::runs::{ResultInfo, RetentionState, RunDetail, RunStatus, RunsDir, TimelineEvent};
+use crate::model::{ResultInfo, RetentionState, RunDetail, RunStatus, TimelineEvent};
+use crate::runs::RunsDir;
 use align::{align, Step};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -346,7 +347,7 @@ fn norm(text: &str) -> String {
 }
 
 fn message_item(m: &Message) -> DiffItem {
-    let (text, _) = crate::runs::timeline::shorten(&m.text, TEXT_PREVIEW);
+    let (text, _) = crate::fold::timeline::shorten(&m.text, TEXT_PREVIEW);
     DiffItem {
         line: m.line,
         ts: m.ts,
@@ -364,7 +365,7 @@ fn message_item(m: &Message) -> DiffItem {
 struct Side {
     figures: DiffSide,
     segments: Vec<Segment>,
-    layout: crate::runs::Layout,
+    layout: crate::model::Layout,
     id: String,
 }
 

@@ -3,8 +3,8 @@
 //! them (what the tool returned, whatever became of the value files).
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::fold::timeline::shorten;
 use crate::runs::access::result_text;
-use crate::runs::timeline::shorten;
 use crate::runs::RunsDir;
 use serde::Serialize;
 use similar::{Algorithm, ChangeTag, TextDiffConfig};

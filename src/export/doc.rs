@@ -4,9 +4,10 @@
 
 use super::{visible, ExportValues, Redactor};
 use crate::error::{Error, Result};
+use crate::model::{ResultInfo, RetentionState, TimelineEvent, TEXT_MAX};
 use crate::retained::stub_for;
-use crate::runs::access::{read_result_content, value_file_in};
-use crate::runs::{ResultInfo, RetentionState, RunsDir, TimelineEvent, TEXT_MAX};
+use crate::runs::access::read_result_content;
+use crate::runs::RunsDir;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -158,7 +159,9 @@ pub(crate) fn build(
         if let (Some(result), false) = (&e.result, threshold_rule) {
             foreign_result_blocks(&layout, &id, result, values, &mut clean, &mut blocks)?;
         } else if let Some(result) = &e.result {
-            let file = value_file_in(&layout, &id, &result.tool_call_id);
+            let file = layout
+                .store()
+                .value_file(&layout, &id, &result.tool_call_id);
             result_blocks(
                 result,
                 transcript.as_deref(),
@@ -202,7 +205,7 @@ fn result_note(r: &ResultInfo) -> Block {
 /// [`result_blocks`] for another agent's result: what the model got is its own text (a
 /// Claude Code stub, a Codex cut), the full text its value file or what is left of it.
 fn foreign_result_blocks(
-    layout: &crate::runs::Layout,
+    layout: &crate::model::Layout,
     id: &str,
     r: &ResultInfo,
     values: ExportValues,
@@ -213,9 +216,9 @@ fn foreign_result_blocks(
     if values == ExportValues::None {
         return Ok(());
     }
-    let texts = crate::runs::foreign::texts(layout, id, r)
+    let texts = crate::runs::access::recorded_texts(layout, id, r)
         .map_err(|e| Error::io(format!("reading the result on line {}", r.line), &e))?;
-    let Some(stub) = texts.stub(r) else {
+    let Some(stub) = texts.stub() else {
         blocks.push(Block::Code {
             label: "Result (what the model saw)".into(),
             text: clean(&texts.seen),

@@ -4,11 +4,12 @@
 
 use super::owners::Owners;
 use super::{GcPolicy, GcSkip};
+use crate::model::layout::Layout;
+use crate::model::values::ValueFile;
+use crate::model::{ResultInfo, Run, RunOptions, RunStatus, Verify};
 use crate::retained::DEFAULT_THRESHOLD;
-use crate::runs::analyze::analyze_run_with;
-use crate::runs::layout::Layout;
-use crate::runs::values::ValueFile;
-use crate::runs::{ResultInfo, Run, RunOptions, RunStatus, RunsDir, Verify};
+use crate::runs::read::analyze_run_with;
+use crate::runs::RunsDir;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
 use std::path::Path;

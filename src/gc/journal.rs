@@ -7,8 +7,8 @@
 use super::{GcFile, GcReason};
 use crate::config::{dir_key, write_atomic};
 use crate::error::{Error, ErrorCode, Result};
+use crate::model::options::mtime_ns;
 use crate::retained::value_id::fnv1a32;
-use crate::runs::options::mtime_ns;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -49,7 +49,7 @@ pub(crate) fn begin(config: Option<&Path>, root: &Path, files: &[GcFile]) -> Res
     };
     let journal = Journal {
         runs_dir: dir_key(root),
-        created_ms: crate::runs::now_ms(),
+        created_ms: crate::model::now_ms(),
         files: files.to_vec(),
     };
     let bytes = serde_json::to_vec(&journal).expect("journal serializes");
@@ -94,7 +94,7 @@ pub(crate) fn carry_over(
     let Ok(journal) = serde_json::from_slice::<Journal>(&bytes) else {
         return Ok(0);
     };
-    let age = crate::runs::now_ms().saturating_sub(journal.created_ms);
+    let age = crate::model::now_ms().saturating_sub(journal.created_ms);
     if journal.runs_dir != dir_key(root) || age > JOURNAL_MAX_AGE_MS {
         return Ok(0);
     }

@@ -2,8 +2,8 @@
 //! proves the run untouched: GC asks the store's source ([`ValueFolders`]) and checks every
 //! planned path here, the same way for every store.
 
-use crate::runs::layout::{is_valid_run_id, Layout};
-use crate::runs::values::ValueFile;
+use crate::model::values::ValueFile;
+use crate::model::Layout;
 use crate::sources::ValueFolders;
 use std::collections::BTreeMap;
 use std::fs;
@@ -13,11 +13,6 @@ use std::path::{Path, PathBuf};
 pub(crate) struct Owners {
     root: PathBuf,
     folders: Box<dyn ValueFolders>,
-}
-
-/// A component a path may hold: not empty, not `.` or `..`, no separator.
-fn plain(s: &str) -> bool {
-    is_valid_run_id(s)
 }
 
 impl Owners {
@@ -54,18 +49,13 @@ impl Owners {
         format!("{}/", self.folders.rel(id))
     }
 
-    #[cfg(test)]
-    pub(crate) fn writers(&self, id: &str) -> Vec<PathBuf> {
-        self.folders.writers(id)
-    }
-
     /// When anything that writes to `id`'s value folder last changed (the idle guard).
     pub(crate) fn changed_ms(&self, id: &str) -> Option<i64> {
         self.folders
             .writers(id)
             .iter()
             .filter_map(|p| fs::metadata(p).ok())
-            .filter_map(|m| crate::runs::options::modified_ms(&m))
+            .filter_map(|m| crate::model::options::modified_ms(&m))
             .max()
     }
 
@@ -85,28 +75,9 @@ impl Owners {
         self.folders.list(dir)
     }
 
-    /// The components of a planned file's path, checked to be a value file of run `run`'s
-    /// folder: plain components, under the folder the store names for `run`, and a file the
-    /// store says GC may take there (`<run>.values/<name>.txt`; under a Claude Code session's
-    /// `tool-results/` one or two components ending `.txt` or `.json`).
+    /// The components of a planned file's path, checked by the store to be a value file of
+    /// run `run`'s folder ([`ValueFolders::check_path`]).
     pub(crate) fn check_path(&self, path: &str, run: &str) -> Result<Vec<String>, String> {
-        let bad = || Err(format!("not a value file path of run {run}"));
-        // Only a folder the store's layout names is collected from (a journal's path too).
-        if !self.folders.collects(run) {
-            return bad();
-        }
-        let parts: Vec<&str> = path.split('/').collect();
-        if !parts.iter().all(|p| plain(p)) {
-            return bad();
-        }
-        let rel = self.folders.rel(run);
-        let dir: Vec<&str> = rel.split('/').collect();
-        let Some(rest) = parts.strip_prefix(dir.as_slice()) else {
-            return bad();
-        };
-        match !rest.is_empty() && self.folders.takes(run, rest) {
-            true => Ok(parts.iter().map(|s| (*s).to_owned()).collect()),
-            false => bad(),
-        }
+        self.folders.check_path(path, run)
     }
 }

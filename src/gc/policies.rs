@@ -4,7 +4,7 @@
 
 use super::candidates::{unreadable, OrphanDir, PlanInput, RunValues};
 use super::{GcFile, GcReason, GcSkip};
-use crate::runs::values::ValueFile;
+use crate::model::values::ValueFile;
 use std::collections::BTreeMap;
 use std::path::Path;
 

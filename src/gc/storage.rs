@@ -131,7 +131,7 @@ pub fn storage(dir: &RunsDir, pins: &Pins, now_ms: i64) -> Result<StorageStats> 
 /// whose agent has none.
 pub(crate) fn agent_sweep(
     dir: &RunsDir,
-    layout: &crate::runs::Layout,
+    layout: &crate::model::Layout,
     now_ms: i64,
 ) -> Option<crate::sources::sweep::AgentSweep> {
     let store = layout.store();

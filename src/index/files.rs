@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 pub fn index_path(cache: &Path, runs_dir: &str) -> PathBuf {
     cache.join(format!(
         "index-{:016x}-v{SCHEMA}.sqlite",
-        fnv1a64(runs_dir.as_bytes())
+        crate::config::dir_hash(runs_dir.as_bytes())
     ))
 }
 
@@ -35,7 +35,7 @@ const SIDE_FILES: [&str; 2] = ["-wal", "-shm"];
 /// is never read again. The caller holds no connection to it: SQLite removes the side files of
 /// the last connection it closes, by name, and those names are the new index's now.
 pub(super) fn set_aside(path: &Path) -> PathBuf {
-    let aside = PathBuf::from(format!("{}.bad-{}", path.display(), crate::runs::now_ms()));
+    let aside = PathBuf::from(format!("{}.bad-{}", path.display(), crate::model::now_ms()));
     if std::fs::rename(path, &aside).is_err() {
         let _ = std::fs::remove_file(path);
     }
@@ -46,14 +46,4 @@ pub(super) fn set_aside(path: &Path) -> PathBuf {
         }
     }
     aside
-}
-
-/// FNV-1a, 64 bits: a stable name for a runs directory's index file.
-pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
 }

@@ -5,8 +5,8 @@ use super::results;
 use super::stamp::{FileStamp, RunStamp};
 use super::store::Row;
 use super::{Entry, Want};
-use crate::runs::layout::{summary_name, transcript_name, value_dir_name, Layout, RunFiles};
-use crate::runs::{Run, RunDetail, RunOptions, RunStatus};
+use crate::model::layout::{summary_name, transcript_name, value_dir_name, Layout, RunFiles};
+use crate::model::{Run, RunDetail, RunOptions, RunStatus};
 
 /// What the index knows of a run of the layout: the run, proven unchanged, or that it must be
 /// read (with the stamps its files have now).
@@ -141,7 +141,7 @@ pub(super) fn to_row(
             // running window: the transcript's modification time is the instant that counts.
             let transcript = files.transcript.as_deref()?;
             let meta = std::fs::metadata(transcript).ok()?;
-            Some(crate::runs::options::modified_ms(&meta)?)
+            Some(crate::model::options::modified_ms(&meta)?)
         }
         _ => None,
     };

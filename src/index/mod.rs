@@ -18,17 +18,16 @@ mod results;
 mod stamp;
 mod store;
 
-use crate::runs::layout::Layout;
-use crate::runs::{ResultInfo, ResultSizes, Run, RunDetail, RunOptions};
+use crate::model::layout::Layout;
+use crate::model::{ResultInfo, ResultSizes, Run, RunDetail, RunOptions};
 use files::{open_store, set_aside};
 use lookup::{look_up, merge, to_row, Found};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use store::{Store, Unusable};
 
-pub(crate) use files::fnv1a64 as dir_hash;
 pub use files::index_path;
-pub(crate) use stamp::FileStamp;
+
 pub use store::SCHEMA;
 
 /// The index of one runs directory.
@@ -260,7 +259,7 @@ impl RunIndex {
     fn settle<T>(
         &mut self,
         layout: &Layout,
-        looked: Vec<(&String, &crate::runs::RunFiles, Found)>,
+        looked: Vec<(&String, &crate::model::RunFiles, Found)>,
         gone: Vec<String>,
         empty: bool,
         read: impl Fn(&str) -> ReadRun,
@@ -274,7 +273,7 @@ impl RunIndex {
                 Found::Changed(stamp) => {
                     // Read now: a file changed while it is read has a later time, and is read
                     // again next time.
-                    let read_ms = crate::runs::now_ms();
+                    let read_ms = crate::model::now_ms();
                     let entry = match read(id) {
                         ReadRun::Read(detail) => {
                             if let Some(row) = to_row(layout, id, &detail, &stamp, read_ms) {
@@ -294,7 +293,7 @@ impl RunIndex {
             let written = self
                 .store
                 .as_mut()
-                .map(|s| s.update(&put, &gone, crate::runs::now_ms()));
+                .map(|s| s.update(&put, &gone, crate::model::now_ms()));
             if let Some(Err(e)) = written {
                 // The answer stands; the next listing reads these runs again.
                 self.failed(&e);

@@ -3,7 +3,7 @@
 //! transcript of a run that did not change. Runs without a value directory keep none (nothing
 //! of theirs is collected, and their results are small enough to read).
 
-use crate::runs::{ResultInfo, ResultSizes, RetentionState};
+use crate::model::{ResultInfo, ResultSizes, RetentionState};
 use serde::{Deserialize, Serialize};
 
 /// One result, kept in `postcard`'s compact binary form (as the run is).

@@ -12,7 +12,7 @@
 /// How long a file must have been left alone before its stamp proves it unchanged.
 pub(crate) const SETTLED_MS: i64 = 2_000;
 
-pub(crate) use crate::runs::stamp::FileStamp;
+pub(crate) use crate::model::stamp::FileStamp;
 
 /// The stamps of one run's files, with the settings the run model depends on.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -315,7 +315,7 @@ impl Store {
             let run: Vec<u8> = r.get(1)?;
             files += u64::from(stamp.contains("t=") && !stamp.contains("t=-;"));
             files += u64::from(!stamp.contains(";s=-;"));
-            files += postcard::from_bytes::<crate::runs::Run>(&run).map_or(0, |r| r.value_files);
+            files += postcard::from_bytes::<crate::model::Run>(&run).map_or(0, |r| r.value_files);
         }
         Ok(files)
     }
@@ -355,7 +355,7 @@ mod tests {
     /// change needs a new `SCHEMA` (a new index file), and then this pin.
     #[test]
     fn the_schema_changes_with_the_fields_a_row_keeps() {
-        let json = serde_json::to_string(&crate::runs::Run::default()).unwrap();
+        let json = serde_json::to_string(&crate::model::Run::default()).unwrap();
         let fields = serde_json::from_str::<Keys>(&json).unwrap().0.join(",");
         let pinned = (
             4,

@@ -6,8 +6,9 @@
 use super::errors::ErrorPattern;
 use super::peeks::{shown_lines, PeekCall};
 use crate::error::{Error, Result};
+use crate::model::{ResultInfo, RetentionState};
 use crate::retained::{stub_layout, Stub};
-use crate::runs::{analyze_run, ResultInfo, RetentionState, RunsDir};
+use crate::runs::{analyze_run, RunsDir};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;

@@ -11,7 +11,7 @@ mod whatif;
 pub(crate) use coverage::SeenLines;
 pub use coverage::{MissedErrors, PeekShown, ValueCoverage};
 pub use errors::{ErrorPattern, DEFAULT_ERROR_PATTERN};
-pub(crate) use peeks::{peek_calls, PeekCall};
+pub(crate) use peeks::PeekCall;
 pub use resume::{
     ProviderFunction, ProviderToolCall, ReplayShape, ResumeMessage, ResumePreview, StubbedResult,
 };

@@ -3,8 +3,9 @@
 //! its stub exactly when its value file exists now.
 
 use crate::error::{Error, Result};
+use crate::model::{RetentionState, RunOptions, Verify};
 use crate::retained::stub_for;
-use crate::runs::{analyze_run, RetentionState, RunOptions, RunsDir, Verify};
+use crate::runs::{analyze_run, RunsDir};
 use crate::transcript::event::{Attachment, Envelope};
 use crate::transcript::{read_lines, Cursor};
 use serde::{Deserialize, Serialize};

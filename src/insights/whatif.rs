@@ -5,7 +5,8 @@
 
 use crate::error::{Error, Result};
 use crate::index::Want;
-use crate::runs::{analyze_run, read_row, ResultSizes, RunOptions, RunsDir};
+use crate::model::{ResultSizes, RunOptions};
+use crate::runs::{analyze_run, read_row, RunsDir};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use ts_rs::TS;

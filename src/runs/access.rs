@@ -8,7 +8,7 @@
 //! the transcript (a result that was never retained, or whose file is gone); else the call is
 //! unknown. Opening a result for viewing reads its text the same way.
 
-use super::layout::{Layout, RunPaths};
+use super::layout::Layout;
 use super::{analyze_run, read_row, ResultInfo, RetentionState, RunsDir};
 use crate::error::{Error, ErrorCode, Result};
 use crate::retained::open::{OpenValue, ValueText};
@@ -17,7 +17,7 @@ use crate::retained::{
 };
 use crate::transcript::event::{Envelope, Event};
 use serde::Serialize;
-use std::fs::{self, File};
+use std::fs::File;
 use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -122,7 +122,7 @@ pub struct ValueInfo {
     pub verified: Verified,
     /// The kind of store the run is in: what the states mean depends on it.
     #[serde(default)]
-    pub agent: crate::sources::SourceKind,
+    pub agent: crate::model::SourceKind,
 }
 
 /// The stub of a result, with what it is the stub of (`mctl stub --json`).
@@ -217,7 +217,7 @@ impl RunsDir {
     /// (`not-retained`) for a result at or under the threshold, which the model saw whole.
     pub fn stub(&self, run: &str, call: &str) -> Result<StubAnswer> {
         if let Some((_, info, texts)) = self.foreign_result(run, call)? {
-            let stub = texts.stub(&info).ok_or_else(|| {
+            let stub = texts.stub().ok_or_else(|| {
                 let why = match info.state {
                     RetentionState::Truncated => {
                         "was cut in place: the model got the cut text, no stub"
@@ -343,7 +343,7 @@ impl RunsDir {
         if info.state != RetentionState::Retained {
             return Ok(None);
         }
-        let Some(path) = value_file_in(&layout, &id, &info.tool_call_id) else {
+        let Some(path) = layout.store().value_file(&layout, &id, &info.tool_call_id) else {
             return Ok(None);
         };
         // A file gone, cut short or changed since it was checked: open it the thorough way.
@@ -405,7 +405,7 @@ impl RunsDir {
             return Ok(ValueVerdict {
                 state: info.state.into(),
                 verified: Verified::Full,
-                stub: texts.stub(&info),
+                stub: texts.stub(),
                 context_bytes: info.context_bytes,
             });
         }
@@ -485,7 +485,7 @@ impl RunsDir {
         &self,
         run: &str,
         call: &str,
-    ) -> Result<Option<(String, ResultInfo, super::foreign::RecordedTexts)>> {
+    ) -> Result<Option<(String, ResultInfo, crate::model::recorded::RecordedTexts)>> {
         if self.source().capabilities().retention_threshold {
             return Ok(None);
         }
@@ -496,7 +496,7 @@ impl RunsDir {
         let info = pick(&detail.results, call)
             .cloned()
             .ok_or_else(|| unknown_call(&id, call))?;
-        let texts = super::foreign::texts(&layout, &id, &info)
+        let texts = recorded_texts(&layout, &id, &info)
             .map_err(|e| Error::io(format!("reading line {} of run {id}", info.line), &e))?;
         Ok(Some((id, info, texts)))
     }
@@ -504,9 +504,9 @@ impl RunsDir {
     fn open_foreign(
         &self,
         info: ResultInfo,
-        texts: super::foreign::RecordedTexts,
+        texts: crate::model::recorded::RecordedTexts,
     ) -> Result<(ValueInfo, OpenValue)> {
-        let stub = texts.stub(&info);
+        let stub = texts.stub();
         let source = foreign_source(&texts);
         let value_path = texts.value_path().map(|p| p.to_string_lossy().into_owned());
         let text = texts
@@ -534,8 +534,8 @@ impl RunsDir {
     }
 }
 
-fn foreign_source(texts: &super::foreign::RecordedTexts) -> TextSource {
-    use super::foreign::FullText;
+fn foreign_source(texts: &crate::model::recorded::RecordedTexts) -> TextSource {
+    use crate::model::recorded::FullText;
     match texts.full {
         FullText::File(_) | FullText::JsonFile(..) => TextSource::File,
         FullText::Recovered(_) => TextSource::Recovered,
@@ -557,15 +557,18 @@ pub(crate) fn result_text(layout: &Layout, id: &str, info: &ResultInfo) -> std::
     read_result_content(&path, info.offset)
 }
 
-/// The value file of `call` in run `id` of `layout`, if it is a regular file in a real value
-/// directory.
-pub(crate) fn value_file_in(layout: &Layout, id: &str, call: &str) -> Option<PathBuf> {
-    layout.value_dir(id)?;
-    let path = RunPaths::new(&layout.root, id).value_file(call);
-    match fs::symlink_metadata(&path) {
-        Ok(m) if m.file_type().is_file() => Some(path),
-        _ => None,
-    }
+/// The texts store `layout` recorded of result `info` of run `id`; an error for a store whose
+/// stubs are made by the retention rule (the harness's: its transcript holds the full text).
+pub(crate) fn recorded_texts(
+    layout: &Layout,
+    id: &str,
+    info: &ResultInfo,
+) -> std::io::Result<crate::model::recorded::RecordedTexts> {
+    (layout.store().recorded_texts(layout, id, info)).unwrap_or_else(|| {
+        Err(std::io::Error::other(
+            "a runs directory is not a foreign store",
+        ))
+    })
 }
 
 /// The result `call` names: by tool call id, else by value id. When a call id repeats, the last

@@ -2,23 +2,13 @@
 //! finding a result's full text or value file.
 
 pub(crate) mod access;
-pub(crate) mod analyze;
-pub(crate) mod foreign;
-pub(crate) mod layout;
-pub(crate) mod model;
-pub(crate) mod options;
-pub(crate) mod stamp;
-pub(crate) mod summary;
-pub(crate) mod timeline;
-pub(crate) mod values;
+pub(crate) mod read;
 
+pub use crate::model::*;
 pub use access::{
     FoundResult, PeekAnswer, StubAnswer, TextSource, ValueInfo, ValueState, ValueVerdict, Verified,
 };
-pub use analyze::analyze_run;
-pub use layout::{Layout, RunFiles, SideKey};
-pub use model::*;
-pub use options::{now_ms, RunOptions, Verify};
+pub use read::analyze_run;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::index::ReadRun;
@@ -37,7 +27,7 @@ pub struct RunsDir {
     /// Where the index is kept (`$MCTL_CACHE_DIR`, else the user's cache directory).
     cache: Option<PathBuf>,
     /// The kind of store the directory is: detected when opened, or forced (`--source`).
-    source: crate::sources::SourceKind,
+    source: crate::model::SourceKind,
 }
 
 impl RunsDir {
@@ -68,12 +58,12 @@ impl RunsDir {
     }
 
     /// The kind of store this directory is read as.
-    pub fn source(&self) -> crate::sources::SourceKind {
+    pub fn source(&self) -> crate::model::SourceKind {
         self.source
     }
 
     /// The same directory read as a store of kind `source`, whatever it looks like.
-    pub fn with_source(mut self, source: crate::sources::SourceKind) -> Self {
+    pub fn with_source(mut self, source: crate::model::SourceKind) -> Self {
         self.source = source;
         self
     }

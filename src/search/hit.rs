@@ -2,8 +2,8 @@
 //! way a query peek cuts a long line, invalid UTF-8 shown with replacement characters.
 
 use super::matcher::Matcher;
+use crate::model::RetentionState;
 use crate::retained::peek::{hit_window, LONG_LINE};
-use crate::runs::RetentionState;
 use serde::Serialize;
 use ts_rs::TS;
 

@@ -6,7 +6,7 @@
 use super::hit::{HitKind, LineHit, Origin, SearchHit};
 use super::scan::Ctx;
 use super::Kinds;
-use crate::runs::RetentionState;
+use crate::model::RetentionState;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;

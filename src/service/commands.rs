@@ -6,8 +6,8 @@
 use super::{prefs, Service, Sink};
 use crate::gc;
 use crate::insights::ErrorPattern;
+use crate::model::now_ms;
 use crate::pins::Pins;
-use crate::runs::now_ms;
 use crate::search::{Batches, Kinds, SearchQuery, SearchSummary};
 use crate::wire::command as c;
 use crate::wire::{DirsSource, SearchBatch};

@@ -3,6 +3,9 @@
 //! (`wire::commands`), so a command added there is served here without a line more.
 
 use super::{Service, Sink};
+use crate::gc::Progress;
+use crate::watch::{Change, RunUpdate};
+use crate::wire::SearchBatch;
 use crate::{Error, ErrorCode};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -12,7 +15,7 @@ use serde_json::Value;
 /// none); a command that streams sends its items to `items`, as JSON. Answers its response as
 /// JSON, or the command's error (`invalid` for an unknown command or a malformed request).
 pub fn dispatch(svc: &Service, name: &str, req: Value, items: Sink<Value>) -> Result<Value, Error> {
-    crate::wire::dispatch_command(svc, name, req, items).unwrap_or_else(|| {
+    dispatch_command(svc, name, req, items).unwrap_or_else(|| {
         Err(Error::new(
             ErrorCode::Invalid,
             format!("there is no command {name:?}"),
@@ -39,3 +42,32 @@ pub(crate) fn json_sink<T: Serialize + 'static>(items: Sink<Value>) -> Sink<T> {
         }
     })
 }
+
+/// Makes `dispatch_command` of the contract's list: the match over every command's name, each
+/// calling the method of [`Service`] named as the command.
+macro_rules! dispatcher {
+    ($( $(#[doc = $doc:literal])* $name:ident : $req:ty => $resp:ty $(, stream $item:ty)? ; )*) => {
+        /// Calls command `name` of `svc` with its request and response as JSON; `None` when
+        /// there is no such command.
+        fn dispatch_command(
+            svc: &Service,
+            name: &str,
+            req: Value,
+            items: Sink<Value>,
+        ) -> Option<Result<Value, Error>> {
+            match name {
+                $( stringify!($name) => Some(dispatcher!(@call svc $name req items $($item)?)), )*
+                _ => None,
+            }
+        }
+    };
+    (@call $svc:ident $name:ident $req:ident $items:ident) => {{
+        drop($items);
+        json_call($req, |r| $svc.$name(r))
+    }};
+    (@call $svc:ident $name:ident $req:ident $items:ident $item:ty) => {
+        json_call($req, |r| $svc.$name(r, json_sink::<$item>($items)))
+    };
+}
+
+crate::wire::with_contract!(dispatcher);

@@ -12,11 +12,11 @@ mod dispatch;
 pub mod prefs;
 
 pub use dispatch::dispatch;
-pub(crate) use dispatch::{json_call, json_sink};
 
 use crate::gc::{GcPolicy, GcReport};
+use crate::model::RunOptions;
 use crate::retained::OpenValue;
-use crate::runs::{RunOptions, RunsDir, ValueInfo, ValueVerdict};
+use crate::runs::{RunsDir, ValueInfo, ValueVerdict};
 use crate::watch::LiveSession;
 use crate::wire::{DirsSource, ResultRef, Settings};
 use crate::{Error, ErrorCode};

@@ -7,66 +7,15 @@
 
 use super::settings;
 use crate::wire::{DirsSource, Settings};
-use serde::{Deserialize, Serialize};
+
 use std::path::Path;
-use ts_rs::TS;
 
 pub const ENV_RUNS_DIR: &str = "MCTL_RUNS_DIR";
 pub const ENV_THRESHOLD: &str = "MCTL_THRESHOLD";
 pub const ENV_RUNNING_WINDOW: &str = "MCTL_RUNNING_WINDOW";
 pub const ENV_GC_IDLE_GUARD: &str = "MCTL_GC_IDLE_GUARD";
 
-/// The colours of the window.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "lowercase")]
-pub enum Theme {
-    /// As the system says (light or dark), following it when it changes.
-    #[default]
-    System,
-    Light,
-    Dark,
-}
-
-/// What the Settings view saves (the app's `settings.json`). A setting left out (`null`) takes
-/// its default; a file of an older version, with fewer fields, still reads.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase", default)]
-pub struct SavedSettings {
-    pub runs_dirs: Vec<String>,
-    pub threshold: Option<u64>,
-    pub running_window_ms: Option<i64>,
-    pub gc_idle_guard_ms: Option<i64>,
-    pub theme: Theme,
-    /// Other agents' stores the user chose not to show when the app offered them.
-    #[serde(default)]
-    pub declined_agents: Vec<String>,
-    /// The kind of store a directory is read as, where the user chose one (else detected).
-    #[serde(default)]
-    pub dir_kinds: std::collections::BTreeMap<String, crate::sources::SourceKind>,
-}
-
-/// Where each setting in effect comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct SettingSources {
-    pub runs_dirs: DirsSource,
-    pub threshold: DirsSource,
-    pub running_window: DirsSource,
-    pub gc_idle_guard: DirsSource,
-    pub theme: DirsSource,
-}
-
-impl Default for SettingSources {
-    fn default() -> Self {
-        Self {
-            runs_dirs: DirsSource::Default,
-            threshold: DirsSource::Default,
-            running_window: DirsSource::Default,
-            gc_idle_guard: DirsSource::Default,
-            theme: DirsSource::Default,
-        }
-    }
-}
+pub use crate::wire::prefs::{SavedSettings, SettingSources, Theme};
 
 /// What the app's command line gave; `None` (or empty) for a flag not given.
 #[derive(Debug, Clone, Default)]

@@ -16,61 +16,12 @@ pub(crate) mod klide;
 pub(crate) mod store;
 pub mod sweep;
 
+pub use crate::model::SourceKind;
 pub use detect::{default_locations, detect, force_kinds, AgentLocation};
 pub use store::{Capabilities, SourceInfo};
 pub(crate) use store::{LineFilter, Source, StoreFold, ValueFolders};
 
 use crate::transcript::RawLine;
-use serde::{Deserialize, Serialize};
-use ts_rs::TS;
-
-/// The kind of store a directory is.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, TS,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum SourceKind {
-    /// The harness's runs directory.
-    #[default]
-    Klide,
-    /// Claude Code's projects directory (or one project folder).
-    Claude,
-    /// Codex CLI's sessions directory.
-    Codex,
-}
-
-impl SourceKind {
-    pub const ALL: [SourceKind; 3] = [SourceKind::Klide, SourceKind::Claude, SourceKind::Codex];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SourceKind::Klide => "klide",
-            SourceKind::Claude => "claude",
-            SourceKind::Codex => "codex",
-        }
-    }
-
-    /// What the user calls it.
-    pub fn label(self) -> &'static str {
-        store_of(self).label()
-    }
-}
-
-impl std::fmt::Display for SourceKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for SourceKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        SourceKind::ALL
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| format!("unknown source `{s}`: give klide, claude or codex"))
-    }
-}
 
 /// The implementation of kind `kind`: the one place a kind is mapped to its code.
 pub(crate) fn store_of(kind: SourceKind) -> &'static dyn Source {

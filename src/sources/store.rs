@@ -6,13 +6,11 @@
 
 use super::sweep::AgentSweep;
 use super::{Piece, SourceKind};
-use crate::insights::PeekCall;
+pub(crate) use crate::fold::StoreFold;
+use crate::model::recorded::RecordedTexts;
+use crate::model::values::ValueFile;
+use crate::model::{Layout, PeekCall, ResultInfo, RunFiles, RunOptions};
 use crate::retained::Stub;
-use crate::runs::analyze::Analyzer;
-use crate::runs::foreign::RecordedTexts;
-use crate::runs::values::ValueFile;
-use crate::runs::{Layout, ResultInfo, RunFiles, RunOptions};
-use crate::transcript::RawLine;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -58,17 +56,6 @@ pub struct SourceInfo {
     #[ts(type = "string")]
     pub color: Cow<'static, str>,
     pub capabilities: Capabilities,
-}
-
-/// How one store's lines become the run model's events (the harness's envelopes are the
-/// model's own, folded by the analyzer itself).
-pub(crate) trait StoreFold: Send {
-    /// Folds one complete line of the store's file into `into`.
-    fn line(&mut self, into: &mut Analyzer, line: RawLine<'_>);
-    /// Whether the last line folded was the run's (a file may hold several runs' lines).
-    fn taken(&self) -> bool {
-        true
-    }
 }
 
 /// Which lines of a shared file are a run's (search and read-backs read lines without the run
@@ -208,12 +195,47 @@ pub(crate) trait ValueFolders: Send + Sync {
     fn sharing_runs(&self, _id: &str) -> Vec<&str> {
         Vec::new()
     }
+
+    /// The components of a planned file's path, checked to be a value file of run `run`'s
+    /// folder: plain components, under the folder the store names for `run`, and a file the
+    /// store says GC may take there (`<run>.values/<name>.txt`; under a Claude Code session's
+    /// `tool-results/` one or two components ending `.txt` or `.json`). GC checks every path
+    /// of a plan or a journal with it before deleting.
+    fn check_path(&self, path: &str, run: &str) -> Result<Vec<String>, String> {
+        let bad = || Err(format!("not a value file path of run {run}"));
+        // Only a folder the store's layout names is collected from (a journal's path too).
+        if !self.collects(run) {
+            return bad();
+        }
+        let parts: Vec<&str> = path.split('/').collect();
+        // Each component plain: not empty, not `.` or `..`, no separator.
+        if !parts
+            .iter()
+            .all(|p| crate::model::layout::is_valid_run_id(p))
+        {
+            return bad();
+        }
+        let rel = self.rel(run);
+        let dir: Vec<&str> = rel.split('/').collect();
+        let Some(rest) = parts.strip_prefix(dir.as_slice()) else {
+            return bad();
+        };
+        match !rest.is_empty() && self.takes(run, rest) {
+            true => Ok(parts.iter().map(|s| (*s).to_owned()).collect()),
+            false => bad(),
+        }
+    }
 }
 
 impl SourceKind {
     /// The implementation of this kind of store.
     pub(crate) fn store(self) -> &'static dyn Source {
         super::store_of(self)
+    }
+
+    /// What the user calls it.
+    pub fn label(self) -> &'static str {
+        self.store().label()
     }
 
     /// What the user and the app are told of this kind of store.

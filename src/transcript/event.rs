@@ -9,10 +9,9 @@
 //! and a value of the wrong type there makes the line or event invalid.
 
 use serde::de::IgnoredAny;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
-use ts_rs::TS;
 
 /// The schema version this reader was written for.
 pub(crate) const SCHEMA_VERSION: u64 = 1;
@@ -31,29 +30,7 @@ pub(crate) struct Envelope<'a> {
 
 pub(crate) const ENVELOPE_KEYS: &[&str] = &["schemaVersion", "runId", "seq", "ts", "event"];
 
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct Usage {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prompt_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub completion_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub eval_duration_ms: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prompt_eval_duration_ms: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost_usd: Option<f64>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct Timing {
-    #[serde(default)]
-    pub model_ms: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttft_ms: Option<f64>,
-}
+pub use crate::model::{Timing, Usage};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

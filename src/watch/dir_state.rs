@@ -3,15 +3,16 @@
 
 use super::{Change, FirstLook, LineRef, Tail};
 use crate::index::{Entry, ReadRun};
-use crate::runs::layout::VALUE_EXT;
-use crate::runs::layout::{
+use crate::model::layout::VALUE_EXT;
+use crate::model::layout::{
     is_link, is_regular_file, summary_name, transcript_name, value_dir_name, Layout, RunFiles,
     RunPaths, SUMMARY_SUFFIX, TEMP_SUFFIX, TRANSCRIPT_SUFFIX, VALUES_SUFFIX,
 };
-use crate::runs::stamp::FileStamp;
+use crate::model::stamp::FileStamp;
 #[cfg(doc)]
-use crate::runs::values::list_value_files;
-use crate::runs::{analyze_run, sort_runs, unreadable_run, Run, RunOptions, RunsDir};
+use crate::model::values::list_value_files;
+use crate::model::{Run, RunOptions};
+use crate::runs::{analyze_run, sort_runs, unreadable_run, RunsDir};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
@@ -111,7 +112,7 @@ impl DirState {
 
     fn opts_now(&self) -> RunOptions {
         RunOptions {
-            now_ms: crate::runs::now_ms(),
+            now_ms: crate::model::now_ms(),
             ..self.opts
         }
     }
@@ -174,7 +175,7 @@ impl DirState {
         if self.look_foreign() {
             return;
         }
-        let now_ms = crate::runs::now_ms();
+        let now_ms = crate::model::now_ms();
         let ids: Vec<String> = self.values.keys().cloned().collect();
         for id in ids {
             let path = RunPaths::new(&self.root, &id).value_dir();
@@ -423,7 +424,7 @@ impl DirState {
     }
 
     /// Sends the appended events of run `id`, and `finished` when one of them ends a dispatch.
-    fn report(&self, id: &str, events: Vec<crate::runs::TimelineEvent>, pending_bytes: u64) {
+    fn report(&self, id: &str, events: Vec<crate::model::TimelineEvent>, pending_bytes: u64) {
         if events.is_empty() {
             return;
         }

@@ -5,9 +5,10 @@
 //! the runs the index vouches for from it.
 
 use super::{Change, FirstLook};
-use crate::runs::stamp::FileStamp;
-use crate::runs::{sort_runs, unreadable_run, Layout, Run, RunOptions, RunStatus, RunsDir};
-use crate::sources::SourceKind;
+use crate::model::stamp::FileStamp;
+use crate::model::SourceKind;
+use crate::model::{Layout, Run, RunOptions, RunStatus};
+use crate::runs::{sort_runs, unreadable_run, RunsDir};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! What a live session sends a front end: the list of runs, patches to it, and the updates of
 //! a followed run. Plain data, generated into TypeScript for the UI.
 
-use crate::runs::{Run, TimelineEvent};
+use crate::model::{Run, TimelineEvent};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -13,7 +13,7 @@ pub struct DirStatus {
     pub error: Option<String>,
     pub runs: u64,
     /// The kind of store it is read as.
-    pub source: crate::sources::SourceKind,
+    pub source: crate::model::SourceKind,
 }
 
 /// A run and the runs directory it is in (an index into [`RunList::dirs`]).

@@ -7,11 +7,11 @@
 //! first time more is needed (the file grew, a value file came or went, the summary changed) the
 //! transcript is read whole once, and only the lines past that length are news.
 
+use crate::fold::{Analyzer, FileFigures};
 use crate::index::Entry;
-use crate::runs::analyze::{Analyzer, FileFigures};
-use crate::runs::layout::{is_link, is_regular_file, RunPaths};
-use crate::runs::values::{find_value_file, list_value_files};
-use crate::runs::{now_ms, Run, RunOptions, TimelineEvent};
+use crate::model::layout::{is_link, is_regular_file, value_dir_name, RunPaths};
+use crate::model::values::{find_value_file, list_value_files};
+use crate::model::{now_ms, Run, RunOptions, TimelineEvent};
 use crate::transcript::{read_lines, Cursor};
 use std::fs;
 use std::io;
@@ -284,7 +284,7 @@ impl Tail {
         let mtime = fs::metadata(&self.transcript)
             .ok()
             .as_ref()
-            .and_then(crate::runs::options::modified_ms);
+            .and_then(crate::model::options::modified_ms);
         let mut run = self.analyzer.snapshot_at(mtime, now_ms());
         let summary = is_regular_file(&self.summary).then_some(self.summary.as_path());
         let files = FileFigures {
@@ -335,7 +335,7 @@ fn begin(id: &str, values_dir: &Path, opts: RunOptions) -> Analyzer {
     };
     let mut analyzer = Analyzer::new(id, values, opts, true);
     if linked {
-        analyzer.linked_values();
+        analyzer.linked_values(&value_dir_name(id));
     } else {
         analyzer.look_up_values_in(values_dir);
     }

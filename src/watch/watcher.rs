@@ -3,8 +3,8 @@
 
 use super::dir_state::DirState;
 use super::Change;
-use crate::runs::stamp::FileStamp;
-use crate::runs::{Run, RunOptions, Verify};
+use crate::model::stamp::FileStamp;
+use crate::model::{Run, RunOptions, Verify};
 use notify::{EventKind, RecursiveMode, Watcher};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

@@ -7,15 +7,16 @@
 //! On the wire a command is invoked with `{ req }` (its request, absent for `()`) and, when it
 //! streams, `{ channel }`.
 
+use super::prefs::SavedSettings;
 use super::{ResultRef, Settings};
 use crate::diff::{RunDiff, TextDiff};
 use crate::export::Export;
 use crate::gc::{GcReport, Progress, StorageStats};
 use crate::insights::{ResumePreview, ValueCoverage, WhatIf};
+use crate::model::RunDetail;
 use crate::retained::open::LinesPage;
-use crate::runs::{PeekAnswer, RunDetail, ValueInfo, ValueVerdict};
+use crate::runs::{PeekAnswer, ValueInfo, ValueVerdict};
 use crate::search::SearchSummary;
-use crate::service::prefs::SavedSettings;
 use crate::watch::{Change, RunList, RunPatch, RunUpdate};
 use crate::{Error, ErrorCode};
 use std::collections::BTreeMap;
@@ -69,21 +70,6 @@ macro_rules! contract {
             ),*]
         }
 
-        /// Calls command `name` of `svc` with its request and response as JSON; `None` when
-        /// there is no such command. Every command's handler is the method of
-        /// [`Service`](crate::service::Service) named as the command.
-        pub(crate) fn dispatch_command(
-            svc: &crate::service::Service,
-            name: &str,
-            req: serde_json::Value,
-            items: crate::service::Sink<serde_json::Value>,
-        ) -> Option<Result<serde_json::Value, Error>> {
-            match name {
-                $( stringify!($name) => Some(contract!(@call svc $name req items $($item)?)), )*
-                _ => None,
-            }
-        }
-
         /// Visits every type the contract names (its dependencies are reached from those).
         fn visit_all(v: &mut impl TypeVisitor) {
             $(
@@ -97,71 +83,72 @@ macro_rules! contract {
     };
     (@item) => { () };
     (@item $item:ty) => { $item };
-    (@call $svc:ident $name:ident $req:ident $items:ident) => {{
-        drop($items);
-        crate::service::json_call($req, |r| $svc.$name(r))
-    }};
-    (@call $svc:ident $name:ident $req:ident $items:ident $item:ty) => {
-        crate::service::json_call($req, |r| {
-            $svc.$name(r, crate::service::json_sink::<$item>($items))
-        })
-    };
     (@streams) => { false };
     (@streams $item:ty) => { true };
 }
 
-contract! {
-    /// The settings the app started with.
-    settings: () => Settings;
-    set_runs_dirs: SetRunsDirsRequest => Settings;
-    /// Saves the Settings view's choices; answers the settings then in effect (the command
-    /// line and the environment still win).
-    save_settings: SavedSettings => Settings;
-    /// The system folder picker; `null` when the user cancels.
-    pick_runs_dir: () => Option<String>;
-    list_runs: ListRunsRequest => RunList;
-    run_detail: RunRequest => RunDetail;
-    open_value: ResultRef => ValueInfo;
-    /// Every byte of a value opened `verified: sampled` compared with the transcript.
-    verify_value: ResultRef => ValueVerdict;
-    value_lines: ValueLinesRequest => LinesPage;
-    value_text: ValueTextRequest => String;
-    peek_value: PeekValueRequest => PeekAnswer;
-    reveal_value: ResultRef => ();
-    storage: DirRequest => StorageStats;
-    gc_plan: GcPlanRequest => GcReport;
-    gc_apply: DirRequest => GcReport, stream Progress;
-    gc_cancel: () => ();
-    set_pinned: SetPinnedRequest => bool;
-    pinned: DirRequest => Vec<String>;
-    watch_changes: () => (), stream Change;
-    follow_run: FollowRunRequest => (), stream RunUpdate;
-    unfollow_run: UnfollowRunRequest => ();
-    run_rows: RunRowsRequest => Vec<RunPatch>;
-    /// What the model was shown of each value of a run (`mctl coverage`).
-    coverage: CoverageRequest => Vec<ValueCoverage>;
-    /// The threshold what-if (`mctl whatif`).
-    what_if: WhatIfRequest => Vec<WhatIf>;
-    /// The messages a resume of a run would replay (`mctl resume`).
-    resume_preview: ResumeRequest => ResumePreview;
-    /// Searches every run of the directories named (`mctl search`); a new search cancels the
-    /// one before it.
-    search: SearchRequest => SearchSummary, stream SearchBatch;
-    /// Stops the running search.
-    search_cancel: () => ();
-    /// A run as one file to share, secrets redacted unless asked not to (`mctl export`).
-    export_run: ExportRequest => Export;
-    /// The same export's figures (its size, the secrets redacted per kind) without the document:
-    /// what the Export dialog shows before anything is written.
-    export_preview: ExportRequest => Export;
-    /// Writes the export where the user chooses in the system's save dialog (the desktop app);
-    /// the path written, or `null` when the user cancels.
-    save_export: ExportRequest => Option<String>;
-    /// Two runs side by side, their events aligned (`mctl diff`).
-    diff_runs: DiffRunsRequest => RunDiff;
-    /// Two tool results' texts as a line diff (`mctl diff --results`).
-    diff_results: DiffResultsRequest => TextDiff;
+/// The commands, each with its request, response and streamed item types: given to macro
+/// `$callback`, which makes of them what it needs (the types and the list here, the dispatch in
+/// `crate::service::dispatch`). The one list of the contract.
+macro_rules! with_contract {
+    ($callback:ident) => {
+        $callback! {
+            /// The settings the app started with.
+            settings: () => Settings;
+            set_runs_dirs: SetRunsDirsRequest => Settings;
+            /// Saves the Settings view's choices; answers the settings then in effect (the command
+            /// line and the environment still win).
+            save_settings: SavedSettings => Settings;
+            /// The system folder picker; `null` when the user cancels.
+            pick_runs_dir: () => Option<String>;
+            list_runs: ListRunsRequest => RunList;
+            run_detail: RunRequest => RunDetail;
+            open_value: ResultRef => ValueInfo;
+            /// Every byte of a value opened `verified: sampled` compared with the transcript.
+            verify_value: ResultRef => ValueVerdict;
+            value_lines: ValueLinesRequest => LinesPage;
+            value_text: ValueTextRequest => String;
+            peek_value: PeekValueRequest => PeekAnswer;
+            reveal_value: ResultRef => ();
+            storage: DirRequest => StorageStats;
+            gc_plan: GcPlanRequest => GcReport;
+            gc_apply: DirRequest => GcReport, stream Progress;
+            gc_cancel: () => ();
+            set_pinned: SetPinnedRequest => bool;
+            pinned: DirRequest => Vec<String>;
+            watch_changes: () => (), stream Change;
+            follow_run: FollowRunRequest => (), stream RunUpdate;
+            unfollow_run: UnfollowRunRequest => ();
+            run_rows: RunRowsRequest => Vec<RunPatch>;
+            /// What the model was shown of each value of a run (`mctl coverage`).
+            coverage: CoverageRequest => Vec<ValueCoverage>;
+            /// The threshold what-if (`mctl whatif`).
+            what_if: WhatIfRequest => Vec<WhatIf>;
+            /// The messages a resume of a run would replay (`mctl resume`).
+            resume_preview: ResumeRequest => ResumePreview;
+            /// Searches every run of the directories named (`mctl search`); a new search cancels the
+            /// one before it.
+            search: SearchRequest => SearchSummary, stream SearchBatch;
+            /// Stops the running search.
+            search_cancel: () => ();
+            /// A run as one file to share, secrets redacted unless asked not to (`mctl export`).
+            export_run: ExportRequest => Export;
+            /// The same export's figures (its size, the secrets redacted per kind) without the document:
+            /// what the Export dialog shows before anything is written.
+            export_preview: ExportRequest => Export;
+            /// Writes the export where the user chooses in the system's save dialog (the desktop app);
+            /// the path written, or `null` when the user cancels.
+            save_export: ExportRequest => Option<String>;
+            /// Two runs side by side, their events aligned (`mctl diff`).
+            diff_runs: DiffRunsRequest => RunDiff;
+            /// Two tool results' texts as a line diff (`mctl diff --results`).
+            diff_results: DiffResultsRequest => TextDiff;
+        }
+    };
 }
+pub(crate) use with_contract;
+
+with_contract!(contract);
 
 /// Writes the TypeScript of every type the contract names into `out`, each in its own file,
 /// and `commands.ts` with the `Commands` map (name → request, response, stream).

@@ -5,9 +5,10 @@
 //! `ui/src/gen/` (checked by `tests/it/gen_types.rs`).
 
 mod commands;
+pub(crate) mod prefs;
 mod requests;
 
-pub(crate) use commands::dispatch_command;
+pub(crate) use commands::with_contract;
 pub use commands::{command, export_typescript, CommandSpec, COMMANDS};
 pub use requests::*;
 
@@ -58,14 +59,14 @@ pub struct Settings {
     #[serde(default)]
     pub gc_idle_guard_ms: i64,
     #[serde(default)]
-    pub theme: crate::service::prefs::Theme,
+    pub theme: prefs::Theme,
     /// Where each setting in effect comes from: the command line and the environment win over
     /// what is saved (`docs/settings.md`).
     #[serde(default)]
-    pub sources: crate::service::prefs::SettingSources,
+    pub sources: prefs::SettingSources,
     /// What the Settings view saved, whether or not it is in effect.
     #[serde(default)]
-    pub saved: crate::service::prefs::SavedSettings,
+    pub saved: prefs::SavedSettings,
     /// What was ignored on the way (an environment variable that does not parse, an unreadable
     /// settings file).
     #[serde(default)]

@@ -10,12 +10,12 @@
 
 use super::persisted::{self, RawOutput, Target, STUB_PREFIX};
 use super::threads::{is_agent_file, Lines};
+use crate::fold::{Analyzer, ForeignResult, Terminal};
+use crate::model::layout::RunFiles;
+use crate::model::options::Verify;
+use crate::model::values::{matches_content, ValueFile};
+use crate::model::{ProblemKind, RetentionState};
 use crate::retained::{count_format_chars, count_lines};
-use crate::runs::analyze::{Analyzer, ForeignResult, Terminal};
-use crate::runs::layout::RunFiles;
-use crate::runs::model::{ProblemKind, RetentionState};
-use crate::runs::options::Verify;
-use crate::runs::values::{matches_content, ValueFile};
 use crate::transcript::event::{ContentBlock, Event, ToolResult, Usage};
 use crate::transcript::RawLine;
 use serde::Deserialize;

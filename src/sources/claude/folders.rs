@@ -3,9 +3,9 @@
 //! else. The session's stamp is its transcript and its subagents' transcripts: any of them may
 //! still write there.
 
-use crate::runs::stamp::files_stamp;
-use crate::runs::values::{value_file_of, ValueFile};
-use crate::runs::Layout;
+use crate::model::stamp::files_stamp;
+use crate::model::values::{value_file_of, ValueFile};
+use crate::model::Layout;
 use crate::sources::ValueFolders;
 use std::collections::BTreeMap;
 use std::fs;
@@ -185,9 +185,7 @@ fn add_files(dir: &Path, prefix: &str, out: &mut BTreeMap<String, ValueFile>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gc::owners::Owners;
-    use crate::runs::Layout;
-    use crate::sources::SourceKind;
+    use crate::model::SourceKind;
 
     #[test]
     fn only_files_of_the_runs_own_tool_results_pass() {
@@ -201,7 +199,7 @@ mod tests {
             value_dirs: [("s1".to_owned(), values)].into_iter().collect(),
             ..Default::default()
         };
-        let o = Owners::of(&layout);
+        let o = SourceKind::Claude.store().value_folders(&layout);
         assert!(o.check_path("-p/s1/tool-results/toolu_1.txt", "s1").is_ok());
         assert!(o.check_path("-p/s1/tool-results/sub/x.json", "s1").is_ok());
         for bad in [
@@ -215,11 +213,11 @@ mod tests {
         ] {
             assert!(o.check_path(bad, "s1").is_err(), "{bad}");
         }
-        assert_eq!(o.label("s1"), "-p/s1/tool-results/");
+        assert_eq!(o.rel("s1"), "-p/s1/tool-results");
         assert_eq!(o.writers("s1"), [root.join("-p/s1.jsonl")]);
         // A run the layout does not name has no folder to collect from (a journal's path).
         assert!(o.check_path("-p/s9/tool-results/x.txt", "s9").is_err());
-        let codex = Owners::of(&Layout {
+        let codex = SourceKind::Codex.store().value_folders(&Layout {
             source: SourceKind::Codex,
             ..Default::default()
         });

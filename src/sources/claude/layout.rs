@@ -7,8 +7,8 @@
 
 use super::scan_cache::Scans;
 use super::threads::SessionScan;
-use crate::runs::layout::{Layout, RunFiles};
-use crate::sources::SourceKind;
+use crate::model::layout::{Layout, RunFiles};
+use crate::model::SourceKind;
 use std::collections::BTreeMap;
 use std::fs;
 use std::io;
@@ -60,7 +60,7 @@ pub(crate) fn read(root: &Path, cache: Option<&Path>) -> io::Result<Layout> {
 }
 
 fn has_transcript(dir: &Path, name: &str) -> bool {
-    crate::runs::layout::is_regular_file(&dir.join(format!("{name}.jsonl")))
+    crate::model::layout::is_regular_file(&dir.join(format!("{name}.jsonl")))
 }
 
 /// A session's folder: it holds `tool-results/` or `subagents/`.

@@ -18,7 +18,7 @@ pub(crate) use scan_cache::forget as forget_scans;
 pub(crate) use source::ClaudeCode;
 pub use threads::SideKey;
 
-use crate::runs::values::{value_file_of, ValueFile};
+use crate::model::values::{value_file_of, ValueFile};
 use crate::transcript::{read_lines, Cursor};
 use persisted::RawOutput;
 use serde::Deserialize;

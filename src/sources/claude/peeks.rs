@@ -4,7 +4,7 @@
 
 use super::persisted::{block_text, target_of};
 use super::threads::Lines;
-use crate::insights::PeekCall;
+use crate::model::PeekCall;
 use crate::retained::Stub;
 use crate::transcript::read_small_lines;
 use serde_json::{Map, Value};

@@ -7,7 +7,7 @@
 //! always safe.
 
 use super::threads::{Scanner, SessionScan};
-use crate::index::FileStamp as Stamp;
+use crate::model::stamp::FileStamp as Stamp;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs;
@@ -185,7 +185,7 @@ fn lock() -> std::sync::MutexGuard<'static, Cache> {
 /// its path was spelled.
 fn file_of(root: &Path, cache: &Path) -> PathBuf {
     let canonical = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let key = crate::index::dir_hash(canonical.as_os_str().as_encoded_bytes());
+    let key = crate::config::dir_hash(canonical.as_os_str().as_encoded_bytes());
     cache.join(format!("claude-sessions-{key:016x}-v{VERSION}.json"))
 }
 

@@ -4,11 +4,11 @@
 use super::folders::SessionFolders;
 use super::threads::Lines;
 use super::{persisted, ClaudeFold};
-use crate::insights::PeekCall;
+use crate::model::recorded::{transcript_of, FullText, RecordedTexts};
+use crate::model::values::ValueFile;
+use crate::model::PeekCall;
+use crate::model::{Layout, ResultInfo, RetentionState, RunFiles, RunOptions};
 use crate::retained::Stub;
-use crate::runs::foreign::{transcript_of, FullText, RecordedTexts};
-use crate::runs::values::ValueFile;
-use crate::runs::{Layout, ResultInfo, RetentionState, RunFiles, RunOptions};
 use crate::sources::sweep::AgentSweep;
 use crate::sources::{
     Capabilities, LineFilter, Piece, PieceKind, Source, SourceInfo, SourceKind, StoreFold,
@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 pub(crate) struct ClaudeCode;
 
 impl StoreFold for ClaudeFold {
-    fn line(&mut self, into: &mut crate::runs::analyze::Analyzer, line: RawLine<'_>) {
+    fn line(&mut self, into: &mut crate::fold::Analyzer, line: RawLine<'_>) {
         ClaudeFold::line(self, into, line)
     }
 
@@ -114,7 +114,7 @@ impl Source for ClaudeCode {
     /// `<value id>.txt` (else `.json`) in the run's `tool-results/`, else in its parent
     /// session's. Only a regular file there counts.
     fn value_file(&self, layout: &Layout, id: &str, value_id: &str) -> Option<PathBuf> {
-        if !crate::runs::layout::is_valid_run_id(value_id) {
+        if !crate::model::layout::is_valid_run_id(value_id) {
             return None;
         }
         let files = layout.runs.get(id);
@@ -196,9 +196,11 @@ fn texts(layout: &Layout, id: &str, info: &ResultInfo) -> io::Result<RecordedTex
             _ => FullText::Seen,
         },
     };
+    // Its preview shows the first lines of the full text.
+    let stub = info.stub_bytes.map(|_| super::peeks::stub_of(&t.seen));
     Ok(RecordedTexts {
-        kind: SourceKind::Claude,
         seen: t.seen,
+        stub,
         full,
     })
 }

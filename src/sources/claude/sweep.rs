@@ -3,7 +3,7 @@
 //! modification time is older than `cleanupPeriodDays` (its `settings.json`, default 30). The
 //! Storage view says so, so that a user can export what matters first.
 
-use crate::runs::Layout;
+use crate::model::Layout;
 pub use crate::sources::sweep::{AgentSweep, SweptSession};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -46,7 +46,7 @@ fn period(config: Option<&Path>) -> (u64, Option<String>) {
 }
 
 fn modified_ms(meta: &fs::Metadata) -> Option<i64> {
-    crate::runs::options::modified_ms(meta)
+    crate::model::options::modified_ms(meta)
 }
 
 /// What Claude Code's cleanup deletes of store `layout` at `now_ms`; `titles` names the runs.

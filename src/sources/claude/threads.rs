@@ -11,7 +11,7 @@
 //! Knowing this means reading the session file, so a scan is kept by the file's stamp
 //! ([`super::scan_cache`]); a file that grew is read on from where its scan stopped.
 
-use crate::runs::layout::RunFiles;
+use crate::model::layout::RunFiles;
 use crate::transcript::{read_lines, Cursor};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
 use std::path::Path;
 
-pub use crate::runs::SideKey;
+pub use crate::model::SideKey;
 
 /// One side conversation of a session file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

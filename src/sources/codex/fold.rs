@@ -4,9 +4,9 @@
 //! rollout keeps only what the model got. Other `event_msg`s repeat what `response_item`s say
 //! and are folded away; an unknown line type is counted and shown.
 
+use crate::fold::{Analyzer, ForeignResult, Terminal};
+use crate::model::{ProblemKind, RetentionState};
 use crate::retained::{count_format_chars, count_lines};
-use crate::runs::analyze::{Analyzer, ForeignResult, Terminal};
-use crate::runs::model::{ProblemKind, RetentionState};
 use crate::transcript::event::{ContentBlock, Event, RunErrorBody, ToolResult};
 use crate::transcript::RawLine;
 use regex::Regex;

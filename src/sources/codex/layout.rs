@@ -3,8 +3,8 @@
 //! compressed an idle one (a plain sibling wins). A directory of rollouts at any of those levels
 //! opens too. Links are never followed.
 
-use crate::runs::layout::{Layout, RunFiles};
-use crate::sources::SourceKind;
+use crate::model::layout::{Layout, RunFiles};
+use crate::model::SourceKind;
 use std::collections::BTreeMap;
 use std::fs;
 use std::io;

@@ -8,10 +8,10 @@ mod search;
 pub(crate) use fold::{output_on_line, CodexFold};
 pub(crate) use layout::{read as read_layout, rollout_id};
 
-use crate::insights::PeekCall;
-use crate::runs::foreign::{transcript_of, FullText, RecordedTexts};
-use crate::runs::values::ValueFile;
-use crate::runs::{Layout, ResultInfo, RunFiles, RunOptions};
+use crate::model::recorded::{transcript_of, FullText, RecordedTexts};
+use crate::model::values::ValueFile;
+use crate::model::PeekCall;
+use crate::model::{Layout, ResultInfo, RunFiles, RunOptions};
 use crate::sources::store::NoValueFolders;
 use crate::sources::{
     Capabilities, Piece, Source, SourceInfo, SourceKind, StoreFold, ValueFolders,
@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 pub(crate) struct Codex;
 
 impl StoreFold for CodexFold {
-    fn line(&mut self, into: &mut crate::runs::analyze::Analyzer, line: RawLine<'_>) {
+    fn line(&mut self, into: &mut crate::fold::Analyzer, line: RawLine<'_>) {
         CodexFold::line(self, into, line)
     }
 }
@@ -83,8 +83,8 @@ impl Source for Codex {
     ) -> Option<io::Result<RecordedTexts>> {
         let texts = transcript_of(layout, id).and_then(|t| {
             Ok(RecordedTexts {
-                kind: SourceKind::Codex,
                 seen: output_at(&t, info.offset)?,
+                stub: None,
                 full: FullText::Seen,
             })
         });

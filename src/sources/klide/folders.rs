@@ -1,9 +1,9 @@
 //! GC's view of a runs directory: `<run>.values/*.txt`, each folder its run's alone, the run's
 //! stamp its transcript and summary.
 
-use crate::runs::layout::{is_valid_run_id, value_dir_name, RunPaths, VALUE_EXT};
-use crate::runs::stamp::files_stamp;
-use crate::runs::values::{list_value_files, ValueFile};
+use crate::model::layout::{is_valid_run_id, value_dir_name, RunPaths, VALUE_EXT};
+use crate::model::stamp::files_stamp;
+use crate::model::values::{list_value_files, ValueFile};
 use crate::sources::ValueFolders;
 use std::collections::BTreeMap;
 use std::io;

@@ -1,9 +1,9 @@
 //! What is in a runs directory (spec A.2): one `read_dir`, each entry classified by its name
 //! (the names are spelled in `crate::runs::layout`, shared with the watcher and GC).
 
-use crate::runs::layout::{strip, SUMMARY_SUFFIX, TEMP_SUFFIX, TRANSCRIPT_SUFFIX, VALUES_SUFFIX};
-use crate::runs::{Layout, RunFiles};
-use crate::sources::SourceKind;
+use crate::model::layout::{strip, SUMMARY_SUFFIX, TEMP_SUFFIX, TRANSCRIPT_SUFFIX, VALUES_SUFFIX};
+use crate::model::SourceKind;
+use crate::model::{Layout, RunFiles};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};

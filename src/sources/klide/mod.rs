@@ -5,12 +5,14 @@
 
 mod folders;
 mod layout;
+mod peeks;
 
-use crate::insights::{peek_calls, PeekCall};
-use crate::runs::layout::value_dir_name;
-use crate::runs::values::{list_value_files, ValueFile};
-use crate::runs::{Layout, RunFiles, RunOptions};
+use crate::model::layout::{value_dir_name, RunPaths};
+use crate::model::values::{list_value_files, ValueFile};
+use crate::model::PeekCall;
+use crate::model::{Layout, RunFiles, RunOptions};
 use crate::sources::{Capabilities, Source, SourceInfo, SourceKind, StoreFold, ValueFolders};
+use peeks::peek_calls;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io;
@@ -69,7 +71,7 @@ impl Source for Harness {
     }
 
     fn value_file(&self, layout: &Layout, id: &str, call: &str) -> Option<PathBuf> {
-        crate::runs::access::value_file_in(layout, id, call)
+        value_file_in(layout, id, call)
     }
 
     fn read_backs(&self, transcript: &Path, _files: &RunFiles) -> io::Result<Vec<PeekCall>> {
@@ -84,5 +86,16 @@ impl Source for Harness {
 
     fn value_folder_name(&self, id: &str) -> String {
         value_dir_name(id)
+    }
+}
+
+/// The value file of `call` in run `id` of `layout`, if it is a regular file in a real value
+/// directory.
+fn value_file_in(layout: &Layout, id: &str, call: &str) -> Option<PathBuf> {
+    layout.value_dir(id)?;
+    let path = RunPaths::new(&layout.root, id).value_file(call);
+    match std::fs::symlink_metadata(&path) {
+        Ok(m) if m.file_type().is_file() => Some(path),
+        _ => None,
     }
 }

@@ -3,7 +3,8 @@
 
 use super::{lock, LiveSession};
 use crate::error::Result;
-use crate::runs::{Run, RunsDir};
+use crate::model::Run;
+use crate::runs::RunsDir;
 use crate::watch::{DirStatus, RunKey, RunList, RunPatch, RunRow};
 use std::sync::atomic::Ordering;
 

@@ -12,7 +12,7 @@
 //! (`item`s, then `done` or `error`), and `GET /api/events` is the live stream for scripts: one
 //! `change` event per change.
 
-use super::clients::valid_id;
+use super::clients::{valid_id, Outlet};
 use super::guard::error_response;
 use super::Server;
 use axum::body::Bytes;
@@ -37,9 +37,6 @@ const BUFFER: usize = 256;
 /// How long a live change or a run update waits for a client that is behind before its stream
 /// is ended: it never holds up what sends them for longer (each page has its own watcher).
 const STALL: Duration = Duration::from_secs(10);
-
-/// The sending end of a stream, shared by whatever sends on it; `None` once it is given up.
-pub type Outlet = Arc<Mutex<Option<mpsc::Sender<Event>>>>;
 
 /// Sends `event`, waiting at most `patience` while the client is behind; false when the event
 /// could not be sent. After `patience` the stream is ended (given up) unless `keep` says to

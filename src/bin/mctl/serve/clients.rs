@@ -4,7 +4,6 @@
 //! (`GET /api/page`) that carries everything its commands stream. A page whose stream ends is
 //! forgotten (its service stopped); one without a stream, after ten idle minutes.
 
-use super::calls::Outlet;
 use super::Server;
 use mission_control::service::prefs;
 use mission_control::service::{Allowed, Service};
@@ -12,6 +11,10 @@ use mission_control::wire::DirsSource;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
+
+/// The sending end of a page's stream, shared by whatever sends on it; `None` once it is given
+/// up.
+pub type Outlet = Arc<Mutex<Option<tokio::sync::mpsc::Sender<axum::response::sse::Event>>>>;
 use tokio::sync::mpsc;
 
 /// Pages kept at once. A page without a stream makes room for a new one; when every page has

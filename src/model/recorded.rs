@@ -1,6 +1,6 @@
-//! What another agent's store recorded of a result (`crate::sources`): the same doors as the
-//! harness's results (access.rs), with that store's rule for each text, which its source gives
-//! ([`crate::sources::Source::recorded_texts`]).
+//! What another agent's store recorded of a result: the same doors as the harness's results
+//! (`crate::runs::access`), with that store's rule for each text, which its source gives
+//! (`crate::sources::Source::recorded_texts`).
 //!
 //! - The stub is the text the model got, verbatim (Claude Code's `<persisted-output>` block).
 //!   Only a persisted result has one.
@@ -9,10 +9,8 @@
 //!   text the model got (a Codex output cut in place is all there is).
 
 use super::layout::Layout;
-use super::ResultInfo;
 use crate::retained::open::ValueText;
 use crate::retained::{FileSource, Stub};
-use crate::sources::SourceKind;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -31,19 +29,18 @@ pub(crate) enum FullText {
 
 /// The texts a store recorded of one result.
 pub(crate) struct RecordedTexts {
-    /// The kind of store: it says how a stub is read from what the model got.
-    pub kind: SourceKind,
     /// What the model got.
     pub seen: String,
+    /// The stub the model got instead of the output, read from `seen` by its store's rule;
+    /// `None` when the model got the output itself (whole, or cut in place).
+    pub stub: Option<Stub>,
     pub full: FullText,
 }
 
 impl RecordedTexts {
     /// The stub the model got, when it got one instead of the output.
-    pub(crate) fn stub(&self, info: &ResultInfo) -> Option<Stub> {
-        // The lines its preview shows are the first ones of the full text.
-        info.stub_bytes
-            .and_then(|_| self.kind.store().stub_of_seen(&self.seen))
+    pub(crate) fn stub(&self) -> Option<Stub> {
+        self.stub.clone()
     }
 
     /// The full text, to view or peek.
@@ -72,13 +69,6 @@ impl RecordedTexts {
             _ => None,
         }
     }
-}
-
-/// The texts store `layout` recorded of result `info` of run `id`; an error for a store whose
-/// stubs are made by the retention rule (the harness's: its transcript holds the full text).
-pub(crate) fn texts(layout: &Layout, id: &str, info: &ResultInfo) -> io::Result<RecordedTexts> {
-    (layout.store().recorded_texts(layout, id, info))
-        .unwrap_or_else(|| Err(io::Error::other("a runs directory is not a foreign store")))
 }
 
 /// The transcript of run `id`, which a recorded result is read from.

@@ -2,10 +2,10 @@
 //! folded so far, and what the run's files add (their sizes, the summary).
 
 use super::{Analyzer, Terminal};
-use crate::runs::layout::stem_file_name;
-use crate::runs::model::{Run, RunDetail, RunStatus, StrayFile};
-use crate::runs::options::RunOptions;
-use crate::runs::summary::apply_summary;
+use crate::fold::summary::apply_summary;
+use crate::model::layout::stem_file_name;
+use crate::model::options::RunOptions;
+use crate::model::{Run, RunDetail, RunStatus, StrayFile};
 use std::path::Path;
 
 impl Analyzer {
@@ -49,7 +49,7 @@ impl Analyzer {
             .collect();
         run.strays = strays.len() as u64;
         if let Some(title) = &self.title_override {
-            run.title = crate::runs::model::title_of(title);
+            run.title = crate::model::title_of(title);
         }
         run.tools = self.tool_names.iter().cloned().collect();
         (run, strays)

@@ -9,21 +9,31 @@
 
 mod emit;
 mod figures;
-mod fold;
+mod line;
 mod retention;
+pub(crate) mod summary;
+pub(crate) mod timeline;
 
 pub(crate) use emit::ForeignResult;
 
 pub(crate) use figures::FileFigures;
 
-use super::layout::Layout;
-use super::model::{Problem, ProblemKind, ResultInfo, Run, RunDetail, TimelineEvent};
-use super::options::{modified_ms, RunOptions};
-use super::values::ValueFile;
+use crate::model::values::ValueFile;
+use crate::model::{Problem, ProblemKind, ResultInfo, Run, RunOptions, SourceKind, TimelineEvent};
+use crate::transcript::RawLine;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::fs;
-use std::io;
 use std::path::Path;
+
+/// How one store's lines become the run model's events (the harness's envelopes are the
+/// model's own, folded by the analyzer itself). Each source gives its own.
+pub(crate) trait StoreFold: Send {
+    /// Folds one complete line of the store's file into `into`.
+    fn line(&mut self, into: &mut Analyzer, line: RawLine<'_>);
+    /// Whether the last line folded was the run's (a file may hold several runs' lines).
+    fn taken(&self) -> bool {
+        true
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Terminal {
@@ -52,9 +62,9 @@ pub(crate) struct Analyzer {
     last_ts: Option<i64>,
     events: Vec<TimelineEvent>,
     results: Vec<ResultInfo>,
-    problems: Vec<Problem>,
+    pub(crate) problems: Vec<Problem>,
     /// How the lines of another agent's store become events (`None`: the harness's own).
-    foreign: Option<Box<dyn crate::sources::StoreFold>>,
+    foreign: Option<Box<dyn StoreFold>>,
     /// The classification a foreign source made of the result it is about to emit.
     foreign_result: Option<ForeignResult>,
     /// A title the store gives the run (Claude Code's `custom-title`), over its first prompt.
@@ -100,11 +110,7 @@ impl Analyzer {
     }
 
     /// The same fold over the lines of another agent's store of kind `kind`, read by `fold`.
-    pub(crate) fn with_source(
-        mut self,
-        kind: crate::sources::SourceKind,
-        fold: Box<dyn crate::sources::StoreFold>,
-    ) -> Self {
+    pub(crate) fn with_source(mut self, kind: SourceKind, fold: Box<dyn StoreFold>) -> Self {
         self.run.source = kind;
         self.foreign = Some(fold);
         self
@@ -131,9 +137,9 @@ impl Analyzer {
         }
     }
 
-    /// Says that the run's value directory is a symbolic link, which is never read.
-    pub(crate) fn linked_values(&mut self) {
-        let folder = self.run.source.store().value_folder_name(&self.run.id);
+    /// Says that the run's value directory, `folder` as its store names it, is a symbolic link,
+    /// which is never read.
+    pub(crate) fn linked_values(&mut self, folder: &str) {
         let message = format!("{folder} is a symbolic link: it is not read and never collected");
         self.problems.push(Problem {
             line: 0,
@@ -154,91 +160,4 @@ impl Analyzer {
         self.results.clear();
         self.problems.clear();
     }
-}
-
-/// Reads run `id` of a runs directory.
-pub fn analyze_run(
-    layout: &Layout,
-    id: &str,
-    opts: &RunOptions,
-    keep_timeline: bool,
-) -> io::Result<RunDetail> {
-    let values = layout.store().run_values(layout, id)?;
-    analyze_run_with(layout, id, opts, keep_timeline, values)
-}
-
-/// [`analyze_run`] with the run's value files already listed (GC lists them anyway).
-pub(crate) fn analyze_run_with(
-    layout: &Layout,
-    id: &str,
-    opts: &RunOptions,
-    keep_timeline: bool,
-    values: BTreeMap<String, ValueFile>,
-) -> io::Result<RunDetail> {
-    let files = layout.runs.get(id).cloned().unwrap_or_default();
-    let mut analyzer = Analyzer::new(id, values, *opts, keep_timeline);
-    if let Some(fold) = layout.store().fold(layout, id, opts)? {
-        analyzer = analyzer.with_source(layout.source, fold);
-        // Several runs share a Claude Code session's folder: none can call a file a stray.
-        analyzer.no_strays();
-        analyzer.run_mut().parent_id = files.parent.clone();
-        analyzer.run_mut().parent_call = files.parent_call.clone();
-    }
-    if layout.linked_value_dirs.contains(id) {
-        analyzer.linked_values();
-    }
-    let mut mtime = None;
-    let mut transcript_bytes = 0;
-    let mut pending = 0;
-    // A side conversation shares its session's file: its own lines are its size, and its last
-    // line's time (not the file's, which its session moves) is its last activity.
-    let side = files.side.is_some();
-    if let Some(path) = &files.transcript {
-        let mut own_bytes = 0u64;
-        let outcome = crate::sources::read_store_lines(path, |line| {
-            let len = line.bytes.len() as u64;
-            if analyzer.line_taken(line) {
-                own_bytes += 1 + len;
-            }
-        })?;
-        transcript_bytes = if side { own_bytes } else { outcome.file_len };
-        // A torn last line is its session's until it is whole.
-        pending = if side { 0 } else { outcome.pending_bytes };
-        if !side {
-            mtime = fs::metadata(path).ok().as_ref().and_then(modified_ms);
-        }
-    } else {
-        analyzer.problems.push(Problem {
-            line: 0,
-            kind: ProblemKind::Run,
-            message: "no transcript: only a summary file".to_owned(),
-        });
-    }
-    let mut detail = analyzer.finish(mtime);
-    if files.parent_values.is_some() && layout.value_dir(id).is_none() {
-        // Its values sit in its session's folder beside the session's and its siblings': its
-        // own are the files its results name.
-        shared_folder_figures(&mut detail);
-    }
-    let files = FileFigures {
-        transcript: files.transcript.as_deref(),
-        summary: files.summary.as_deref(),
-        transcript_bytes,
-        pending_bytes: pending,
-    };
-    files.complete(&mut detail.run, opts);
-    Ok(detail)
-}
-
-/// The value files and bytes of a run whose values share a folder with other runs': those its
-/// retained and damaged results name, each once.
-fn shared_folder_figures(detail: &mut RunDetail) {
-    let mut named = std::collections::HashMap::new();
-    for r in &detail.results {
-        if let Some(bytes) = r.value_file_bytes {
-            named.insert(r.value_id.as_str(), bytes);
-        }
-    }
-    detail.run.value_files = named.len() as u64;
-    detail.run.value_bytes = named.values().fold(0u64, |a, b| a.saturating_add(*b));
 }

@@ -2,8 +2,9 @@
 //! move mid-run, so the run model takes its figures from the transcript; a summary adds what a
 //! transcript does not say (a subagent's `parentId`) and stands in for a missing transcript.
 
-use super::model::{title_of, Run, RunStatus};
-use super::options::{modified_ms, RunOptions};
+use crate::model::options::modified_ms;
+use crate::model::RunOptions;
+use crate::model::{title_of, Run, RunStatus};
 use serde::Deserialize;
 use std::fs;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Turning a parsed event into a [`TimelineEvent`]: the fields a viewer needs, with big texts
 //! shortened (the full text of a tool result is read on demand, never carried here).
 
-use super::model::{AttachmentInfo, ErrorInfo, TimelineEvent, ToolCallRef, INPUT_MAX, TEXT_MAX};
+use crate::model::{AttachmentInfo, ErrorInfo, TimelineEvent, ToolCallRef, INPUT_MAX, TEXT_MAX};
 use crate::retained::lines::utf8_prefix;
 use crate::transcript::event::{ContentBlock, Event};
 use serde::Deserialize;

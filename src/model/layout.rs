@@ -110,7 +110,7 @@ pub struct RunFiles {
 pub struct Layout {
     pub root: PathBuf,
     /// The kind of store this is.
-    pub source: crate::sources::SourceKind,
+    pub source: crate::model::SourceKind,
     /// Every run id, with its files.
     pub runs: BTreeMap<String, RunFiles>,
     /// Names `<x>.values` of real directories (never symbolic links), by `x`.
@@ -127,7 +127,7 @@ impl Layout {
     /// inside it is kept between processes in `cache`, when given.
     pub fn read_as(
         root: &Path,
-        source: crate::sources::SourceKind,
+        source: crate::model::SourceKind,
         cache: Option<&Path>,
     ) -> io::Result<Self> {
         source.store().read_layout(root, cache)

@@ -1,7 +1,7 @@
 //! The run model as the CLI prints it and the app shows it. Field names are a contract: scripts
 //! read them from `mctl ... --json`. Add fields freely; never rename or drop one.
 
-use crate::transcript::event::{Timing, Usage};
+use super::usage::{Timing, Usage};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -64,7 +64,7 @@ pub struct Run {
     pub id: String,
     /// The kind of store the run was read from: `klide` (the harness), `claude`, `codex`.
     #[serde(default)]
-    pub source: crate::sources::SourceKind,
+    pub source: crate::model::SourceKind,
     pub status: RunStatus,
     /// First user message, whitespace collapsed, at most [`TITLE_MAX`] characters.
     pub title: String,

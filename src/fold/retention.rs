@@ -2,10 +2,10 @@
 //! its value file, and what it costs in the model's context.
 
 use super::Analyzer;
+use crate::model::layout::stem_file_name;
+use crate::model::values::{find_value_file, matches_content};
+use crate::model::{Problem, ProblemKind, ResultInfo, RetentionState};
 use crate::retained::{count_format_chars, count_lines, stub_for, value_id};
-use crate::runs::layout::stem_file_name;
-use crate::runs::model::{Problem, ProblemKind, ResultInfo, RetentionState};
-use crate::runs::values::{find_value_file, matches_content};
 
 impl Analyzer {
     fn tool_name(&self, id: &str) -> String {

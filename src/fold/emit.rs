@@ -3,9 +3,9 @@
 //! own rules give each result (a Claude Code stub, a Codex cut) rather than the size rule.
 
 use super::{Analyzer, Terminal};
-use crate::runs::model::{ProblemKind, ResultInfo, RetentionState, Run, TimelineEvent};
-use crate::runs::timeline::describe;
-use crate::runs::values::ValueFile;
+use crate::fold::timeline::describe;
+use crate::model::values::ValueFile;
+use crate::model::{ProblemKind, ResultInfo, RetentionState, Run, TimelineEvent};
 use crate::transcript::event::Event;
 
 /// A result classified by its store: what the model got, what the full text is and where.

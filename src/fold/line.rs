@@ -2,8 +2,8 @@
 //! each event adds to the run.
 
 use super::{Analyzer, Terminal};
-use crate::runs::model::{title_of, Problem, ProblemKind, TimelineEvent};
-use crate::runs::timeline::describe;
+use crate::fold::timeline::describe;
+use crate::model::{title_of, Problem, ProblemKind, TimelineEvent};
 use crate::transcript::event::{
     known_event_keys, unknown_keys, Envelope, Event, EventType, ENVELOPE_KEYS,
 };

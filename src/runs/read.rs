@@ -1,0 +1,97 @@
+//! Reading one run whole: its store's fold over every line of its transcript, with its value
+//! files, into the run model.
+
+use crate::fold::{Analyzer, FileFigures};
+use crate::model::options::modified_ms;
+use crate::model::values::ValueFile;
+use crate::model::{Layout, Problem, ProblemKind, RunDetail, RunOptions};
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+
+/// Reads run `id` of a runs directory.
+pub fn analyze_run(
+    layout: &Layout,
+    id: &str,
+    opts: &RunOptions,
+    keep_timeline: bool,
+) -> io::Result<RunDetail> {
+    let values = layout.store().run_values(layout, id)?;
+    analyze_run_with(layout, id, opts, keep_timeline, values)
+}
+
+/// [`analyze_run`] with the run's value files already listed (GC lists them anyway).
+pub(crate) fn analyze_run_with(
+    layout: &Layout,
+    id: &str,
+    opts: &RunOptions,
+    keep_timeline: bool,
+    values: BTreeMap<String, ValueFile>,
+) -> io::Result<RunDetail> {
+    let files = layout.runs.get(id).cloned().unwrap_or_default();
+    let mut analyzer = Analyzer::new(id, values, *opts, keep_timeline);
+    if let Some(fold) = layout.store().fold(layout, id, opts)? {
+        analyzer = analyzer.with_source(layout.source, fold);
+        // Several runs share a Claude Code session's folder: none can call a file a stray.
+        analyzer.no_strays();
+        analyzer.run_mut().parent_id = files.parent.clone();
+        analyzer.run_mut().parent_call = files.parent_call.clone();
+    }
+    if layout.linked_value_dirs.contains(id) {
+        analyzer.linked_values(&layout.store().value_folder_name(id));
+    }
+    let mut mtime = None;
+    let mut transcript_bytes = 0;
+    let mut pending = 0;
+    // A side conversation shares its session's file: its own lines are its size, and its last
+    // line's time (not the file's, which its session moves) is its last activity.
+    let side = files.side.is_some();
+    if let Some(path) = &files.transcript {
+        let mut own_bytes = 0u64;
+        let outcome = crate::sources::read_store_lines(path, |line| {
+            let len = line.bytes.len() as u64;
+            if analyzer.line_taken(line) {
+                own_bytes += 1 + len;
+            }
+        })?;
+        transcript_bytes = if side { own_bytes } else { outcome.file_len };
+        // A torn last line is its session's until it is whole.
+        pending = if side { 0 } else { outcome.pending_bytes };
+        if !side {
+            mtime = fs::metadata(path).ok().as_ref().and_then(modified_ms);
+        }
+    } else {
+        analyzer.problems.push(Problem {
+            line: 0,
+            kind: ProblemKind::Run,
+            message: "no transcript: only a summary file".to_owned(),
+        });
+    }
+    let mut detail = analyzer.finish(mtime);
+    if files.parent_values.is_some() && layout.value_dir(id).is_none() {
+        // Its values sit in its session's folder beside the session's and its siblings': its
+        // own are the files its results name.
+        shared_folder_figures(&mut detail);
+    }
+    let files = FileFigures {
+        transcript: files.transcript.as_deref(),
+        summary: files.summary.as_deref(),
+        transcript_bytes,
+        pending_bytes: pending,
+    };
+    files.complete(&mut detail.run, opts);
+    Ok(detail)
+}
+
+/// The value files and bytes of a run whose values share a folder with other runs': those its
+/// retained and damaged results name, each once.
+fn shared_folder_figures(detail: &mut RunDetail) {
+    let mut named = std::collections::HashMap::new();
+    for r in &detail.results {
+        if let Some(bytes) = r.value_file_bytes {
+            named.insert(r.value_id.as_str(), bytes);
+        }
+    }
+    detail.run.value_files = named.len() as u64;
+    detail.run.value_bytes = named.values().fold(0u64, |a, b| a.saturating_add(*b));
+}
