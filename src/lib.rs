@@ -28,6 +28,7 @@
 
 // A `pub` item that the API does not reach is a mistake: it says "public" and is not.
 #![warn(unreachable_pub)]
+#![warn(missing_docs)]
 
 pub(crate) mod config;
 pub mod demo;

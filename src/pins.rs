@@ -6,6 +6,7 @@ use crate::error::{Error, ErrorCode, Result};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+/// The pinned runs, per runs directory: GC never collects their values.
 #[derive(Debug, Default, Clone)]
 pub struct Pins {
     path: Option<PathBuf>,
@@ -28,6 +29,7 @@ impl Pins {
         Ok(Self { path, map })
     }
 
+    /// Whether run `run` of `runs_dir` is pinned.
     pub fn is_pinned(&self, runs_dir: &Path, run: &str) -> bool {
         self.map
             .get(&dir_key(runs_dir))
@@ -42,6 +44,7 @@ impl Pins {
             .unwrap_or_default()
     }
 
+    /// The pinned runs of `runs_dir`, sorted.
     pub fn list(&self, runs_dir: &Path) -> Vec<String> {
         self.map
             .get(&dir_key(runs_dir))
@@ -195,7 +198,9 @@ mod tests {
 #[derive(Debug, Clone, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PinChange {
+    /// Run id.
     pub run: String,
+    /// Whether the run is pinned now.
     pub pinned: bool,
     /// False when the run was already so.
     pub changed: bool,

@@ -26,12 +26,17 @@ const MIN: i64 = 60_000;
 const HOUR: i64 = 60 * MIN;
 const DAY: i64 = 24 * HOUR;
 
+/// What [`write_demo`] wrote (`mctl demo --json`).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DemoReport {
+    /// The directory written, as given.
     pub dir: String,
+    /// Runs written.
     pub runs: u64,
+    /// Files written, in every subdirectory.
     pub files: u64,
+    /// Bytes written.
     pub bytes: u64,
 }
 

@@ -26,21 +26,33 @@ const TEXT_PREVIEW: usize = 2048;
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffSide {
+    /// Run id.
     pub run: String,
+    /// The run's title: its first user message, whitespace collapsed.
     pub title: String,
+    /// How the run's last dispatch ended, or whether it is still running.
     pub status: RunStatus,
+    /// Model provider, when the run names one.
     pub provider: Option<String>,
+    /// Model, when the run names one.
     pub model: Option<String>,
+    /// Prompt tokens over the whole run.
     pub input_tokens: u64,
+    /// Completion tokens over the whole run.
     pub output_tokens: u64,
+    /// Cost in US dollars over the whole run (0 when none is recorded).
     pub cost_usd: f64,
     /// From the first event's `ts` to the last one's; `null` when no event has one.
     pub duration_ms: Option<i64>,
+    /// User messages (dispatches).
     pub user_messages: u64,
+    /// Distinct tool calls.
     pub tool_calls: u64,
     /// Tool results that failed (`ok: false`).
     pub failed_results: u64,
+    /// Results retained: the model saw their stub.
     pub retained: u64,
+    /// Total size in bytes of the retained results' full texts.
     pub retained_bytes: u64,
     /// Bytes the next resume sends for the run's results.
     pub context_bytes: u64,
@@ -62,10 +74,13 @@ pub enum DiffRowKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "kebab-case")]
 pub enum DiffStatus {
+    /// On both sides, alike.
     Same,
     /// On both sides, and something differs (`differs` says what).
     Differs,
+    /// On side A only.
     OnlyA,
+    /// On side B only.
     OnlyB,
 }
 
@@ -94,6 +109,7 @@ pub enum DiffField {
 pub struct DiffItem {
     /// Transcript line of the event (for a tool call, of its start, else of its result).
     pub line: u64,
+    /// `ts` of that event, in milliseconds since the Unix epoch.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub ts: Option<i64>,
@@ -105,12 +121,15 @@ pub struct DiffItem {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub text_bytes: Option<u64>,
+    /// Tool call id of a tool row.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub tool_call_id: Option<String>,
+    /// Tool name of a tool row (`tool` when the transcript does not name it).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub tool: Option<String>,
+    /// The tool call's own one-line summary of its input, when it gave one.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub summary: Option<String>,
@@ -118,6 +137,7 @@ pub struct DiffItem {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub input: Option<String>,
+    /// The call's last result; absent for a message, or a call without a result yet.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub result: Option<DiffResult>,
@@ -127,21 +147,31 @@ pub struct DiffItem {
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffResult {
+    /// False when the tool reported a failure.
     pub ok: bool,
+    /// Size of the full text in bytes.
     pub bytes: u64,
+    /// Number of lines in the full text.
     pub lines: u64,
+    /// Retention state: what the model got in place of the full text.
     pub state: RetentionState,
+    /// Value id, to open the result (with its tool call id) in the compare view.
     pub value_id: String,
 }
 
+/// One row of a diff: a user message, a tool call or an answer, on one side or both.
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffRow {
+    /// What the row is.
     pub kind: DiffRowKind,
+    /// Whether the row is on both sides, and alike.
     pub status: DiffStatus,
     /// What differs, for a row on both sides that differs; empty otherwise.
     pub differs: Vec<DiffField>,
+    /// Run A's side of the row; absent for `only-b`.
     pub a: Option<DiffItem>,
+    /// Run B's side of the row; absent for `only-a`.
     pub b: Option<DiffItem>,
 }
 
@@ -149,9 +179,13 @@ pub struct DiffRow {
 #[derive(Debug, Clone, Copy, Default, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffCounts {
+    /// Rows alike on both sides.
     pub same: u64,
+    /// Rows on both sides that differ.
     pub differs: u64,
+    /// Rows on side A only.
     pub only_a: u64,
+    /// Rows on side B only.
     pub only_b: u64,
     /// Tool calls on both sides whose results' texts differ.
     pub results_differ: u64,
@@ -161,9 +195,13 @@ pub struct DiffCounts {
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RunDiff {
+    /// Run A's figures.
     pub a: DiffSide,
+    /// Run B's figures.
     pub b: DiffSide,
+    /// Rows of each status.
     pub counts: DiffCounts,
+    /// The aligned rows, in the runs' order.
     pub rows: Vec<DiffRow>,
 }
 

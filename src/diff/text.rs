@@ -23,17 +23,23 @@ const LINE_MAX: usize = 4096;
 /// How long the diff may search for the smallest answer before it settles for a larger one.
 const DEADLINE: Duration = Duration::from_secs(2);
 
+/// How a line of a hunk stands in the two texts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum DiffLineKind {
+    /// In both texts, around a change.
     Context,
+    /// In A's text only.
     Removed,
+    /// In B's text only.
     Added,
 }
 
+/// One line of a hunk.
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffLine {
+    /// Whether the line is context, removed or added.
     pub kind: DiffLineKind,
     /// 1-based line in A's text (context and removed lines).
     pub a_line: Option<u64>,
@@ -55,10 +61,15 @@ pub struct DiffLine {
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Hunk {
+    /// First line of the hunk in A's text, 1-based (when `aLen` is 0, the line it comes before).
     pub a_start: u64,
+    /// Lines of A's text the hunk covers (context and removed).
     pub a_len: u64,
+    /// First line of the hunk in B's text, 1-based (when `bLen` is 0, the line it comes before).
     pub b_start: u64,
+    /// Lines of B's text the hunk covers (context and added).
     pub b_len: u64,
+    /// The hunk's lines, in order.
     pub lines: Vec<DiffLine>,
 }
 
@@ -66,10 +77,15 @@ pub struct Hunk {
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffText {
+    /// Id of the run the result is in.
     pub run: String,
+    /// Tool call id of the result.
     pub tool_call_id: String,
+    /// Name of the tool called.
     pub tool: String,
+    /// Size of the full text in bytes.
     pub bytes: u64,
+    /// Number of lines in the full text.
     pub lines: u64,
 }
 
@@ -77,12 +93,17 @@ pub struct DiffText {
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct TextDiff {
+    /// Result A.
     pub a: DiffText,
+    /// Result B.
     pub b: DiffText,
+    /// The two texts are the same, byte for byte.
     pub identical: bool,
-    /// Lines only in A, and only in B, over the whole texts.
+    /// Lines only in A, over the whole texts.
     pub removed: u64,
+    /// Lines only in B, over the whole texts.
     pub added: u64,
+    /// Runs of changes with their context (3 lines), in order.
     pub hunks: Vec<Hunk>,
     /// The hunks stop after 10,000 lines; the counts above still cover everything.
     pub truncated: bool,

@@ -17,6 +17,7 @@ use ts_rs::TS;
 
 pub use redact::{Redactions, Redactor};
 
+/// The kind of file an export makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum ExportFormat {
@@ -27,6 +28,7 @@ pub enum ExportFormat {
 }
 
 impl ExportFormat {
+    /// The file name extension of the format, without the dot (`html`, `md`).
     pub fn extension(self) -> &'static str {
         match self {
             ExportFormat::Html => "html",
@@ -47,10 +49,13 @@ pub enum ExportValues {
     None,
 }
 
+/// How to export a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ExportOptions {
+    /// The file to make.
     pub format: ExportFormat,
+    /// What of each tool result goes in.
     pub values: ExportValues,
     /// Replace secrets with `[redacted: <kind>]` (the default).
     pub redact: bool,
@@ -60,9 +65,13 @@ pub struct ExportOptions {
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Export {
+    /// Id of the run exported.
     pub run: String,
+    /// The format of the document.
     pub format: ExportFormat,
+    /// What of each tool result went in.
     pub values: ExportValues,
+    /// Whether secrets were redacted.
     pub redacted: bool,
     /// Secrets replaced, per kind.
     #[ts(type = "Record<string, number>")]

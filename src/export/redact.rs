@@ -109,6 +109,7 @@ fn literal_secret(value: &str) -> bool {
 pub struct Redactions(pub BTreeMap<String, u64>);
 
 impl Redactions {
+    /// Secrets redacted, of every kind.
     pub fn total(&self) -> u64 {
         self.0.values().sum()
     }
@@ -127,10 +128,12 @@ impl Redactions {
 #[derive(Debug, Default)]
 pub struct Redactor {
     enabled: bool,
+    /// What was redacted so far, per kind.
     pub counts: Redactions,
 }
 
 impl Redactor {
+    /// A redactor; `enabled: false` makes it pass every text through.
     pub fn new(enabled: bool) -> Self {
         Redactor {
             enabled,

@@ -20,9 +20,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 #[derive(Debug, Clone, Copy, Default, serde::Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Progress {
+    /// Files dealt with so far, deleted or skipped.
     pub done: u64,
+    /// Files in the plan.
     pub total: u64,
+    /// Bytes deleted so far.
     pub bytes: u64,
+    /// Bytes of every file in the plan.
     pub total_bytes: u64,
 }
 

@@ -40,6 +40,7 @@ pub struct GcPolicy {
     pub idle_guard_ms: i64,
 }
 
+/// Default idle guard, in milliseconds (10 minutes): a run changed more recently is left alone.
 pub const DEFAULT_IDLE_GUARD_MS: i64 = 10 * 60 * 1000;
 
 impl Default for GcPolicy {
@@ -56,13 +57,19 @@ impl Default for GcPolicy {
     }
 }
 
+/// Which policy selected a file (the first that did, when several would).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "kebab-case")]
 pub enum GcReason {
+    /// Its run's last activity is older than `olderThanMs`.
     Age,
+    /// Its run is not one of the newest `keepLast` runs that have values.
     KeepLast,
+    /// Its run's values go to bring the total under `maxBytes`, oldest runs first.
     Budget,
+    /// Its value directory's run is gone.
     Orphan,
+    /// It matches no result of its run.
     Stray,
 }
 
@@ -72,8 +79,11 @@ pub enum GcReason {
 pub struct GcFile {
     /// Relative to the runs directory: `<run>.values/<value id>.txt`.
     pub path: String,
+    /// Id of the run whose value directory holds the file (an orphan's: the id in its name).
     pub run: String,
+    /// Size of the file in bytes.
     pub bytes: u64,
+    /// Which policy selected the file.
     pub reason: GcReason,
     /// Bytes the next resume of the run carries again once this file is gone: the full text of
     /// the result it backs (0 for strays and orphans).
@@ -89,9 +99,13 @@ pub struct GcFile {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct GcRun {
+    /// Id of the run (an orphan's: the id in its value directory's name).
     pub run: String,
+    /// Files of the run the plan would delete (or the apply deleted).
     pub files: u64,
+    /// Their size in bytes.
     pub bytes: u64,
+    /// Bytes the next resume of the run carries again: the full texts of the results they back.
     pub context_bytes: u64,
     /// `context_bytes / 4`: about how many tokens the next resume carries again.
     pub context_tokens: u64,
@@ -99,10 +113,13 @@ pub struct GcRun {
     pub orphan: bool,
 }
 
+/// Something a plan or an apply left alone, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct GcSkip {
+    /// A file (relative to the runs directory), or a run's value directory (ending in `/`).
     pub path: String,
+    /// Why it was left alone (`pinned`, `cancelled`, changed since the plan...).
     pub reason: String,
 }
 
@@ -110,12 +127,17 @@ pub struct GcSkip {
 #[derive(Debug, Clone, Default, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct GcReport {
+    /// False for a plan (nothing deleted), true for the outcome of an apply.
     pub applied: bool,
     /// Planned: the files to delete. Applied: the files deleted.
     pub files: Vec<GcFile>,
+    /// Total size of `files` in bytes.
     pub total_bytes: u64,
+    /// Per run, what collecting its files costs it, in run id order.
     pub runs: Vec<GcRun>,
+    /// Bytes the next resumes carry again, over every run.
     pub context_bytes: u64,
+    /// `contextBytes / 4`: about how many tokens the next resumes carry again.
     pub context_tokens: u64,
     /// Files left alone, and why (changed since the plan, run active or pinned, cancelled...).
     pub skipped: Vec<GcSkip>,
@@ -123,6 +145,7 @@ pub struct GcReport {
     pub removed_dirs: Vec<String>,
     /// Files carried over from an apply that was interrupted.
     pub resumed: u64,
+    /// The apply was stopped before its end; the files not reached are in `skipped`.
     pub cancelled: bool,
     /// For a Claude Code store: what Claude Code's own cleanup deletes at its next start,
     /// whatever this plan does.

@@ -9,29 +9,43 @@ use serde::Serialize;
 use std::collections::HashMap;
 use ts_rs::TS;
 
+/// Value bytes of one group of files: a tool, an age or an orphan directory.
 #[derive(Debug, Clone, Default, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct StorageRow {
+    /// The group: a tool name (`stray` for none), an age bucket, or an orphan directory's run id.
     pub label: String,
+    /// Size of the group's files in bytes.
     pub bytes: u64,
+    /// Value files in the group.
     pub files: u64,
 }
 
+/// The value files of one run.
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct StorageRun {
+    /// Run id.
     pub run: String,
+    /// The run's title: its first user message, whitespace collapsed.
     pub title: String,
+    /// Size of the run's value files in bytes.
     pub bytes: u64,
+    /// Value files of the run.
     pub files: u64,
+    /// Last activity, in milliseconds since the Unix epoch; `null` when unknown.
     pub updated_ms: Option<i64>,
+    /// The run is pinned: GC never collects its values.
     pub pinned: bool,
 }
 
+/// Where a runs directory's value bytes are (what the Storage view charts).
 #[derive(Debug, Clone, Default, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct StorageStats {
+    /// Bytes of every value file, orphans included.
     pub total_bytes: u64,
+    /// Number of value files, orphans included.
     pub files: u64,
     /// Largest first.
     pub runs: Vec<StorageRun>,
@@ -53,6 +67,7 @@ const AGES: [(&str, i64); 4] = [
     ("older", i64::MAX),
 ];
 
+/// Where the value bytes of `dir` are: runs aged by the clock `now_ms`, pinned per `pins`.
 pub fn storage(dir: &RunsDir, pins: &Pins, now_ms: i64) -> Result<StorageStats> {
     let layout = dir.layout()?;
     let pinned = pins.of_dir(dir.root());

@@ -65,6 +65,7 @@ pub enum Want {
 
 /// One run of a listing through the index.
 pub struct Entry {
+    /// The run's figures (empty in an entry a [`Want::Sizes`] listing takes from the index).
     pub run: Run,
     /// Its results, when asked for and the run has a value directory (a run read now always
     /// has them).
@@ -123,6 +124,7 @@ pub struct IndexStatus {
     pub bytes: u64,
     /// When it was last brought up to date, in epoch milliseconds (`null`: never).
     pub updated_ms: Option<i64>,
+    /// Version of the index's tables: an index of another version is built again.
     pub schema: i64,
 }
 

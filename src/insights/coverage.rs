@@ -21,6 +21,7 @@ const MISSED_LISTED: usize = 20;
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PeekShown {
+    /// Tool call id of the `peek_value` call.
     pub tool_call_id: String,
     /// Transcript line of its result.
     pub line: u64,
@@ -31,6 +32,7 @@ pub struct PeekShown {
     pub lines: Vec<[u64; 2]>,
     /// Size of its answer: what reading back cost.
     pub bytes: u64,
+    /// False when the peek failed (its answer an error message: it showed no line).
     pub ok: bool,
 }
 
@@ -38,6 +40,7 @@ pub struct PeekShown {
 #[derive(Debug, Clone, Default, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct MissedErrors {
+    /// How many there are in all.
     pub count: u64,
     /// The first 20 of their line numbers.
     pub lines: Vec<u64>,
@@ -47,13 +50,19 @@ pub struct MissedErrors {
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ValueCoverage {
+    /// Tool call id of the result.
     pub tool_call_id: String,
+    /// Value id of the result: what its peeks name.
     pub value_id: String,
+    /// Name of the tool called.
     pub tool: String,
+    /// The result's retention state.
     pub state: RetentionState,
+    /// Lines in the full text.
     pub total_lines: u64,
     /// The lines of its stub's head and tail previews, as merged `[first, last]` ranges.
     pub stub_lines: Vec<[u64; 2]>,
+    /// Each `peek_value` call that read this value, in transcript order.
     pub peeks: Vec<PeekShown>,
     /// Distinct lines shown at least once.
     pub seen_lines: u64,
@@ -63,7 +72,9 @@ pub struct ValueCoverage {
     pub reread_lines: u64,
     /// The bytes of every peek of it.
     pub peek_bytes: u64,
+    /// No `peek_value` call read this value.
     pub never_peeked: bool,
+    /// Error-looking lines the model was shown neither in the stub nor in a peek.
     pub missed_errors: MissedErrors,
 }
 

@@ -27,6 +27,7 @@ impl ErrorPattern {
         })
     }
 
+    /// Whether the pattern matches somewhere in `line`.
     pub fn matches(&self, line: &str) -> bool {
         self.0.is_match(line)
     }

@@ -31,14 +31,19 @@ pub enum ReplayShape {
 /// A tool call as the provider gets it: `{id, type: "function", function: {name, arguments}}`.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct ProviderToolCall {
+    /// The tool call id.
     pub id: String,
+    /// Always `function`.
     #[serde(rename = "type")]
     pub kind: String,
+    /// The tool called and its input.
     pub function: ProviderFunction,
 }
 
+/// The function part of a provider tool call: the tool and its input.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct ProviderFunction {
+    /// Name of the tool called (empty when the transcript names none).
     pub name: String,
     /// The call's input as compact JSON.
     pub arguments: String,
@@ -48,10 +53,13 @@ pub struct ProviderFunction {
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct StubbedResult {
+    /// Tool call id of the result.
     pub tool_call_id: String,
+    /// Value id of the result: its value file is `<value id>.txt`.
     pub value_id: String,
     /// The full text's size: what it would send without its value file.
     pub full_bytes: u64,
+    /// The stub's size in bytes: what is sent instead.
     pub stub_bytes: u64,
 }
 
@@ -61,17 +69,21 @@ pub struct StubbedResult {
 pub struct ResumeMessage {
     /// `system`, `user`, `assistant` or `tool`.
     pub role: String,
+    /// The content the provider gets, possibly cut for the view (`clipped`).
     pub content: String,
     /// The size of the content the provider gets (`content` may be cut, below).
     pub content_bytes: u64,
     /// Whether `content` is only its first bytes ([`ResumePreview::clip`]).
     pub clipped: bool,
+    /// Tool name of a `tool` message (structured shape; `""` when no earlier call named it).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub name: Option<String>,
+    /// Tool call id a `tool` message answers (structured shape).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub tool_call_id: Option<String>,
+    /// Tool calls of an assistant message (structured shape; unanswered calls are dropped).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub tool_calls: Option<Vec<ProviderToolCall>>,
@@ -89,7 +101,9 @@ pub struct ResumeMessage {
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ResumePreview {
+    /// How results ride in the messages: the shape asked for, else the provider's.
     pub shape: ReplayShape,
+    /// The messages, in the order they would be sent.
     pub messages: Vec<ResumeMessage>,
     /// The bytes of every message's content and of every tool call's name and arguments.
     pub bytes: u64,

@@ -15,8 +15,11 @@ use ts_rs::TS;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Bucket {
+    /// Upper bound of the bucket in bytes, a power of two.
     pub le: u64,
+    /// Results in the bucket.
     pub count: u64,
+    /// The sum of their sizes in bytes.
     pub bytes: u64,
 }
 
@@ -24,6 +27,7 @@ pub struct Bucket {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Figures {
+    /// Tool results counted.
     pub results: u64,
     /// The sum of the results' sizes.
     pub total_bytes: u64,
@@ -46,7 +50,9 @@ pub struct Figures {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct WhatIf {
+    /// The threshold tried, in bytes.
     pub threshold: u64,
+    /// The figures over every result.
     #[serde(flatten)]
     #[ts(flatten)]
     pub figures: Figures,

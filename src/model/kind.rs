@@ -20,8 +20,10 @@ pub enum SourceKind {
 }
 
 impl SourceKind {
+    /// Every kind of store, the harness's first.
     pub const ALL: [SourceKind; 3] = [SourceKind::Klide, SourceKind::Claude, SourceKind::Codex];
 
+    /// The kind's name, as in JSON, `--source` and the run's `source` (`klide`, `claude`, `codex`).
     pub fn as_str(self) -> &'static str {
         match self {
             SourceKind::Klide => "klide",

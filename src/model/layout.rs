@@ -88,9 +88,12 @@ pub struct SideKey {
     pub by_agent: bool,
 }
 
+/// Where a run's files are.
 #[derive(Debug, Clone, Default)]
 pub struct RunFiles {
+    /// The transcript, when the run has one.
     pub transcript: Option<PathBuf>,
+    /// The summary (`<run>.summary.json`), when the run has one.
     pub summary: Option<PathBuf>,
     /// The run this one is a subagent of, when the store's layout says so (Claude Code's
     /// `<session>/subagents/`).
@@ -106,8 +109,10 @@ pub struct RunFiles {
     pub side: Option<SideKey>,
 }
 
+/// Every run of a directory and its files, as its kind of store lays them out.
 #[derive(Debug, Clone, Default)]
 pub struct Layout {
+    /// The directory read.
     pub root: PathBuf,
     /// The kind of store this is.
     pub source: crate::model::SourceKind,

@@ -28,15 +28,19 @@ pub struct LineSpan {
 }
 
 impl LineSpan {
+    /// Size of the line's content in bytes, its line ending excluded.
     pub fn len(&self) -> u64 {
         self.end - self.start
     }
 
+    /// True for a line with no content.
     pub fn is_empty(&self) -> bool {
         self.start == self.end
     }
 }
 
+/// A sparse line index of one text: its size, its line count, and the start of one line in
+/// every 1,024.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineIndex {
     bytes: u64,
@@ -90,10 +94,12 @@ impl LineIndex {
         })
     }
 
+    /// Number of lines in the text (spec B.3: a final `\n` starts no new line).
     pub fn lines(&self) -> u64 {
         self.lines
     }
 
+    /// Size of the text in bytes.
     pub fn bytes(&self) -> u64 {
         self.bytes
     }

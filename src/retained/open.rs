@@ -37,8 +37,10 @@ impl ByteSource for ValueText {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PageLine {
+    /// Line number, 1-based.
     #[ts(type = "number")]
     pub n: u64,
+    /// The line without its ending, at most [`PAGE_LINE_MAX`] bytes of it (bad UTF-8 as U+FFFD).
     pub text: String,
     /// The line's full size in bytes.
     #[ts(type = "number")]
@@ -47,13 +49,17 @@ pub struct PageLine {
     pub cut: bool,
 }
 
+/// A page of a full text: consecutive lines with their true numbers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct LinesPage {
+    /// Number of the page's first line, 1-based.
     #[ts(type = "number")]
     pub first: u64,
+    /// Lines in the whole text.
     #[ts(type = "number")]
     pub total: u64,
+    /// The page's lines, in order; empty past the end of the text.
     pub lines: Vec<PageLine>,
 }
 
@@ -64,11 +70,14 @@ pub const PAGE_MAX_LINES: u64 = 2000;
 
 /// A full text with its line index.
 pub struct OpenValue {
+    /// The full text.
     pub text: ValueText,
+    /// Its line index, built once when the value is opened.
     pub index: LineIndex,
 }
 
 impl OpenValue {
+    /// Opens `text`: one pass over it builds its line index.
     pub fn new(text: ValueText) -> io::Result<Self> {
         let index = LineIndex::build(&text)?;
         Ok(Self { text, index })

@@ -23,19 +23,29 @@ const FOOTER_RESERVE: usize = 256;
 const QUERY_ECHO_MAX: usize = 80;
 const ELLIPSIS: &str = "…";
 
+/// What a `peek_value` call asks for: a range of lines, or the lines that contain a text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum PeekRequest {
     /// Lines `start..=end`, 1-based; `end` defaults to `start + 399`.
-    Range { start: u64, end: Option<u64> },
+    Range {
+        /// First line wanted, 1-based.
+        start: u64,
+        /// Last line wanted, included (`start + 399` when absent); clipped to the last line.
+        end: Option<u64>,
+    },
     /// Lines containing `text`, literally and case-sensitively.
-    Query { text: String },
+    Query {
+        /// The text to find: one line, not empty.
+        text: String,
+    },
 }
 
 /// A peek's text and, for viewers, which lines it returned.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Peek {
+    /// The answer exactly as the model gets it: header, `N: <text>` lines, footer.
     pub text: String,
     /// Line numbers that appear in the text, in order.
     pub lines: Vec<u64>,
@@ -50,18 +60,52 @@ pub struct Peek {
 /// A request that cannot be answered. Its message is what the model gets instead of a peek.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum PeekError {
+    /// A range starting at line 0.
     #[error("peek_value #{id}: start must be 1 or more (lines are numbered from 1)")]
-    StartZero { id: String },
+    StartZero {
+        /// Value id of the value peeked at.
+        id: String,
+    },
+    /// A range starting after the value's last line.
     #[error("peek_value #{id}: start {start} is past the end: the value has {total} lines")]
-    PastEnd { id: String, start: u64, total: u64 },
+    PastEnd {
+        /// Value id of the value peeked at.
+        id: String,
+        /// First line asked for.
+        start: u64,
+        /// Lines the value has.
+        total: u64,
+    },
+    /// A range whose end comes before its start.
     #[error("peek_value #{id}: start {start} is after end {end}")]
-    StartAfterEnd { id: String, start: u64, end: u64 },
+    StartAfterEnd {
+        /// Value id of the value peeked at.
+        id: String,
+        /// First line asked for.
+        start: u64,
+        /// Last line asked for.
+        end: u64,
+    },
+    /// A query for the empty text.
     #[error("peek_value #{id}: the query is empty")]
-    EmptyQuery { id: String },
+    EmptyQuery {
+        /// Value id of the value peeked at.
+        id: String,
+    },
+    /// A query holding a line break: no line could contain it.
     #[error("peek_value #{id}: a query is one line of text: it cannot contain a line break")]
-    MultilineQuery { id: String },
+    MultilineQuery {
+        /// Value id of the value peeked at.
+        id: String,
+    },
+    /// The value could not be read.
     #[error("peek_value #{id}: the value cannot be read: {message}")]
-    Io { id: String, message: String },
+    Io {
+        /// Value id of the value peeked at.
+        id: String,
+        /// The read error, as the system tells it.
+        message: String,
+    },
 }
 
 /// `peek(value, request)` of spec B.4, over any source with its line index.

@@ -8,13 +8,16 @@ use super::source::{ByteSource, SCAN_CHUNK};
 use memchr::memmem::Finder;
 use std::io;
 
+/// A line that contains the needle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QueryHit {
+    /// Where the line lies in the text.
     pub span: LineSpan,
     /// Offset of the first match on this line.
     pub first_match: u64,
 }
 
+/// What a query scan found: the first hits kept, and counts over the whole text.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct QueryScan {
     /// The first matching lines, in order, at most `keep` of them.

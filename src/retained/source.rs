@@ -19,6 +19,7 @@ pub trait ByteSource {
     /// Reads up to `buf.len()` bytes at `offset`; returns how many were read (0 at the end).
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize>;
 
+    /// True when the source holds no bytes.
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -58,6 +59,7 @@ pub struct FileSource {
 }
 
 impl FileSource {
+    /// Opens the file at `path` for reading, its length taken now.
     pub fn open(path: &std::path::Path) -> io::Result<Self> {
         Self::of(File::open(path)?)
     }

@@ -24,6 +24,7 @@ const ELLIPSIS: &str = "…";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Stub {
+    /// The stub's text, as the model got it in place of the full text.
     pub text: String,
     /// Lines shown in the head preview, inclusive; `None` for an empty text.
     pub head: Option<(u64, u64)>,

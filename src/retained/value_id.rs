@@ -54,11 +54,14 @@ pub(crate) fn value_file_name(tool_call_id: &str) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ValueIdPair {
+    /// The tool call id, as given.
     pub tool_call_id: String,
+    /// Its value id: unchanged when clean, else sanitized with a hash (docs/runs-dir.md).
     pub value_id: String,
 }
 
 impl ValueIdPair {
+    /// The value id of `tool_call_id`, with the id.
     pub fn of(tool_call_id: &str) -> Self {
         Self {
             tool_call_id: tool_call_id.to_owned(),

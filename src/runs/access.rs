@@ -26,7 +26,9 @@ use ts_rs::TS;
 /// A tool result with its full text, as the transcript holds it.
 #[derive(Debug, Clone)]
 pub struct FoundResult {
+    /// The result's figures.
     pub info: ResultInfo,
+    /// The full text, exactly as the tool returned it.
     pub content: String,
 }
 
@@ -48,10 +50,15 @@ pub enum TextSource {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum ValueState {
+    /// At or under the threshold: the model saw it whole.
     Inline,
+    /// Over the threshold and its value file holds the same bytes: the model saw the stub.
     Retained,
+    /// Over the threshold and no value file: the full text is (or would be) in context.
     Unretained,
+    /// A value file exists but its bytes differ from the transcript's.
     Damaged,
+    /// A value file that no result of its run names.
     Stray,
     /// Cut in place by its agent (Codex): the full output never reached the disk.
     Truncated,
@@ -86,7 +93,9 @@ pub enum Verified {
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ValueVerdict {
+    /// State of the value, every byte checked.
     pub state: ValueState,
+    /// Always `full`: every byte was compared.
     pub verified: Verified,
     /// The stub the model saw (it is made of the transcript's text, which a damaged file no
     /// longer holds).
@@ -99,16 +108,24 @@ pub struct ValueVerdict {
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ValueInfo {
+    /// Tool call id of the result; the value id for a stray file.
     pub tool_call_id: String,
+    /// Name of the tool called; empty for a stray file.
     pub tool: String,
+    /// Value id: the value file is `<value id>.txt`.
     pub value_id: String,
+    /// The result's retention state, or `stray`.
     pub state: ValueState,
+    /// False when the tool reported a failure (always true for a stray file).
     pub ok: bool,
+    /// Size of the full text in bytes.
     pub bytes: u64,
+    /// Number of lines in the full text.
     pub lines: u64,
     /// Invisible format characters in the result's text (as the transcript has it); `null` for
     /// a stray file, which is not read whole to count them.
     pub format_chars: Option<u64>,
+    /// Where the full text shown is read from.
     pub source: TextSource,
     /// The value file, when there is one.
     pub value_path: Option<String>,
@@ -116,6 +133,7 @@ pub struct ValueInfo {
     pub stub: Option<Stub>,
     /// What the next resume sends for this result.
     pub context_bytes: u64,
+    /// Retention threshold the state was told by, in bytes.
     pub threshold: u64,
     /// How `state` was told: `sampled` for a retained value opened from its file alone, until
     /// [`RunsDir::verify_value`] says more.
@@ -129,12 +147,16 @@ pub struct ValueInfo {
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct StubAnswer {
+    /// Tool call id of the result.
     pub tool_call_id: String,
+    /// Value id of the result.
     pub value_id: String,
+    /// Name of the tool called (it appears in the stub).
     pub tool: String,
     /// Size of the stub's text in bytes.
     #[ts(type = "number")]
     pub bytes: usize,
+    /// The stub's text and layout.
     #[serde(flatten)]
     pub stub: Stub,
 }
@@ -143,11 +165,14 @@ pub struct StubAnswer {
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PeekAnswer {
+    /// Value id of the value peeked at.
     pub value_id: String,
+    /// Where the peeked text was read from (the value file, else a copy the transcript holds).
     pub source: TextSource,
     /// Size of the answer's text in bytes.
     #[ts(type = "number")]
     pub bytes: usize,
+    /// The peek's text, as `peek_value` returns it.
     #[serde(flatten)]
     pub peek: Peek,
 }

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone)]
 pub struct RunsDir {
     root: PathBuf,
+    /// How runs are read: threshold, running window, the clock, how value files are checked.
     pub opts: RunOptions,
     /// Mission Control's own config directory (pins, GC journal).
     config: Option<PathBuf>,
@@ -31,6 +32,8 @@ pub struct RunsDir {
 }
 
 impl RunsDir {
+    /// Opens the runs directory at `root` and detects its kind; fails with `runs-dir` when it is
+    /// not a directory.
     pub fn open(root: impl Into<PathBuf>, opts: RunOptions) -> Result<Self> {
         let root = root.into();
         match fs::metadata(&root) {
@@ -53,6 +56,7 @@ impl RunsDir {
         }
     }
 
+    /// The directory's path, as given to [`open`](Self::open).
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -105,6 +109,7 @@ impl RunsDir {
         self
     }
 
+    /// Every run of the directory and its files, as its kind of store lays them out.
     pub fn layout(&self) -> Result<Layout> {
         // The session scans are a cache like the index, and bypassed with it.
         let cache = self.cache.as_deref().filter(|_| self.indexed);

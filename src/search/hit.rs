@@ -27,15 +27,19 @@ pub enum HitKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchHit {
+    /// Id of the run the hit is in (an orphan file's: the id in its value directory's name).
     pub run: String,
+    /// What kind of text the hit is in.
     pub kind: HitKind,
     /// Transcript line of the event (for a value, of its result); absent for a stray file.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub line: Option<u64>,
+    /// Tool call id of an input or result hit, or of a value hit's result; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub tool_call_id: Option<String>,
+    /// Value id of a value hit: its file's name without `.txt`.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub value_id: Option<String>,
@@ -52,6 +56,7 @@ pub struct SearchHit {
     pub text: String,
     /// Byte offsets of the first match in `text`.
     pub match_start: u64,
+    /// End of the first match in `text`, a byte offset (exclusive).
     pub match_end: u64,
     /// Byte offset in the line where `text` starts (0 unless the line was cut).
     pub text_offset: u64,

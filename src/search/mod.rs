@@ -40,8 +40,10 @@ use ts_rs::TS;
 pub struct Kinds(u8);
 
 impl Kinds {
+    /// Every kind: messages, inputs, results and values.
     pub const ALL: Kinds = Kinds(0b1111);
 
+    /// The kinds listed.
     pub fn of(kinds: &[HitKind]) -> Self {
         Kinds(kinds.iter().fold(0, |bits, k| bits | Self::bit(*k)))
     }
@@ -78,6 +80,7 @@ impl Kinds {
         }
     }
 
+    /// Whether the search looks in kind `k`.
     pub fn has(self, k: HitKind) -> bool {
         self.0 & Self::bit(k) != 0
     }
@@ -90,12 +93,15 @@ impl Kinds {
 /// What to search for, and where.
 #[derive(Debug, Clone)]
 pub struct SearchQuery {
+    /// What to look for: a literal substring, or a regex when `regex`.
     pub pattern: String,
     /// Rust regex syntax; else a literal substring.
     pub regex: bool,
+    /// Match without regard to letter case.
     pub ignore_case: bool,
     /// One run (an id or a unique prefix of one); else every run.
     pub run: Option<String>,
+    /// The kinds of text to look in.
     pub kinds: Kinds,
     /// Stop after this many hits.
     pub max: Option<u64>,
@@ -105,11 +111,13 @@ pub struct SearchQuery {
 #[derive(Debug, Clone, Default, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchSummary {
+    /// Matching lines found (at most `--max` when given).
     pub hits: u64,
     /// Transcripts and value files searched.
     pub files: u64,
     /// Their bytes.
     pub bytes: u64,
+    /// How long the search took, in milliseconds (summed over the directories searched).
     pub elapsed_ms: u64,
     /// `--max` hits were found and the search stopped there.
     pub truncated: bool,
@@ -497,6 +505,7 @@ pub struct Batches<F: Fn(Vec<SearchHit>) + Sync> {
 }
 
 impl<F: Fn(Vec<SearchHit>) + Sync> Batches<F> {
+    /// Batches of at most `size` hits, sent to `send` at most every `wait` (the first at once).
     pub fn new(send: F, size: usize, wait: std::time::Duration) -> Self {
         Self {
             pending: std::sync::Mutex::new((Vec::new(), None)),
@@ -506,6 +515,7 @@ impl<F: Fn(Vec<SearchHit>) + Sync> Batches<F> {
         }
     }
 
+    /// Adds hits; sends what waits when a batch is due.
     pub fn push(&self, hits: Vec<SearchHit>) {
         let mut p = self.pending.lock().expect("batches lock");
         p.0.extend(hits);
@@ -518,6 +528,7 @@ impl<F: Fn(Vec<SearchHit>) + Sync> Batches<F> {
         }
     }
 
+    /// Sends every hit still waiting.
     pub fn flush(&self) {
         let mut p = self.pending.lock().expect("batches lock");
         let batch = std::mem::take(&mut p.0);

@@ -28,7 +28,9 @@ const BATCH: usize = 256;
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Skipped {
+    /// The file's path (or the run's, or a directory's).
     pub path: String,
+    /// Why it could not be searched.
     pub reason: String,
 }
 

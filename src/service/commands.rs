@@ -162,10 +162,12 @@ impl Service {
         crate::diff::diff_results((&a, &req.a.run, &req.a.call), (&b, &req.b.run, &req.b.call))
     }
 
+    /// Fails with `forbidden`: saving where the user chooses takes the desktop shell's dialog.
     pub fn save_export(&self, _: c::save_export::Request) -> Res<c::save_export::Response> {
         Err(desktop_only("saving a file where you choose"))
     }
 
+    /// Fails with `forbidden`: the folder picker is the desktop shell's.
     pub fn pick_runs_dir(&self, _: ()) -> Res<c::pick_runs_dir::Response> {
         Err(desktop_only("choosing a folder"))
     }
@@ -178,6 +180,7 @@ impl Service {
         Ok(self.live.list(&dirs, req.reread, |d| self.runs_dir(d)))
     }
 
+    /// One run's figures, timeline, results, problems and strays.
     pub fn run_detail(&self, req: c::run_detail::Request) -> Res<c::run_detail::Response> {
         self.runs_dir(&req.dir)?.detail(&req.run)
     }
@@ -217,6 +220,7 @@ impl Service {
         self.runs_dir(&r.dir)?.peek(&r.run, &r.call, &req.request)
     }
 
+    /// Fails with `forbidden`: showing a file in the file manager is the desktop shell's.
     pub fn reveal_value(&self, _: c::reveal_value::Request) -> Res<c::reveal_value::Response> {
         Err(desktop_only("showing a file in the file manager"))
     }

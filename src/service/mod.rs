@@ -74,6 +74,7 @@ pub struct Service {
 pub struct Opened {
     /// Its figures; `verified: sampled` until `verify_value` settles them.
     info: Mutex<ValueInfo>,
+    /// The full text, read page by page through its line index.
     pub value: OpenValue,
 }
 
@@ -85,6 +86,7 @@ impl Opened {
         }
     }
 
+    /// Its figures as they stand (settled once `verify_value` has checked every byte).
     pub fn info(&self) -> ValueInfo {
         lock(&self.info).clone()
     }
@@ -166,6 +168,7 @@ impl Service {
         settings
     }
 
+    /// The live session watching the directories shown.
     pub fn live(&self) -> &LiveSession {
         &self.live
     }

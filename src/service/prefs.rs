@@ -10,9 +10,13 @@ use crate::wire::{DirsSource, Settings};
 
 use std::path::Path;
 
+/// Environment variable naming the runs directory to show (one directory).
 pub const ENV_RUNS_DIR: &str = "MCTL_RUNS_DIR";
+/// Environment variable setting the retention threshold (`20480`, `8KiB`, `1MiB`).
 pub const ENV_THRESHOLD: &str = "MCTL_THRESHOLD";
+/// Environment variable setting the running window (`30m`, `2h`).
 pub const ENV_RUNNING_WINDOW: &str = "MCTL_RUNNING_WINDOW";
+/// Environment variable setting the GC idle guard (`10m`).
 pub const ENV_GC_IDLE_GUARD: &str = "MCTL_GC_IDLE_GUARD";
 
 pub use crate::wire::prefs::{SavedSettings, SettingSources, Theme};
@@ -20,9 +24,13 @@ pub use crate::wire::prefs::{SavedSettings, SettingSources, Theme};
 /// What the app's command line gave; `None` (or empty) for a flag not given.
 #[derive(Debug, Clone, Default)]
 pub struct Given {
+    /// `--runs-dir` directories, in order; empty when none was given.
     pub runs_dirs: Vec<String>,
+    /// `--threshold`, in bytes.
     pub threshold: Option<u64>,
+    /// `--running-window`, in milliseconds.
     pub running_window_ms: Option<i64>,
+    /// `--gc-idle-guard`, in milliseconds.
     pub gc_idle_guard_ms: Option<i64>,
 }
 

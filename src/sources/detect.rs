@@ -145,7 +145,9 @@ fn sniff(path: &Path) -> Option<SourceKind> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentLocation {
+    /// The kind of store it is.
     pub source: SourceKind,
+    /// Its path.
     pub path: String,
 }
 

@@ -42,6 +42,7 @@ pub struct Capabilities {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SourceInfo {
+    /// The kind of store described.
     pub kind: SourceKind,
     /// What the user calls the store ("Claude Code").
     #[ts(type = "string")]
@@ -55,6 +56,7 @@ pub struct SourceInfo {
     /// A colour for the mark (CSS), so two agents' runs are told apart at a glance.
     #[ts(type = "string")]
     pub color: Cow<'static, str>,
+    /// What Mission Control can do with a store of this kind.
     pub capabilities: Capabilities,
 }
 

@@ -9,10 +9,13 @@ use ts_rs::TS;
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SweptSession {
+    /// Session id.
     pub run: String,
+    /// The session's title.
     pub title: String,
     /// Its transcript's bytes.
     pub bytes: u64,
+    /// Its transcript's last modification, in milliseconds since the Unix epoch.
     pub modified_ms: Option<i64>,
 }
 
@@ -28,8 +31,10 @@ pub struct AgentSweep {
     pub cutoff_ms: i64,
     /// Sessions whose transcript goes, oldest first.
     pub sessions: Vec<SweptSession>,
+    /// Their transcripts' bytes.
     pub session_bytes: u64,
     /// Value files that go (in sessions kept too: each file goes by its own age).
     pub value_files: u64,
+    /// Their bytes.
     pub value_bytes: u64,
 }

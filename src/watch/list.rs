@@ -9,8 +9,11 @@ use ts_rs::TS;
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct DirStatus {
+    /// Path of the runs directory.
     pub path: String,
+    /// Why the directory could not be read; `null` when it could.
     pub error: Option<String>,
+    /// Runs listed from it.
     pub runs: u64,
     /// The kind of store it is read as.
     pub source: crate::model::SourceKind,
@@ -20,14 +23,19 @@ pub struct DirStatus {
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RunRow {
+    /// Index of the run's directory in [`RunList::dirs`].
     pub dir: u32,
+    /// The run's figures.
     pub run: Run,
 }
 
+/// Every run of the directories shown (`list_runs`).
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RunList {
+    /// Each runs directory shown, in order, with whether it could be read.
     pub dirs: Vec<DirStatus>,
+    /// Every run of those directories.
     pub runs: Vec<RunRow>,
 }
 
@@ -47,7 +55,9 @@ pub struct RunUpdate {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RunKey {
+    /// Path of the runs directory, one of those shown.
     pub dir: String,
+    /// Run id.
     pub run: String,
 }
 
@@ -56,7 +66,10 @@ pub struct RunKey {
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RunPatch {
+    /// Path of the runs directory, as the request named it.
     pub dir: String,
+    /// Run id, as the request named it.
     pub id: String,
+    /// The run as it stands now; `null` when it is gone.
     pub run: Option<Run>,
 }

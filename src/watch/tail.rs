@@ -83,6 +83,7 @@ struct Kept {
 }
 
 impl Tail {
+    /// A tail of run `id` of runs directory `root`, nothing read yet: the first poll reads it all.
     pub fn new(root: &Path, id: &str, opts: RunOptions) -> Self {
         let paths = RunPaths::new(root, id);
         let values_dir = paths.value_dir();
@@ -205,6 +206,7 @@ impl Tail {
         });
     }
 
+    /// The id of the run followed.
     pub fn id(&self) -> &str {
         &self.id
     }

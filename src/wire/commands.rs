@@ -29,6 +29,7 @@ use super::requests::*;
 /// One command of the contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CommandSpec {
+    /// The command's name, as the front ends invoke it (`run_detail`).
     pub name: &'static str,
     /// Whether it streams items on a channel.
     pub streams: bool,
@@ -44,8 +45,11 @@ macro_rules! contract {
                 pub mod $name {
                     #[allow(unused_imports)]
                     use super::super::*;
+                    /// What the command takes (`()` when nothing).
                     pub type Request = $req;
+                    /// What the command answers.
                     pub type Response = $resp;
+                    /// What the command streams on its channel (`()` when it streams nothing).
                     pub type Stream = contract!(@item $($item)?);
                 }
             )*
@@ -95,30 +99,48 @@ macro_rules! with_contract {
         $callback! {
             /// The settings the app started with.
             settings: () => Settings;
+            /// Shows these runs directories from now on and saves them; answers the settings then.
             set_runs_dirs: SetRunsDirsRequest => Settings;
             /// Saves the Settings view's choices; answers the settings then in effect (the command
             /// line and the environment still win).
             save_settings: SavedSettings => Settings;
             /// The system folder picker; `null` when the user cancels.
             pick_runs_dir: () => Option<String>;
+            /// Every run of the directories shown, as the list shows them.
             list_runs: ListRunsRequest => RunList;
+            /// One run's figures, timeline, results, problems and strays (`mctl show`).
             run_detail: RunRequest => RunDetail;
+            /// Opens a result for the compare view: its figures, its stub, its full text indexed.
             open_value: ResultRef => ValueInfo;
             /// Every byte of a value opened `verified: sampled` compared with the transcript.
             verify_value: ResultRef => ValueVerdict;
+            /// One page of a result's full text, with its true line numbers.
             value_lines: ValueLinesRequest => LinesPage;
+            /// Lines of a result's full text as one string, for the clipboard (at most 16 MiB).
             value_text: ValueTextRequest => String;
+            /// What `peek_value` returns the model for this request (`mctl peek`).
             peek_value: PeekValueRequest => PeekAnswer;
+            /// Shows a result's value file in the system's file manager (the desktop app).
             reveal_value: ResultRef => ();
+            /// Where a runs directory's value bytes are: per run, per tool, per age, orphans.
             storage: DirRequest => StorageStats;
+            /// Plans a garbage collection (`mctl gc`); the plan is kept for `gc_apply`.
             gc_plan: GcPlanRequest => GcReport;
+            /// Applies the plan last made for the directory, streaming each file's progress.
             gc_apply: DirRequest => GcReport, stream Progress;
+            /// Stops a running `gc_apply` between two files.
             gc_cancel: () => ();
+            /// Pins or unpins a run (`mctl pin`); answers whether anything changed.
             set_pinned: SetPinnedRequest => bool;
+            /// The ids of a directory's pinned runs.
             pinned: DirRequest => Vec<String>;
+            /// Streams every change in the runs directories shown, in order, from now on.
             watch_changes: () => (), stream Change;
+            /// Follows a run: streams its new timeline entries after line `shown`, and its figures.
             follow_run: FollowRunRequest => (), stream RunUpdate;
+            /// Ends a follow, by its token.
             unfollow_run: UnfollowRunRequest => ();
+            /// The runs named, as they stand now; `run: null` for one that is gone.
             run_rows: RunRowsRequest => Vec<RunPatch>;
             /// What the model was shown of each value of a run (`mctl coverage`).
             coverage: CoverageRequest => Vec<ValueCoverage>;

@@ -29,11 +29,16 @@ pub enum DirsSource {
     Default,
 }
 
+/// What the app is told of the program it talks to: the settings in effect, where each comes
+/// from, and what this front end may do.
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Settings {
+    /// Paths of the runs directories shown, in the order shown.
     pub runs_dirs: Vec<String>,
+    /// Where the runs directories shown came from.
     pub source: DirsSource,
+    /// Retention threshold in effect, in bytes: a result longer than this should be retained.
     pub threshold: u64,
     /// Whether pinning, unpinning and applying a GC are allowed (not on a read-only server).
     #[serde(default)]
@@ -58,6 +63,7 @@ pub struct Settings {
     /// default.
     #[serde(default)]
     pub gc_idle_guard_ms: i64,
+    /// Colour theme in effect.
     #[serde(default)]
     pub theme: prefs::Theme,
     /// Where each setting in effect comes from: the command line and the environment win over
@@ -85,7 +91,10 @@ pub struct Settings {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ResultRef {
+    /// Path of the runs directory, as listed in the settings' `runsDirs`.
     pub dir: String,
+    /// Run id (or a unique prefix of one).
     pub run: String,
+    /// Tool call id or value id of the result.
     pub call: String,
 }

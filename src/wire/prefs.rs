@@ -13,7 +13,9 @@ pub enum Theme {
     /// As the system says (light or dark), following it when it changes.
     #[default]
     System,
+    /// Light, whatever the system says.
     Light,
+    /// Dark, whatever the system says.
     Dark,
 }
 
@@ -22,10 +24,15 @@ pub enum Theme {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase", default)]
 pub struct SavedSettings {
+    /// Runs directories to show, in order; empty for the default directory.
     pub runs_dirs: Vec<String>,
+    /// Retention threshold in bytes, above 0; `null` for the default (20,480).
     pub threshold: Option<u64>,
+    /// Running window in milliseconds; `null` for the default (30 minutes).
     pub running_window_ms: Option<i64>,
+    /// Default GC idle guard in milliseconds; `null` for the default (10 minutes).
     pub gc_idle_guard_ms: Option<i64>,
+    /// Colour theme of the window.
     pub theme: Theme,
     /// Other agents' stores the user chose not to show when the app offered them.
     #[serde(default)]
@@ -39,10 +46,15 @@ pub struct SavedSettings {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SettingSources {
+    /// Where the runs directories shown come from.
     pub runs_dirs: DirsSource,
+    /// Where the retention threshold comes from.
     pub threshold: DirsSource,
+    /// Where the running window comes from.
     pub running_window: DirsSource,
+    /// Where the GC idle guard comes from.
     pub gc_idle_guard: DirsSource,
+    /// Where the theme comes from: saved, or the default (no flag or variable sets it).
     pub theme: DirsSource,
 }
 

@@ -16,6 +16,7 @@ use super::ResultRef;
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SetRunsDirsRequest {
+    /// Paths of the runs directories, in the order to show them; blank entries are dropped.
     pub dirs: Vec<String>,
 }
 
@@ -23,6 +24,7 @@ pub struct SetRunsDirsRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ListRunsRequest {
+    /// Read every transcript again instead of answering from the live models.
     pub reread: bool,
 }
 
@@ -30,7 +32,9 @@ pub struct ListRunsRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RunRequest {
+    /// Path of the runs directory, one of those shown.
     pub dir: String,
+    /// Run id (or a unique prefix of one).
     pub run: String,
 }
 
@@ -38,6 +42,7 @@ pub struct RunRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct DirRequest {
+    /// Path of the runs directory, one of those shown.
     pub dir: String,
 }
 
@@ -45,9 +50,12 @@ pub struct DirRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ValueLinesRequest {
+    /// The result whose full text is read.
     pub r: ResultRef,
+    /// First line of the page, 1-based.
     #[ts(type = "number")]
     pub first: u64,
+    /// Number of lines wanted; fewer come back at the end of the text.
     #[ts(type = "number")]
     pub count: u64,
 }
@@ -56,9 +64,12 @@ pub struct ValueLinesRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ValueTextRequest {
+    /// The result whose full text is read.
     pub r: ResultRef,
+    /// First line wanted, 1-based.
     #[ts(type = "number")]
     pub first: u64,
+    /// Last line wanted, 1-based and included.
     #[ts(type = "number")]
     pub last: u64,
 }
@@ -67,7 +78,9 @@ pub struct ValueTextRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PeekValueRequest {
+    /// The result (or stray value file) to peek at.
     pub r: ResultRef,
+    /// The line range or query, as the model would send it to `peek_value`.
     pub request: PeekRequest,
 }
 
@@ -75,7 +88,9 @@ pub struct PeekValueRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct GcPlanRequest {
+    /// Path of the runs directory, one of those shown.
     pub dir: String,
+    /// Which value files to collect.
     pub policy: GcPolicy,
 }
 
@@ -83,8 +98,11 @@ pub struct GcPlanRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SetPinnedRequest {
+    /// Path of the runs directory, one of those shown.
     pub dir: String,
+    /// Id of the run to pin or unpin.
     pub run: String,
+    /// True to pin the run, false to unpin it.
     pub pinned: bool,
 }
 
@@ -93,8 +111,11 @@ pub struct SetPinnedRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct FollowRunRequest {
+    /// Path of the runs directory, one of those shown.
     pub dir: String,
+    /// Id of the run to follow.
     pub run: String,
+    /// Transcript line the view already shows up to; entries after it are sent.
     #[ts(type = "number")]
     pub shown: u64,
     /// Bytes of complete lines the view read (the run's `transcriptBytes - pendingBytes`): when
@@ -102,6 +123,7 @@ pub struct FollowRunRequest {
     #[serde(default)]
     #[ts(type = "number | null", optional)]
     pub bytes: Option<u64>,
+    /// Number of this follow, rising with each one the window opens; an unfollow names it.
     #[ts(type = "number")]
     pub token: u64,
 }
@@ -110,6 +132,7 @@ pub struct FollowRunRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct UnfollowRunRequest {
+    /// Number of the follow to end, as given to `follow_run`.
     #[ts(type = "number")]
     pub token: u64,
 }
@@ -118,6 +141,7 @@ pub struct UnfollowRunRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RunRowsRequest {
+    /// The runs wanted, each by directory and id.
     pub runs: Vec<RunKey>,
 }
 
@@ -125,8 +149,11 @@ pub struct RunRowsRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CoverageRequest {
+    /// Path of the runs directory, one of those shown.
     pub dir: String,
+    /// Run id (or a unique prefix of one).
     pub run: String,
+    /// Tool call id or value id of one result; every value of the run when absent.
     #[serde(default)]
     #[ts(optional)]
     pub call: Option<String>,
@@ -136,9 +163,12 @@ pub struct CoverageRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct WhatIfRequest {
+    /// Path of the runs directory, one of those shown.
     pub dir: String,
+    /// Thresholds to try, in bytes; one answer each.
     #[ts(type = "number[]")]
     pub thresholds: Vec<u64>,
+    /// One run (an id or a unique prefix of one); every run of the directory when absent.
     #[serde(default)]
     #[ts(optional)]
     pub run: Option<String>,
@@ -149,12 +179,17 @@ pub struct WhatIfRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ResumeRequest {
+    /// Path of the runs directory, one of those shown.
     pub dir: String,
+    /// Run id (or a unique prefix of one).
     pub run: String,
+    /// How results ride in the replay; absent for the shape the run's provider gets.
     #[serde(default)]
     #[ts(optional)]
     pub shape: Option<ReplayShape>,
+    /// Take every value file of the run as gone: what the resume would send after a GC.
     pub without_values: bool,
+    /// Cut each message's content to this many bytes for the view; absent for the whole.
     #[serde(default)]
     #[ts(type = "number | null", optional)]
     pub max_content: Option<u64>,
@@ -164,12 +199,17 @@ pub struct ResumeRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchRequest {
+    /// Paths of the runs directories to search, each one of those shown.
     pub dirs: Vec<String>,
+    /// What to look for: a literal substring, or a regex when `regex`.
     pub pattern: String,
+    /// Read `pattern` as a Rust regex instead of a literal substring.
     #[serde(default)]
     pub regex: bool,
+    /// Match without regard to letter case.
     #[serde(default)]
     pub ignore_case: bool,
+    /// One run (an id or a unique prefix of one); every run when absent.
     #[serde(default)]
     #[ts(optional)]
     pub run: Option<String>,
@@ -187,7 +227,9 @@ pub struct SearchRequest {
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchBatch {
+    /// Path of the runs directory the hits are in, as the request named it.
     pub dir: String,
+    /// The hits, in the order found.
     pub hits: Vec<crate::search::SearchHit>,
 }
 
@@ -195,8 +237,11 @@ pub struct SearchBatch {
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ExportRequest {
+    /// Path of the runs directory, one of those shown.
     pub dir: String,
+    /// Run id (or a unique prefix of one).
     pub run: String,
+    /// Format, what of each result goes in, and whether secrets are redacted.
     pub options: ExportOptions,
 }
 
@@ -204,9 +249,13 @@ pub struct ExportRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffRunsRequest {
+    /// Path of the runs directory of run A, one of those shown.
     pub dir_a: String,
+    /// Run A: an id or a unique prefix of one.
     pub run_a: String,
+    /// Path of the runs directory of run B, one of those shown.
     pub dir_b: String,
+    /// Run B: an id or a unique prefix of one.
     pub run_b: String,
 }
 
@@ -214,6 +263,8 @@ pub struct DiffRunsRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffResultsRequest {
+    /// Result A, of run A.
     pub a: ResultRef,
+    /// Result B, of run B.
     pub b: ResultRef,
 }

@@ -116,6 +116,7 @@ impl Drop for ScanDone<'_> {
 }
 
 impl LiveSession {
+    /// A session watching nothing yet: [`start`](Self::start) it.
     pub fn new() -> Self {
         Self::default()
     }

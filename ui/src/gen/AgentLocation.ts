@@ -4,4 +4,12 @@ import type { SourceKind } from "./SourceKind";
 /**
  * Where an agent keeps its sessions on this machine.
  */
-export type AgentLocation = { source: SourceKind, path: string, };
+export type AgentLocation = { 
+/**
+ * The kind of store it is.
+ */
+source: SourceKind, 
+/**
+ * Its path.
+ */
+path: string, };

@@ -20,8 +20,16 @@ cutoffMs: number,
 /**
  * Sessions whose transcript goes, oldest first.
  */
-sessions: Array<SweptSession>, sessionBytes: number, 
+sessions: Array<SweptSession>, 
+/**
+ * Their transcripts' bytes.
+ */
+sessionBytes: number, 
 /**
  * Value files that go (in sessions kept too: each file goes by its own age).
  */
-valueFiles: number, valueBytes: number, };
+valueFiles: number, 
+/**
+ * Their bytes.
+ */
+valueBytes: number, };

@@ -3,4 +3,16 @@
 /**
  * Results per power-of-two size bucket: sizes over `le / 2` and at most `le`.
  */
-export type Bucket = { le: number, count: number, bytes: number, };
+export type Bucket = { 
+/**
+ * Upper bound of the bucket in bytes, a power of two.
+ */
+le: number, 
+/**
+ * Results in the bucket.
+ */
+count: number, 
+/**
+ * The sum of their sizes in bytes.
+ */
+bytes: number, };

@@ -4,4 +4,124 @@ import type { LineRef } from "./LineRef";
 /**
  * What changed in a runs directory.
  */
-export type Change = { "kind": "run-added", dir: string, run: string, } | { "kind": "appended", dir: string, run: string, lines: Array<LineRef>, pendingBytes: number, } | { "kind": "reset", dir: string, run: string, lines: number, } | { "kind": "summarised", dir: string, run: string, } | { "kind": "finished", dir: string, run: string, status: string, } | { "kind": "run-removed", dir: string, run: string, } | { "kind": "values-added", dir: string, run: string, } | { "kind": "values-removed", dir: string, run: string, } | { "kind": "value-files-added", dir: string, run: string, values: Array<string>, } | { "kind": "value-files-removed", dir: string, run: string, values: Array<string>, } | { "kind": "scanned", dir: string, } | { "kind": "polling", dir: string, reason: string, intervalMs: number, };
+export type Change = { "kind": "run-added", 
+/**
+ * Path of the runs directory, as it was given to the watcher.
+ */
+dir: string, 
+/**
+ * Run id.
+ */
+run: string, } | { "kind": "appended", 
+/**
+ * Path of the runs directory, as it was given to the watcher.
+ */
+dir: string, 
+/**
+ * Run id.
+ */
+run: string, 
+/**
+ * The lines appended, each with its event type.
+ */
+lines: Array<LineRef>, 
+/**
+ * Bytes of a torn last line still waiting for its newline.
+ */
+pendingBytes: number, } | { "kind": "reset", 
+/**
+ * Path of the runs directory, as it was given to the watcher.
+ */
+dir: string, 
+/**
+ * Run id.
+ */
+run: string, 
+/**
+ * Lines read in the new reading (0 when only the summary is left).
+ */
+lines: number, } | { "kind": "summarised", 
+/**
+ * Path of the runs directory, as it was given to the watcher.
+ */
+dir: string, 
+/**
+ * Run id.
+ */
+run: string, } | { "kind": "finished", 
+/**
+ * Path of the runs directory, as it was given to the watcher.
+ */
+dir: string, 
+/**
+ * Run id.
+ */
+run: string, 
+/**
+ * The run's status now (`done`, `error`, `cancelled`).
+ */
+status: string, } | { "kind": "run-removed", 
+/**
+ * Path of the runs directory, as it was given to the watcher.
+ */
+dir: string, 
+/**
+ * Run id.
+ */
+run: string, } | { "kind": "values-added", 
+/**
+ * Path of the runs directory, as it was given to the watcher.
+ */
+dir: string, 
+/**
+ * Id of the run the value directory belongs to.
+ */
+run: string, } | { "kind": "values-removed", 
+/**
+ * Path of the runs directory, as it was given to the watcher.
+ */
+dir: string, 
+/**
+ * Id of the run the value directory belonged to.
+ */
+run: string, } | { "kind": "value-files-added", 
+/**
+ * Path of the runs directory, as it was given to the watcher.
+ */
+dir: string, 
+/**
+ * Id of the run the value directory belongs to.
+ */
+run: string, 
+/**
+ * Value ids of the files added (their names without `.txt`).
+ */
+values: Array<string>, } | { "kind": "value-files-removed", 
+/**
+ * Path of the runs directory, as it was given to the watcher.
+ */
+dir: string, 
+/**
+ * Id of the run the value directory belongs to.
+ */
+run: string, 
+/**
+ * Value ids of the files removed (their names without `.txt`).
+ */
+values: Array<string>, } | { "kind": "scanned", 
+/**
+ * Path of the runs directory, as it was given to the watcher.
+ */
+dir: string, } | { "kind": "polling", 
+/**
+ * Path of the runs directory, as it was given to the watcher.
+ */
+dir: string, 
+/**
+ * Why native watching is not used (the error, or that polling was asked for).
+ */
+reason: string, 
+/**
+ * Time between two polls, in milliseconds.
+ */
+intervalMs: number, };

@@ -3,4 +3,16 @@
 /**
  * Peek coverage of a run's values, or of the one `call` names.
  */
-export type CoverageRequest = { dir: string, run: string, call?: string, };
+export type CoverageRequest = { 
+/**
+ * Path of the runs directory, one of those shown.
+ */
+dir: string, 
+/**
+ * Run id (or a unique prefix of one).
+ */
+run: string, 
+/**
+ * Tool call id or value id of one result; every value of the run when absent.
+ */
+call?: string, };

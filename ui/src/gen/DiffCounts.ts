@@ -3,7 +3,23 @@
 /**
  * How many rows of each status a diff has.
  */
-export type DiffCounts = { same: number, differs: number, onlyA: number, onlyB: number, 
+export type DiffCounts = { 
+/**
+ * Rows alike on both sides.
+ */
+same: number, 
+/**
+ * Rows on both sides that differ.
+ */
+differs: number, 
+/**
+ * Rows on side A only.
+ */
+onlyA: number, 
+/**
+ * Rows on side B only.
+ */
+onlyB: number, 
 /**
  * Tool calls on both sides whose results' texts differ.
  */

@@ -8,7 +8,11 @@ export type DiffItem = {
 /**
  * Transcript line of the event (for a tool call, of its start, else of its result).
  */
-line: number, ts?: number, 
+line: number, 
+/**
+ * `ts` of that event, in milliseconds since the Unix epoch.
+ */
+ts?: number, 
 /**
  * A message's text, at most 2 KiB of it.
  */
@@ -16,8 +20,24 @@ text?: string,
 /**
  * A message's size in bytes.
  */
-textBytes?: number, toolCallId?: string, tool?: string, summary?: string, 
+textBytes?: number, 
+/**
+ * Tool call id of a tool row.
+ */
+toolCallId?: string, 
+/**
+ * Tool name of a tool row (`tool` when the transcript does not name it).
+ */
+tool?: string, 
+/**
+ * The tool call's own one-line summary of its input, when it gave one.
+ */
+summary?: string, 
 /**
  * The tool input as compact JSON (shortened as the timeline shortens it).
  */
-input?: string, result?: DiffResult, };
+input?: string, 
+/**
+ * The call's last result; absent for a message, or a call without a result yet.
+ */
+result?: DiffResult, };

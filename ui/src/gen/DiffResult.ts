@@ -4,4 +4,24 @@ import type { RetentionState } from "./RetentionState";
 /**
  * A tool result as a diff shows it.
  */
-export type DiffResult = { ok: boolean, bytes: number, lines: number, state: RetentionState, valueId: string, };
+export type DiffResult = { 
+/**
+ * False when the tool reported a failure.
+ */
+ok: boolean, 
+/**
+ * Size of the full text in bytes.
+ */
+bytes: number, 
+/**
+ * Number of lines in the full text.
+ */
+lines: number, 
+/**
+ * Retention state: what the model got in place of the full text.
+ */
+state: RetentionState, 
+/**
+ * Value id, to open the result (with its tool call id) in the compare view.
+ */
+valueId: string, };

@@ -4,4 +4,12 @@ import type { ResultRef } from "./ResultRef";
 /**
  * Two tool results to compare as text, one of each run (`mctl diff --results`).
  */
-export type DiffResultsRequest = { a: ResultRef, b: ResultRef, };
+export type DiffResultsRequest = { 
+/**
+ * Result A, of run A.
+ */
+a: ResultRef, 
+/**
+ * Result B, of run B.
+ */
+b: ResultRef, };

@@ -4,8 +4,27 @@ import type { DiffItem } from "./DiffItem";
 import type { DiffRowKind } from "./DiffRowKind";
 import type { DiffStatus } from "./DiffStatus";
 
-export type DiffRow = { kind: DiffRowKind, status: DiffStatus, 
+/**
+ * One row of a diff: a user message, a tool call or an answer, on one side or both.
+ */
+export type DiffRow = { 
+/**
+ * What the row is.
+ */
+kind: DiffRowKind, 
+/**
+ * Whether the row is on both sides, and alike.
+ */
+status: DiffStatus, 
 /**
  * What differs, for a row on both sides that differs; empty otherwise.
  */
-differs: Array<DiffField>, a: DiffItem | null, b: DiffItem | null, };
+differs: Array<DiffField>, 
+/**
+ * Run A's side of the row; absent for `only-b`.
+ */
+a: DiffItem | null, 
+/**
+ * Run B's side of the row; absent for `only-a`.
+ */
+b: DiffItem | null, };

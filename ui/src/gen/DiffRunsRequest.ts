@@ -3,4 +3,20 @@
 /**
  * Two runs to diff, each of a runs directory shown (`mctl diff`).
  */
-export type DiffRunsRequest = { dirA: string, runA: string, dirB: string, runB: string, };
+export type DiffRunsRequest = { 
+/**
+ * Path of the runs directory of run A, one of those shown.
+ */
+dirA: string, 
+/**
+ * Run A: an id or a unique prefix of one.
+ */
+runA: string, 
+/**
+ * Path of the runs directory of run B, one of those shown.
+ */
+dirB: string, 
+/**
+ * Run B: an id or a unique prefix of one.
+ */
+runB: string, };

@@ -4,15 +4,63 @@ import type { RunStatus } from "./RunStatus";
 /**
  * What a diff says of one run: its figures.
  */
-export type DiffSide = { run: string, title: string, status: RunStatus, provider: string | null, model: string | null, inputTokens: number, outputTokens: number, costUsd: number, 
+export type DiffSide = { 
+/**
+ * Run id.
+ */
+run: string, 
+/**
+ * The run's title: its first user message, whitespace collapsed.
+ */
+title: string, 
+/**
+ * How the run's last dispatch ended, or whether it is still running.
+ */
+status: RunStatus, 
+/**
+ * Model provider, when the run names one.
+ */
+provider: string | null, 
+/**
+ * Model, when the run names one.
+ */
+model: string | null, 
+/**
+ * Prompt tokens over the whole run.
+ */
+inputTokens: number, 
+/**
+ * Completion tokens over the whole run.
+ */
+outputTokens: number, 
+/**
+ * Cost in US dollars over the whole run (0 when none is recorded).
+ */
+costUsd: number, 
 /**
  * From the first event's `ts` to the last one's; `null` when no event has one.
  */
-durationMs: number | null, userMessages: number, toolCalls: number, 
+durationMs: number | null, 
+/**
+ * User messages (dispatches).
+ */
+userMessages: number, 
+/**
+ * Distinct tool calls.
+ */
+toolCalls: number, 
 /**
  * Tool results that failed (`ok: false`).
  */
-failedResults: number, retained: number, retainedBytes: number, 
+failedResults: number, 
+/**
+ * Results retained: the model saw their stub.
+ */
+retained: number, 
+/**
+ * Total size in bytes of the retained results' full texts.
+ */
+retainedBytes: number, 
 /**
  * Bytes the next resume sends for the run's results.
  */

@@ -3,4 +3,24 @@
 /**
  * One side of a text diff.
  */
-export type DiffText = { run: string, toolCallId: string, tool: string, bytes: number, lines: number, };
+export type DiffText = { 
+/**
+ * Id of the run the result is in.
+ */
+run: string, 
+/**
+ * Tool call id of the result.
+ */
+toolCallId: string, 
+/**
+ * Name of the tool called.
+ */
+tool: string, 
+/**
+ * Size of the full text in bytes.
+ */
+bytes: number, 
+/**
+ * Number of lines in the full text.
+ */
+lines: number, };

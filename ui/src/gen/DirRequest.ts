@@ -3,4 +3,8 @@
 /**
  * Names one runs directory shown.
  */
-export type DirRequest = { dir: string, };
+export type DirRequest = { 
+/**
+ * Path of the runs directory, one of those shown.
+ */
+dir: string, };

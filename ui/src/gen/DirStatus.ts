@@ -4,7 +4,19 @@ import type { SourceKind } from "./SourceKind";
 /**
  * One runs directory and whether it could be read.
  */
-export type DirStatus = { path: string, error: string | null, runs: number, 
+export type DirStatus = { 
+/**
+ * Path of the runs directory.
+ */
+path: string, 
+/**
+ * Why the directory could not be read; `null` when it could.
+ */
+error: string | null, 
+/**
+ * Runs listed from it.
+ */
+runs: number, 
 /**
  * The kind of store it is read as.
  */

@@ -5,7 +5,23 @@ import type { ExportValues } from "./ExportValues";
 /**
  * An exported run: the document and what was redacted in it.
  */
-export type Export = { run: string, format: ExportFormat, values: ExportValues, redacted: boolean, 
+export type Export = { 
+/**
+ * Id of the run exported.
+ */
+run: string, 
+/**
+ * The format of the document.
+ */
+format: ExportFormat, 
+/**
+ * What of each tool result went in.
+ */
+values: ExportValues, 
+/**
+ * Whether secrets were redacted.
+ */
+redacted: boolean, 
 /**
  * Secrets replaced, per kind.
  */

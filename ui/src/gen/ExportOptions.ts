@@ -2,7 +2,18 @@
 import type { ExportFormat } from "./ExportFormat";
 import type { ExportValues } from "./ExportValues";
 
-export type ExportOptions = { format: ExportFormat, values: ExportValues, 
+/**
+ * How to export a run.
+ */
+export type ExportOptions = { 
+/**
+ * The file to make.
+ */
+format: ExportFormat, 
+/**
+ * What of each tool result goes in.
+ */
+values: ExportValues, 
 /**
  * Replace secrets with `[redacted: <kind>]` (the default).
  */

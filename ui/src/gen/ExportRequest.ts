@@ -4,4 +4,16 @@ import type { ExportOptions } from "./ExportOptions";
 /**
  * Exports a run of a runs directory shown (`mctl export`).
  */
-export type ExportRequest = { dir: string, run: string, options: ExportOptions, };
+export type ExportRequest = { 
+/**
+ * Path of the runs directory, one of those shown.
+ */
+dir: string, 
+/**
+ * Run id (or a unique prefix of one).
+ */
+run: string, 
+/**
+ * Format, what of each result goes in, and whether secrets are redacted.
+ */
+options: ExportOptions, };

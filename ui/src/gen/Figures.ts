@@ -4,7 +4,11 @@ import type { Bucket } from "./Bucket";
 /**
  * What a threshold does to a set of results.
  */
-export type Figures = { results: number, 
+export type Figures = { 
+/**
+ * Tool results counted.
+ */
+results: number, 
 /**
  * The sum of the results' sizes.
  */

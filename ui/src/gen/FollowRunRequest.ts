@@ -4,9 +4,25 @@
  * Follows a run from after line `shown`; `token` numbers the follows of a window in the order
  * the user opened them.
  */
-export type FollowRunRequest = { dir: string, run: string, shown: number, 
+export type FollowRunRequest = { 
+/**
+ * Path of the runs directory, one of those shown.
+ */
+dir: string, 
+/**
+ * Id of the run to follow.
+ */
+run: string, 
+/**
+ * Transcript line the view already shows up to; entries after it are sent.
+ */
+shown: number, 
 /**
  * Bytes of complete lines the view read (the run's `transcriptBytes - pendingBytes`): when
  * the index vouches for exactly these, the follow starts from it and reads nothing again.
  */
-bytes?: number | null, token: number, };
+bytes?: number | null, 
+/**
+ * Number of this follow, rising with each one the window opens; an unfollow names it.
+ */
+token: number, };

@@ -8,7 +8,19 @@ export type GcFile = {
 /**
  * Relative to the runs directory: `<run>.values/<value id>.txt`.
  */
-path: string, run: string, bytes: number, reason: GcReason, 
+path: string, 
+/**
+ * Id of the run whose value directory holds the file (an orphan's: the id in its name).
+ */
+run: string, 
+/**
+ * Size of the file in bytes.
+ */
+bytes: number, 
+/**
+ * Which policy selected the file.
+ */
+reason: GcReason, 
 /**
  * Bytes the next resume of the run carries again once this file is gone: the full text of
  * the result it backs (0 for strays and orphans).

@@ -4,4 +4,12 @@ import type { GcPolicy } from "./GcPolicy";
 /**
  * Plans a garbage collection of `dir` with `policy`.
  */
-export type GcPlanRequest = { dir: string, policy: GcPolicy, };
+export type GcPlanRequest = { 
+/**
+ * Path of the runs directory, one of those shown.
+ */
+dir: string, 
+/**
+ * Which value files to collect.
+ */
+policy: GcPolicy, };

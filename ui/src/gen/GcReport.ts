@@ -7,11 +7,31 @@ import type { GcSkip } from "./GcSkip";
 /**
  * A plan (`applied: false`) or the outcome of applying one.
  */
-export type GcReport = { applied: boolean, 
+export type GcReport = { 
+/**
+ * False for a plan (nothing deleted), true for the outcome of an apply.
+ */
+applied: boolean, 
 /**
  * Planned: the files to delete. Applied: the files deleted.
  */
-files: Array<GcFile>, totalBytes: number, runs: Array<GcRun>, contextBytes: number, contextTokens: number, 
+files: Array<GcFile>, 
+/**
+ * Total size of `files` in bytes.
+ */
+totalBytes: number, 
+/**
+ * Per run, what collecting its files costs it, in run id order.
+ */
+runs: Array<GcRun>, 
+/**
+ * Bytes the next resumes carry again, over every run.
+ */
+contextBytes: number, 
+/**
+ * `contextBytes / 4`: about how many tokens the next resumes carry again.
+ */
+contextTokens: number, 
 /**
  * Files left alone, and why (changed since the plan, run active or pinned, cancelled...).
  */
@@ -23,7 +43,11 @@ removedDirs: Array<string>,
 /**
  * Files carried over from an apply that was interrupted.
  */
-resumed: number, cancelled: boolean, 
+resumed: number, 
+/**
+ * The apply was stopped before its end; the files not reached are in `skipped`.
+ */
+cancelled: boolean, 
 /**
  * For a Claude Code store: what Claude Code's own cleanup deletes at its next start,
  * whatever this plan does.

@@ -3,7 +3,23 @@
 /**
  * What collecting a run's files costs it.
  */
-export type GcRun = { run: string, files: number, bytes: number, contextBytes: number, 
+export type GcRun = { 
+/**
+ * Id of the run (an orphan's: the id in its value directory's name).
+ */
+run: string, 
+/**
+ * Files of the run the plan would delete (or the apply deleted).
+ */
+files: number, 
+/**
+ * Their size in bytes.
+ */
+bytes: number, 
+/**
+ * Bytes the next resume of the run carries again: the full texts of the results they back.
+ */
+contextBytes: number, 
 /**
  * `context_bytes / 4`: about how many tokens the next resume carries again.
  */

@@ -4,4 +4,24 @@ import type { DiffLine } from "./DiffLine";
 /**
  * A run of changes with the context around it, as `@@ -aStart,aLen +bStart,bLen @@` says.
  */
-export type Hunk = { aStart: number, aLen: number, bStart: number, bLen: number, lines: Array<DiffLine>, };
+export type Hunk = { 
+/**
+ * First line of the hunk in A's text, 1-based (when `aLen` is 0, the line it comes before).
+ */
+aStart: number, 
+/**
+ * Lines of A's text the hunk covers (context and removed).
+ */
+aLen: number, 
+/**
+ * First line of the hunk in B's text, 1-based (when `bLen` is 0, the line it comes before).
+ */
+bStart: number, 
+/**
+ * Lines of B's text the hunk covers (context and added).
+ */
+bLen: number, 
+/**
+ * The hunk's lines, in order.
+ */
+lines: Array<DiffLine>, };

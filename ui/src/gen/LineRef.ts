@@ -3,4 +3,12 @@
 /**
  * One appended event: its transcript line and type.
  */
-export type LineRef = { line: number, type: string, };
+export type LineRef = { 
+/**
+ * Transcript line of the event (1-based).
+ */
+line: number, 
+/**
+ * Event type (`user_message`, `tool_call_finished`...), or `unreadable`.
+ */
+type: string, };

@@ -3,4 +3,8 @@
 /**
  * The list of runs: from the watcher's models, or with `reread` every transcript read again.
  */
-export type ListRunsRequest = { reread: boolean, };
+export type ListRunsRequest = { 
+/**
+ * Read every transcript again instead of answering from the live models.
+ */
+reread: boolean, };

@@ -3,7 +3,11 @@
 /**
  * The error-looking lines the model was never shown.
  */
-export type MissedErrors = { count: number, 
+export type MissedErrors = { 
+/**
+ * How many there are in all.
+ */
+count: number, 
 /**
  * The first 20 of their line numbers.
  */

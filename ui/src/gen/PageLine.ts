@@ -3,7 +3,15 @@
 /**
  * One line of a page; a very long line is shortened to [`PAGE_LINE_MAX`] bytes for display.
  */
-export type PageLine = { n: number, text: string, 
+export type PageLine = { 
+/**
+ * Line number, 1-based.
+ */
+n: number, 
+/**
+ * The line without its ending, at most [`PAGE_LINE_MAX`] bytes of it (bad UTF-8 as U+FFFD).
+ */
+text: string, 
 /**
  * The line's full size in bytes.
  */

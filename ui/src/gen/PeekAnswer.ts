@@ -4,11 +4,23 @@ import type { TextSource } from "./TextSource";
 /**
  * A peek's answer, with where it was read from (`mctl peek --json` and the app's console).
  */
-export type PeekAnswer = { valueId: string, source: TextSource, 
+export type PeekAnswer = { 
+/**
+ * Value id of the value peeked at.
+ */
+valueId: string, 
+/**
+ * Where the peeked text was read from (the value file, else a copy the transcript holds).
+ */
+source: TextSource, 
 /**
  * Size of the answer's text in bytes.
  */
-bytes: number, text: string, 
+bytes: number, 
+/**
+ * The answer exactly as the model gets it: header, `N: <text>` lines, footer.
+ */
+text: string, 
 /**
  * Line numbers that appear in the text, in order.
  */

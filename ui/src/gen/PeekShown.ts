@@ -3,7 +3,11 @@
 /**
  * One `peek_value` call that read a value.
  */
-export type PeekShown = { toolCallId: string, 
+export type PeekShown = { 
+/**
+ * Tool call id of the `peek_value` call.
+ */
+toolCallId: string, 
 /**
  * Transcript line of its result.
  */
@@ -19,4 +23,8 @@ lines: Array<[number, number]>,
 /**
  * Size of its answer: what reading back cost.
  */
-bytes: number, ok: boolean, };
+bytes: number, 
+/**
+ * False when the peek failed (its answer an error message: it showed no line).
+ */
+ok: boolean, };

@@ -5,4 +5,12 @@ import type { ResultRef } from "./ResultRef";
 /**
  * A peek of a result (or a stray value file), as `peek_value` answers the model.
  */
-export type PeekValueRequest = { r: ResultRef, request: PeekRequest, };
+export type PeekValueRequest = { 
+/**
+ * The result (or stray value file) to peek at.
+ */
+r: ResultRef, 
+/**
+ * The line range or query, as the model would send it to `peek_value`.
+ */
+request: PeekRequest, };

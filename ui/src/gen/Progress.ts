@@ -3,4 +3,20 @@
 /**
  * How far an apply is.
  */
-export type Progress = { done: number, total: number, bytes: number, totalBytes: number, };
+export type Progress = { 
+/**
+ * Files dealt with so far, deleted or skipped.
+ */
+done: number, 
+/**
+ * Files in the plan.
+ */
+total: number, 
+/**
+ * Bytes deleted so far.
+ */
+bytes: number, 
+/**
+ * Bytes of every file in the plan.
+ */
+totalBytes: number, };

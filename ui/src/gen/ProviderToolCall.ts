@@ -4,4 +4,16 @@ import type { ProviderFunction } from "./ProviderFunction";
 /**
  * A tool call as the provider gets it: `{id, type: "function", function: {name, arguments}}`.
  */
-export type ProviderToolCall = { id: string, type: string, function: ProviderFunction, };
+export type ProviderToolCall = { 
+/**
+ * The tool call id.
+ */
+id: string, 
+/**
+ * Always `function`.
+ */
+type: string, 
+/**
+ * The tool called and its input.
+ */
+function: ProviderFunction, };

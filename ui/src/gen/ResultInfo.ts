@@ -4,16 +4,41 @@ import type { RetentionState } from "./RetentionState";
 /**
  * One tool result of a run, with its retention state.
  */
-export type ResultInfo = { toolCallId: string, tool: string, ok: boolean, 
+export type ResultInfo = { 
+/**
+ * Id of the tool call this result answers.
+ */
+toolCallId: string, 
+/**
+ * Name of the tool called (`tool` when the transcript does not name it).
+ */
+tool: string, 
+/**
+ * False when the tool reported a failure.
+ */
+ok: boolean, 
 /**
  * Size of the full text in bytes (UTF-8).
  */
-bytes: number, lines: number, 
+bytes: number, 
+/**
+ * Number of lines in the full text (`\n`-separated, a final `\n` starts no new line).
+ */
+lines: number, 
 /**
  * Invisible format characters in it (bidirectional controls, zero-width characters): a
  * text that holds any can be shown as other than what the model got.
  */
-formatChars: number, state: RetentionState, valueId: string, 
+formatChars: number, 
+/**
+ * Retention state: what the model got in place of the full text.
+ */
+state: RetentionState, 
+/**
+ * Value id of the result: its value file is `<value id>.txt` (another agent's store may name
+ * its files otherwise, or keep none).
+ */
+valueId: string, 
 /**
  * Transcript line of the `tool_call_finished` event.
  */
@@ -36,4 +61,8 @@ stubBytes: number | null,
 /**
  * `ts` of the matching `tool_call_started`, for durations.
  */
-startedMs: number | null, finishedMs: number | null, };
+startedMs: number | null, 
+/**
+ * `ts` of the `tool_call_finished` event.
+ */
+finishedMs: number | null, };

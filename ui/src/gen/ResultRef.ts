@@ -3,4 +3,16 @@
 /**
  * Names one tool result: a runs directory (by path), a run id, a tool call id or value id.
  */
-export type ResultRef = { dir: string, run: string, call: string, };
+export type ResultRef = { 
+/**
+ * Path of the runs directory, as listed in the settings' `runsDirs`.
+ */
+dir: string, 
+/**
+ * Run id (or a unique prefix of one).
+ */
+run: string, 
+/**
+ * Tool call id or value id of the result.
+ */
+call: string, };

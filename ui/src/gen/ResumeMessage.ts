@@ -9,7 +9,11 @@ export type ResumeMessage = {
 /**
  * `system`, `user`, `assistant` or `tool`.
  */
-role: string, content: string, 
+role: string, 
+/**
+ * The content the provider gets, possibly cut for the view (`clipped`).
+ */
+content: string, 
 /**
  * The size of the content the provider gets (`content` may be cut, below).
  */
@@ -17,7 +21,19 @@ contentBytes: number,
 /**
  * Whether `content` is only its first bytes ([`ResumePreview::clip`]).
  */
-clipped: boolean, name?: string, toolCallId?: string, toolCalls?: Array<ProviderToolCall>, 
+clipped: boolean, 
+/**
+ * Tool name of a `tool` message (structured shape; `""` when no earlier call named it).
+ */
+name?: string, 
+/**
+ * Tool call id a `tool` message answers (structured shape).
+ */
+toolCallId?: string, 
+/**
+ * Tool calls of an assistant message (structured shape; unanswered calls are dropped).
+ */
+toolCalls?: Array<ProviderToolCall>, 
 /**
  * Image attachments' data URIs.
  */

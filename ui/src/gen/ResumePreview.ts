@@ -5,7 +5,15 @@ import type { ResumeMessage } from "./ResumeMessage";
 /**
  * What resuming a run now would send before the new user turn (`mctl resume --json`).
  */
-export type ResumePreview = { shape: ReplayShape, messages: Array<ResumeMessage>, 
+export type ResumePreview = { 
+/**
+ * How results ride in the messages: the shape asked for, else the provider's.
+ */
+shape: ReplayShape, 
+/**
+ * The messages, in the order they would be sent.
+ */
+messages: Array<ResumeMessage>, 
 /**
  * The bytes of every message's content and of every tool call's name and arguments.
  */

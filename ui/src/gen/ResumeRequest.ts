@@ -5,4 +5,24 @@ import type { ReplayShape } from "./ReplayShape";
  * What resuming a run would replay; each message's content cut to `maxContent` bytes when
  * given (a view pages nothing of it: an unretained value can be hundreds of megabytes).
  */
-export type ResumeRequest = { dir: string, run: string, shape?: ReplayShape, withoutValues: boolean, maxContent?: number | null, };
+export type ResumeRequest = { 
+/**
+ * Path of the runs directory, one of those shown.
+ */
+dir: string, 
+/**
+ * Run id (or a unique prefix of one).
+ */
+run: string, 
+/**
+ * How results ride in the replay; absent for the shape the run's provider gets.
+ */
+shape?: ReplayShape, 
+/**
+ * Take every value file of the run as gone: what the resume would send after a GC.
+ */
+withoutValues: boolean, 
+/**
+ * Cut each message's content to this many bytes for the view; absent for the whole.
+ */
+maxContent?: number | null, };

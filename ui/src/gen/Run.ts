@@ -5,15 +5,40 @@ import type { SourceKind } from "./SourceKind";
 /**
  * One run: a transcript, a summary, or both.
  */
-export type Run = { id: string, 
+export type Run = { 
+/**
+ * The run id: its transcript's name without `.jsonl` (or its summary's); a session id for
+ * other agents.
+ */
+id: string, 
 /**
  * The kind of store the run was read from: `klide` (the harness), `claude`, `codex`.
  */
-source: SourceKind, status: RunStatus, 
+source: SourceKind, 
+/**
+ * How the run's last dispatch ended, or whether it is still running.
+ */
+status: RunStatus, 
 /**
  * First user message, whitespace collapsed, at most [`TITLE_MAX`] characters.
  */
-title: string, provider: string | null, model: string | null, mode: string | null, cwd: string | null, 
+title: string, 
+/**
+ * Model provider named by `run_started` (or the summary); `None` when neither says.
+ */
+provider: string | null, 
+/**
+ * Model named by `run_started` (or the summary); `None` when neither says.
+ */
+model: string | null, 
+/**
+ * Agent mode named by `run_started` (or the summary); `None` when neither says.
+ */
+mode: string | null, 
+/**
+ * Working directory the run started in (`run_started`); `None` when not recorded.
+ */
+cwd: string | null, 
 /**
  * The parent run of a subagent run, from its summary.
  */
@@ -46,15 +71,39 @@ warnings: number,
 /**
  * Dispatches: user messages, each answered by one agent loop.
  */
-dispatches: number, toolCalls: number, results: number, inline: number, retained: number, 
+dispatches: number, 
+/**
+ * Distinct tool calls, by tool call id (started or finished).
+ */
+toolCalls: number, 
+/**
+ * Tool results (`tool_call_finished` events), the sum of the five state counts below.
+ */
+results: number, 
+/**
+ * Results at or under the threshold: the model saw them whole.
+ */
+inline: number, 
+/**
+ * Results over the threshold whose value file holds the same bytes.
+ */
+retained: number, 
 /**
  * Total size of the retained results' full texts: bytes kept out of context.
  */
-retainedBytes: number, unretained: number, 
+retainedBytes: number, 
+/**
+ * Results over the threshold without a value file: their full text rides in context.
+ */
+unretained: number, 
 /**
  * Total size of the unretained results' full texts.
  */
-unretainedBytes: number, damaged: number, 
+unretainedBytes: number, 
+/**
+ * Results whose value file exists but differs from the transcript (or cannot be read).
+ */
+damaged: number, 
 /**
  * Results their agent cut in place (Codex): the full output never reached the disk.
  */
@@ -68,15 +117,35 @@ sidechainLines: number,
 /**
  * Value files that match no result of the run.
  */
-strays: number, valueFiles: number, 
+strays: number, 
+/**
+ * Value files in the run's value directory (`*.txt` files directly inside).
+ */
+valueFiles: number, 
 /**
  * Bytes on disk in the run's value directory (`*.txt` files directly inside).
  */
-valueBytes: number, inputTokens: number, outputTokens: number, costUsd: number, 
+valueBytes: number, 
+/**
+ * Prompt tokens summed over every `assistant_message.usage`.
+ */
+inputTokens: number, 
+/**
+ * Completion tokens summed over every `assistant_message.usage`.
+ */
+outputTokens: number, 
+/**
+ * Cost in US dollars summed over every `assistant_message.usage` (0 when none is recorded).
+ */
+costUsd: number, 
 /**
  * Model time summed from `assistant_message.timing.modelMs`.
  */
-modelMs: number, transcriptBytes: number, 
+modelMs: number, 
+/**
+ * Size of the transcript file in bytes, a torn last line included.
+ */
+transcriptBytes: number, 
 /**
  * Bytes of a torn last line still waiting for its newline.
  */
@@ -84,11 +153,23 @@ pendingBytes: number,
 /**
  * Some line was written by a newer harness (`schemaVersion` above 1).
  */
-newerSchema: boolean, hasTranscript: boolean, hasSummary: boolean, 
+newerSchema: boolean, 
+/**
+ * The run has a transcript (`<run>.jsonl`); false for a run known by its summary alone.
+ */
+hasTranscript: boolean, 
+/**
+ * The run has a summary (`<run>.summary.json`).
+ */
+hasSummary: boolean, 
 /**
  * Code of the run error that ended the last dispatch, if it ended in one.
  */
-errorCode: string | null, errorMessage: string | null, 
+errorCode: string | null, 
+/**
+ * Message of the run error that ended the last dispatch, if it ended in one.
+ */
+errorMessage: string | null, 
 /**
  * Names of the tools the run called, sorted.
  */

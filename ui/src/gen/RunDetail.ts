@@ -8,4 +8,24 @@ import type { TimelineEvent } from "./TimelineEvent";
 /**
  * Everything `mctl show` prints about one run.
  */
-export type RunDetail = { run: Run, events: Array<TimelineEvent>, results: Array<ResultInfo>, problems: Array<Problem>, strays: Array<StrayFile>, };
+export type RunDetail = { 
+/**
+ * The run's figures: status, counts, sizes, tokens and cost.
+ */
+run: Run, 
+/**
+ * Every event and unreadable line, in file order.
+ */
+events: Array<TimelineEvent>, 
+/**
+ * Every tool result, in file order.
+ */
+results: Array<ResultInfo>, 
+/**
+ * Every problem found while reading, in file order.
+ */
+problems: Array<Problem>, 
+/**
+ * Value files that match no result of the run.
+ */
+strays: Array<StrayFile>, };

@@ -6,4 +6,20 @@ import type { DiffSide } from "./DiffSide";
 /**
  * Two runs aligned (`mctl diff --json`).
  */
-export type RunDiff = { a: DiffSide, b: DiffSide, counts: DiffCounts, rows: Array<DiffRow>, };
+export type RunDiff = { 
+/**
+ * Run A's figures.
+ */
+a: DiffSide, 
+/**
+ * Run B's figures.
+ */
+b: DiffSide, 
+/**
+ * Rows of each status.
+ */
+counts: DiffCounts, 
+/**
+ * The aligned rows, in the runs' order.
+ */
+rows: Array<DiffRow>, };

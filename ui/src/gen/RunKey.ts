@@ -3,4 +3,12 @@
 /**
  * Names one run: a runs directory (by path) and a run id.
  */
-export type RunKey = { dir: string, run: string, };
+export type RunKey = { 
+/**
+ * Path of the runs directory, one of those shown.
+ */
+dir: string, 
+/**
+ * Run id.
+ */
+run: string, };

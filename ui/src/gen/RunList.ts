@@ -2,4 +2,15 @@
 import type { DirStatus } from "./DirStatus";
 import type { RunRow } from "./RunRow";
 
-export type RunList = { dirs: Array<DirStatus>, runs: Array<RunRow>, };
+/**
+ * Every run of the directories shown (`list_runs`).
+ */
+export type RunList = { 
+/**
+ * Each runs directory shown, in order, with whether it could be read.
+ */
+dirs: Array<DirStatus>, 
+/**
+ * Every run of those directories.
+ */
+runs: Array<RunRow>, };

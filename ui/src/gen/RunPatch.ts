@@ -5,4 +5,16 @@ import type { Run } from "./Run";
  * A run of the list as it stands now (`run`), or gone from it (`None`): what the list patches
  * in after live changes, instead of reading every transcript again.
  */
-export type RunPatch = { dir: string, id: string, run: Run | null, };
+export type RunPatch = { 
+/**
+ * Path of the runs directory, as the request named it.
+ */
+dir: string, 
+/**
+ * Run id, as the request named it.
+ */
+id: string, 
+/**
+ * The run as it stands now; `null` when it is gone.
+ */
+run: Run | null, };

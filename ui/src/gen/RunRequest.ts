@@ -3,4 +3,12 @@
 /**
  * Names one run of a runs directory shown.
  */
-export type RunRequest = { dir: string, run: string, };
+export type RunRequest = { 
+/**
+ * Path of the runs directory, one of those shown.
+ */
+dir: string, 
+/**
+ * Run id (or a unique prefix of one).
+ */
+run: string, };

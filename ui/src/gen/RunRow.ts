@@ -4,4 +4,12 @@ import type { Run } from "./Run";
 /**
  * A run and the runs directory it is in (an index into [`RunList::dirs`]).
  */
-export type RunRow = { dir: number, run: Run, };
+export type RunRow = { 
+/**
+ * Index of the run's directory in [`RunList::dirs`].
+ */
+dir: number, 
+/**
+ * The run's figures.
+ */
+run: Run, };

@@ -4,4 +4,8 @@ import type { RunKey } from "./RunKey";
 /**
  * The runs named, as they stand now.
  */
-export type RunRowsRequest = { runs: Array<RunKey>, };
+export type RunRowsRequest = { 
+/**
+ * The runs wanted, each by directory and id.
+ */
+runs: Array<RunKey>, };

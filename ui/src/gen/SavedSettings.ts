@@ -6,7 +6,27 @@ import type { Theme } from "./Theme";
  * What the Settings view saves (the app's `settings.json`). A setting left out (`null`) takes
  * its default; a file of an older version, with fewer fields, still reads.
  */
-export type SavedSettings = { runsDirs: Array<string>, threshold: number | null, runningWindowMs: number | null, gcIdleGuardMs: number | null, theme: Theme, 
+export type SavedSettings = { 
+/**
+ * Runs directories to show, in order; empty for the default directory.
+ */
+runsDirs: Array<string>, 
+/**
+ * Retention threshold in bytes, above 0; `null` for the default (20,480).
+ */
+threshold: number | null, 
+/**
+ * Running window in milliseconds; `null` for the default (30 minutes).
+ */
+runningWindowMs: number | null, 
+/**
+ * Default GC idle guard in milliseconds; `null` for the default (10 minutes).
+ */
+gcIdleGuardMs: number | null, 
+/**
+ * Colour theme of the window.
+ */
+theme: Theme, 
 /**
  * Other agents' stores the user chose not to show when the app offered them.
  */

@@ -4,4 +4,12 @@ import type { SearchHit } from "./SearchHit";
 /**
  * Hits of a search found in runs directory `dir`, as they come.
  */
-export type SearchBatch = { dir: string, hits: Array<SearchHit>, };
+export type SearchBatch = { 
+/**
+ * Path of the runs directory the hits are in, as the request named it.
+ */
+dir: string, 
+/**
+ * The hits, in the order found.
+ */
+hits: Array<SearchHit>, };

@@ -5,11 +5,27 @@ import type { RetentionState } from "./RetentionState";
 /**
  * One matching line (`mctl search --json`, one object per line).
  */
-export type SearchHit = { run: string, kind: HitKind, 
+export type SearchHit = { 
+/**
+ * Id of the run the hit is in (an orphan file's: the id in its value directory's name).
+ */
+run: string, 
+/**
+ * What kind of text the hit is in.
+ */
+kind: HitKind, 
 /**
  * Transcript line of the event (for a value, of its result); absent for a stray file.
  */
-line?: number, toolCallId?: string, valueId?: string, 
+line?: number, 
+/**
+ * Tool call id of an input or result hit, or of a value hit's result; absent otherwise.
+ */
+toolCallId?: string, 
+/**
+ * Value id of a value hit: its file's name without `.txt`.
+ */
+valueId?: string, 
 /**
  * Line number inside the value (value hits).
  */
@@ -30,7 +46,11 @@ text: string,
 /**
  * Byte offsets of the first match in `text`.
  */
-matchStart: number, matchEnd: number, 
+matchStart: number, 
+/**
+ * End of the first match in `text`, a byte offset (exclusive).
+ */
+matchEnd: number, 
 /**
  * Byte offset in the line where `text` starts (0 unless the line was cut).
  */

@@ -4,7 +4,27 @@ import type { HitKind } from "./HitKind";
 /**
  * A search of every runs directory in `dirs` (`mctl search`), streaming its hits.
  */
-export type SearchRequest = { dirs: Array<string>, pattern: string, regex: boolean, ignoreCase: boolean, run?: string, 
+export type SearchRequest = { 
+/**
+ * Paths of the runs directories to search, each one of those shown.
+ */
+dirs: Array<string>, 
+/**
+ * What to look for: a literal substring, or a regex when `regex`.
+ */
+pattern: string, 
+/**
+ * Read `pattern` as a Rust regex instead of a literal substring.
+ */
+regex: boolean, 
+/**
+ * Match without regard to letter case.
+ */
+ignoreCase: boolean, 
+/**
+ * One run (an id or a unique prefix of one); every run when absent.
+ */
+run?: string, 
 /**
  * Where to look (every kind when absent).
  */

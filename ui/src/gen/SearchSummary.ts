@@ -4,7 +4,11 @@ import type { Skipped } from "./Skipped";
 /**
  * The end of a search (the last line of `mctl search --json`, with `"kind":"summary"`).
  */
-export type SearchSummary = { hits: number, 
+export type SearchSummary = { 
+/**
+ * Matching lines found (at most `--max` when given).
+ */
+hits: number, 
 /**
  * Transcripts and value files searched.
  */
@@ -12,7 +16,11 @@ files: number,
 /**
  * Their bytes.
  */
-bytes: number, elapsedMs: number, 
+bytes: number, 
+/**
+ * How long the search took, in milliseconds (summed over the directories searched).
+ */
+elapsedMs: number, 
 /**
  * `--max` hits were found and the search stopped there.
  */

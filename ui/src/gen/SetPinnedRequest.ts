@@ -3,4 +3,16 @@
 /**
  * Pins (or unpins) a run.
  */
-export type SetPinnedRequest = { dir: string, run: string, pinned: boolean, };
+export type SetPinnedRequest = { 
+/**
+ * Path of the runs directory, one of those shown.
+ */
+dir: string, 
+/**
+ * Id of the run to pin or unpin.
+ */
+run: string, 
+/**
+ * True to pin the run, false to unpin it.
+ */
+pinned: boolean, };

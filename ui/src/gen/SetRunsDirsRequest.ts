@@ -3,4 +3,8 @@
 /**
  * Shows these runs directories from now on (and remembers them).
  */
-export type SetRunsDirsRequest = { dirs: Array<string>, };
+export type SetRunsDirsRequest = { 
+/**
+ * Paths of the runs directories, in the order to show them; blank entries are dropped.
+ */
+dirs: Array<string>, };

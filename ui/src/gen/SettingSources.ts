@@ -4,4 +4,24 @@ import type { DirsSource } from "./DirsSource";
 /**
  * Where each setting in effect comes from.
  */
-export type SettingSources = { runsDirs: DirsSource, threshold: DirsSource, runningWindow: DirsSource, gcIdleGuard: DirsSource, theme: DirsSource, };
+export type SettingSources = { 
+/**
+ * Where the runs directories shown come from.
+ */
+runsDirs: DirsSource, 
+/**
+ * Where the retention threshold comes from.
+ */
+threshold: DirsSource, 
+/**
+ * Where the running window comes from.
+ */
+runningWindow: DirsSource, 
+/**
+ * Where the GC idle guard comes from.
+ */
+gcIdleGuard: DirsSource, 
+/**
+ * Where the theme comes from: saved, or the default (no flag or variable sets it).
+ */
+theme: DirsSource, };

@@ -6,7 +6,23 @@ import type { SettingSources } from "./SettingSources";
 import type { SourceInfo } from "./SourceInfo";
 import type { Theme } from "./Theme";
 
-export type Settings = { runsDirs: Array<string>, source: DirsSource, threshold: number, 
+/**
+ * What the app is told of the program it talks to: the settings in effect, where each comes
+ * from, and what this front end may do.
+ */
+export type Settings = { 
+/**
+ * Paths of the runs directories shown, in the order shown.
+ */
+runsDirs: Array<string>, 
+/**
+ * Where the runs directories shown came from.
+ */
+source: DirsSource, 
+/**
+ * Retention threshold in effect, in bytes: a result longer than this should be retained.
+ */
+threshold: number, 
 /**
  * Whether pinning, unpinning and applying a GC are allowed (not on a read-only server).
  */
@@ -36,7 +52,11 @@ runningWindowMs: number,
  * How recently changed a run may be and still have its values collected: the GC form's
  * default.
  */
-gcIdleGuardMs: number, theme: Theme, 
+gcIdleGuardMs: number, 
+/**
+ * Colour theme in effect.
+ */
+theme: Theme, 
 /**
  * Where each setting in effect comes from: the command line and the environment win over
  * what is saved (`docs/settings.md`).

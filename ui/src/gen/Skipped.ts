@@ -3,4 +3,12 @@
 /**
  * A file (or line) the search could not read, said in the summary.
  */
-export type Skipped = { path: string, reason: string, };
+export type Skipped = { 
+/**
+ * The file's path (or the run's, or a directory's).
+ */
+path: string, 
+/**
+ * Why it could not be searched.
+ */
+reason: string, };

@@ -6,7 +6,11 @@ import type { SourceKind } from "./SourceKind";
  * A kind of store as the user sees it: sent to the app with each directory.
  * (Its texts are borrowed from the program, and owned once read back from JSON.)
  */
-export type SourceInfo = { kind: SourceKind, 
+export type SourceInfo = { 
+/**
+ * The kind of store described.
+ */
+kind: SourceKind, 
 /**
  * What the user calls the store ("Claude Code").
  */
@@ -22,4 +26,8 @@ mark: string,
 /**
  * A colour for the mark (CSS), so two agents' runs are told apart at a glance.
  */
-color: string, capabilities: Capabilities, };
+color: string, 
+/**
+ * What Mission Control can do with a store of this kind.
+ */
+capabilities: Capabilities, };

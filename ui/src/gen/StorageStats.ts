@@ -3,7 +3,18 @@ import type { AgentSweep } from "./AgentSweep";
 import type { StorageRow } from "./StorageRow";
 import type { StorageRun } from "./StorageRun";
 
-export type StorageStats = { totalBytes: number, files: number, 
+/**
+ * Where a runs directory's value bytes are (what the Storage view charts).
+ */
+export type StorageStats = { 
+/**
+ * Bytes of every value file, orphans included.
+ */
+totalBytes: number, 
+/**
+ * Number of value files, orphans included.
+ */
+files: number, 
 /**
  * Largest first.
  */

@@ -3,4 +3,12 @@
 /**
  * A value file that matches no result of its run.
  */
-export type StrayFile = { name: string, bytes: number, };
+export type StrayFile = { 
+/**
+ * File name in the value directory (`<stem>.txt`).
+ */
+name: string, 
+/**
+ * Size on disk in bytes.
+ */
+bytes: number, };

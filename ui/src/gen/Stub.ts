@@ -3,7 +3,11 @@
 /**
  * A stub and where its previews come from, so a viewer can highlight those lines.
  */
-export type Stub = { text: string, 
+export type Stub = { 
+/**
+ * The stub's text, as the model got it in place of the full text.
+ */
+text: string, 
 /**
  * Lines shown in the head preview, inclusive; `None` for an empty text.
  */

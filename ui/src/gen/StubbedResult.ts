@@ -3,8 +3,20 @@
 /**
  * A result replayed as its stub.
  */
-export type StubbedResult = { toolCallId: string, valueId: string, 
+export type StubbedResult = { 
+/**
+ * Tool call id of the result.
+ */
+toolCallId: string, 
+/**
+ * Value id of the result: its value file is `<value id>.txt`.
+ */
+valueId: string, 
 /**
  * The full text's size: what it would send without its value file.
  */
-fullBytes: number, stubBytes: number, };
+fullBytes: number, 
+/**
+ * The stub's size in bytes: what is sent instead.
+ */
+stubBytes: number, };

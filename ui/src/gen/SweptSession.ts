@@ -3,8 +3,20 @@
 /**
  * One session the agent's cleanup will delete.
  */
-export type SweptSession = { run: string, title: string, 
+export type SweptSession = { 
+/**
+ * Session id.
+ */
+run: string, 
+/**
+ * The session's title.
+ */
+title: string, 
 /**
  * Its transcript's bytes.
  */
-bytes: number, modifiedMs: number | null, };
+bytes: number, 
+/**
+ * Its transcript's last modification, in milliseconds since the Unix epoch.
+ */
+modifiedMs: number | null, };

@@ -5,11 +5,31 @@ import type { Hunk } from "./Hunk";
 /**
  * Two results' texts compared line by line.
  */
-export type TextDiff = { a: DiffText, b: DiffText, identical: boolean, 
+export type TextDiff = { 
 /**
- * Lines only in A, and only in B, over the whole texts.
+ * Result A.
  */
-removed: number, added: number, hunks: Array<Hunk>, 
+a: DiffText, 
+/**
+ * Result B.
+ */
+b: DiffText, 
+/**
+ * The two texts are the same, byte for byte.
+ */
+identical: boolean, 
+/**
+ * Lines only in A, over the whole texts.
+ */
+removed: number, 
+/**
+ * Lines only in B, over the whole texts.
+ */
+added: number, 
+/**
+ * Runs of changes with their context (3 lines), in order.
+ */
+hunks: Array<Hunk>, 
 /**
  * The hunks stop after 10,000 lines; the counts above still cover everything.
  */

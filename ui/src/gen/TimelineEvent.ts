@@ -10,7 +10,23 @@ import type { Usage } from "./Usage";
  * One line of the timeline: every event in file order, plus unreadable lines at their place
  * (with `type` = `"unreadable"`). Only the fields of its type are present.
  */
-export type TimelineEvent = { line: number, type: string, seq?: number, ts?: number, 
+export type TimelineEvent = { 
+/**
+ * Transcript line (1-based).
+ */
+line: number, 
+/**
+ * Event type (`user_message`, `tool_call_finished`...), or `unreadable`.
+ */
+type: string, 
+/**
+ * `seq` of the envelope, when it has one (it may repeat after a torn line).
+ */
+seq?: number, 
+/**
+ * `ts` of the envelope, in milliseconds since the Unix epoch.
+ */
+ts?: number, 
 /**
  * Message text, question, answer, advice, compaction summary, steering reason...
  */
@@ -18,7 +34,39 @@ text?: string,
 /**
  * Size of the whole text when `text` was shortened to [`TEXT_MAX`] bytes.
  */
-textBytes?: number, thinking?: string, messageId?: string, toolCalls: Array<ToolCallRef>, attachments: Array<AttachmentInfo>, usage?: Usage, timing?: Timing, toolCallId?: string, tool?: string, 
+textBytes?: number, 
+/**
+ * An assistant message's thinking, shortened to [`TEXT_MAX`] bytes.
+ */
+thinking?: string, 
+/**
+ * Id of the user or assistant message.
+ */
+messageId?: string, 
+/**
+ * Tool calls an assistant message asks for, in order; empty for other events.
+ */
+toolCalls: Array<ToolCallRef>, 
+/**
+ * Attachments of a user message; empty for other events.
+ */
+attachments: Array<AttachmentInfo>, 
+/**
+ * Token counts and cost of an assistant message.
+ */
+usage?: Usage, 
+/**
+ * Model timings of an assistant message.
+ */
+timing?: Timing, 
+/**
+ * Tool call id of a `tool_call_started` or `tool_call_finished`.
+ */
+toolCallId?: string, 
+/**
+ * Tool name of a tool call or permission request; the subagent of a `subagent_requested`.
+ */
+tool?: string, 
 /**
  * The tool call's own one-line summary of its input.
  */
@@ -26,7 +74,63 @@ summary?: string,
 /**
  * The tool input (or request, proposal, decision) as compact JSON, shortened.
  */
-input?: string, inputBytes?: number, result?: ResultInfo, cwd?: string, mode?: string, provider?: string, model?: string, requestId?: string, decision?: string, path?: string, oldHash?: string, newHash?: string, status?: string, error?: ErrorInfo, estimatedTokens?: number, 
+input?: string, 
+/**
+ * Size in bytes of the whole input as compact JSON, before shortening.
+ */
+inputBytes?: number, 
+/**
+ * The result of a `tool_call_finished`, classified (its text is read on demand).
+ */
+result?: ResultInfo, 
+/**
+ * Working directory of a `run_started`.
+ */
+cwd?: string, 
+/**
+ * Agent mode of a `run_started`.
+ */
+mode?: string, 
+/**
+ * Model provider of a `run_started`.
+ */
+provider?: string, 
+/**
+ * Model of a `run_started`.
+ */
+model?: string, 
+/**
+ * Id of the permission request, question, subagent, advisor request or diff proposal.
+ */
+requestId?: string, 
+/**
+ * Decision of a permission or diff resolution (`allow (session)`, or its JSON).
+ */
+decision?: string, 
+/**
+ * File of a `file_changed` or diff proposal; workspace root of a `context_snapshot`.
+ */
+path?: string, 
+/**
+ * Hash of the file before a `file_changed`.
+ */
+oldHash?: string, 
+/**
+ * Hash of the file after a `file_changed`.
+ */
+newHash?: string, 
+/**
+ * Status of a `run_result` (`done` when it names none).
+ */
+status?: string, 
+/**
+ * The error of a `run_error`.
+ */
+error?: ErrorInfo, 
+/**
+ * Estimated tokens in context, from a `context_snapshot`.
+ */
+estimatedTokens?: number, 
 /**
  * Why the line could not be read, or what about it is unusual.
  */

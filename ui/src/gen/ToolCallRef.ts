@@ -3,4 +3,12 @@
 /**
  * A tool call named by an assistant message.
  */
-export type ToolCallRef = { toolCallId: string, name: string, };
+export type ToolCallRef = { 
+/**
+ * Id of the tool call, to match with its `tool_call_started` and result.
+ */
+toolCallId: string, 
+/**
+ * Name of the tool called (`tool` when the message does not name it).
+ */
+name: string, };

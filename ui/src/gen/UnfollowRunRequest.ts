@@ -3,4 +3,8 @@
 /**
  * Ends follow `token`.
  */
-export type UnfollowRunRequest = { token: number, };
+export type UnfollowRunRequest = { 
+/**
+ * Number of the follow to end, as given to `follow_run`.
+ */
+token: number, };

@@ -6,11 +6,35 @@ import type { RetentionState } from "./RetentionState";
 /**
  * What the model was shown of one value (`mctl coverage --json`).
  */
-export type ValueCoverage = { toolCallId: string, valueId: string, tool: string, state: RetentionState, totalLines: number, 
+export type ValueCoverage = { 
+/**
+ * Tool call id of the result.
+ */
+toolCallId: string, 
+/**
+ * Value id of the result: what its peeks name.
+ */
+valueId: string, 
+/**
+ * Name of the tool called.
+ */
+tool: string, 
+/**
+ * The result's retention state.
+ */
+state: RetentionState, 
+/**
+ * Lines in the full text.
+ */
+totalLines: number, 
 /**
  * The lines of its stub's head and tail previews, as merged `[first, last]` ranges.
  */
-stubLines: Array<[number, number]>, peeks: Array<PeekShown>, 
+stubLines: Array<[number, number]>, 
+/**
+ * Each `peek_value` call that read this value, in transcript order.
+ */
+peeks: Array<PeekShown>, 
 /**
  * Distinct lines shown at least once.
  */
@@ -26,4 +50,12 @@ rereadLines: number,
 /**
  * The bytes of every peek of it.
  */
-peekBytes: number, neverPeeked: boolean, missedErrors: MissedErrors, };
+peekBytes: number, 
+/**
+ * No `peek_value` call read this value.
+ */
+neverPeeked: boolean, 
+/**
+ * Error-looking lines the model was shown neither in the stub nor in a peek.
+ */
+missedErrors: MissedErrors, };

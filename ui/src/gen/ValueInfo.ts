@@ -8,12 +8,44 @@ import type { Verified } from "./Verified";
 /**
  * A tool result (or a stray value file) opened for the compare view.
  */
-export type ValueInfo = { toolCallId: string, tool: string, valueId: string, state: ValueState, ok: boolean, bytes: number, lines: number, 
+export type ValueInfo = { 
+/**
+ * Tool call id of the result; the value id for a stray file.
+ */
+toolCallId: string, 
+/**
+ * Name of the tool called; empty for a stray file.
+ */
+tool: string, 
+/**
+ * Value id: the value file is `<value id>.txt`.
+ */
+valueId: string, 
+/**
+ * The result's retention state, or `stray`.
+ */
+state: ValueState, 
+/**
+ * False when the tool reported a failure (always true for a stray file).
+ */
+ok: boolean, 
+/**
+ * Size of the full text in bytes.
+ */
+bytes: number, 
+/**
+ * Number of lines in the full text.
+ */
+lines: number, 
 /**
  * Invisible format characters in the result's text (as the transcript has it); `null` for
  * a stray file, which is not read whole to count them.
  */
-formatChars: number | null, source: TextSource, 
+formatChars: number | null, 
+/**
+ * Where the full text shown is read from.
+ */
+source: TextSource, 
 /**
  * The value file, when there is one.
  */
@@ -25,7 +57,11 @@ stub: Stub | null,
 /**
  * What the next resume sends for this result.
  */
-contextBytes: number, threshold: number, 
+contextBytes: number, 
+/**
+ * Retention threshold the state was told by, in bytes.
+ */
+threshold: number, 
 /**
  * How `state` was told: `sampled` for a retained value opened from its file alone, until
  * [`RunsDir::verify_value`] says more.

@@ -4,4 +4,16 @@ import type { ResultRef } from "./ResultRef";
 /**
  * A page of a result's full text: `count` lines from line `first` (1-based).
  */
-export type ValueLinesRequest = { r: ResultRef, first: number, count: number, };
+export type ValueLinesRequest = { 
+/**
+ * The result whose full text is read.
+ */
+r: ResultRef, 
+/**
+ * First line of the page, 1-based.
+ */
+first: number, 
+/**
+ * Number of lines wanted; fewer come back at the end of the text.
+ */
+count: number, };

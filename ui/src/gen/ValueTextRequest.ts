@@ -4,4 +4,16 @@ import type { ResultRef } from "./ResultRef";
 /**
  * Lines `first..=last` of a result's full text, for the clipboard.
  */
-export type ValueTextRequest = { r: ResultRef, first: number, last: number, };
+export type ValueTextRequest = { 
+/**
+ * The result whose full text is read.
+ */
+r: ResultRef, 
+/**
+ * First line wanted, 1-based.
+ */
+first: number, 
+/**
+ * Last line wanted, 1-based and included.
+ */
+last: number, };

@@ -7,7 +7,15 @@ import type { Verified } from "./Verified";
  * The verdict of comparing every byte of a value file with its result's text in the
  * transcript (`verify_value`).
  */
-export type ValueVerdict = { state: ValueState, verified: Verified, 
+export type ValueVerdict = { 
+/**
+ * State of the value, every byte checked.
+ */
+state: ValueState, 
+/**
+ * Always `full`: every byte was compared.
+ */
+verified: Verified, 
 /**
  * The stub the model saw (it is made of the transcript's text, which a damaged file no
  * longer holds).

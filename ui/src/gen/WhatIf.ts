@@ -5,11 +5,19 @@ import type { Figures } from "./Figures";
 /**
  * One threshold's answer (`mctl whatif --json` prints one per threshold, in an array).
  */
-export type WhatIf = { threshold: number, 
+export type WhatIf = { 
+/**
+ * The threshold tried, in bytes.
+ */
+threshold: number, 
 /**
  * The same figures per tool name.
  */
-perTool: { [key in string]: Figures }, results: number, 
+perTool: { [key in string]: Figures }, 
+/**
+ * Tool results counted.
+ */
+results: number, 
 /**
  * The sum of the results' sizes.
  */

@@ -3,4 +3,16 @@
 /**
  * The threshold what-if of a runs directory (or one run) at each of `thresholds`.
  */
-export type WhatIfRequest = { dir: string, thresholds: number[], run?: string, };
+export type WhatIfRequest = { 
+/**
+ * Path of the runs directory, one of those shown.
+ */
+dir: string, 
+/**
+ * Thresholds to try, in bytes; one answer each.
+ */
+thresholds: number[], 
+/**
+ * One run (an id or a unique prefix of one); every run of the directory when absent.
+ */
+run?: string, };
