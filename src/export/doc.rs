@@ -303,6 +303,7 @@ fn heading(e: &TimelineEvent, clean: &mut impl FnMut(&str) -> String) -> String 
         "tool_call_finished" => format!("Result · {}", tool()),
         "run_error" => "Error".into(),
         "context_compacted" => "Context compacted".into(),
+        "local_command" => format!("Local command · {}", tool()),
         "unreadable" => "Unreadable line".into(),
         other => {
             let mut h = other.replace('_', " ");

@@ -77,6 +77,17 @@ impl Analyzer {
         self.title_override = Some(title);
     }
 
+    /// A title for the run when it has no prompt at all; the first one given is kept.
+    pub(crate) fn title_if_no_prompt(&mut self, title: String) {
+        self.fallback_title.get_or_insert(title);
+    }
+
+    /// An event of a store's own that is no part of the conversation (Claude Code's local
+    /// commands): shown in the timeline, never a prompt, a dispatch or a title.
+    pub(crate) fn emit_aside(&mut self, n: u64, ts: Option<i64>, item: TimelineEvent) {
+        self.note(n, None, ts, item);
+    }
+
     pub(crate) fn run_mut(&mut self) -> &mut Run {
         &mut self.run
     }

@@ -51,6 +51,9 @@ impl Analyzer {
         if let Some(title) = &self.title_override {
             run.title = crate::model::title_of(title);
         }
+        if let (true, Some(title)) = (run.title.is_empty(), &self.fallback_title) {
+            run.title = crate::model::title_of(title);
+        }
         run.tools = self.tool_names.iter().cloned().collect();
         (run, strays)
     }

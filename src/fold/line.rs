@@ -35,6 +35,10 @@ impl Analyzer {
     /// Folds one line, and says whether it was this run's: a line of a file several runs share
     /// (a Claude Code session's side conversations) may be another's.
     pub(crate) fn line_taken(&mut self, line: RawLine<'_>) -> bool {
+        if let Some((0, count)) = line.glued {
+            let message = format!("{count} JSON values on one line: each is read as a line");
+            self.problem(line.number, ProblemKind::Glued, message);
+        }
         let Some(mut fold) = self.foreign.take() else {
             self.line(line);
             return true;

@@ -69,6 +69,8 @@ pub(crate) struct Analyzer {
     foreign_result: Option<ForeignResult>,
     /// A title the store gives the run (Claude Code's `custom-title`), over its first prompt.
     title_override: Option<String>,
+    /// The title of a run with no prompt (a session of local commands only: their arguments).
+    fallback_title: Option<String>,
 }
 
 impl Analyzer {
@@ -106,6 +108,7 @@ impl Analyzer {
             foreign: None,
             foreign_result: None,
             title_override: None,
+            fallback_title: None,
         }
     }
 

@@ -74,8 +74,10 @@ pub(crate) fn describe(kind: &str, event: &Event) -> TimelineEvent {
                 .map(|a| AttachmentInfo {
                     path: a.path.clone(),
                     mime: a.mime.clone(),
-                    bytes: a.content.as_ref().map_or(0, |c| c.len() as u64)
-                        + a.data_uri.as_ref().map_or(0, |d| d.len() as u64),
+                    bytes: a.bytes.unwrap_or_else(|| {
+                        a.content.as_ref().map_or(0, |c| c.len() as u64)
+                            + a.data_uri.as_ref().map_or(0, |d| d.len() as u64)
+                    }),
                 })
                 .collect();
         }

@@ -179,6 +179,15 @@ fn from_row(row: &Row, opts: &RunOptions, want: Want, stamp: &RunStamp) -> Optio
         _ => postcard::from_bytes(&row.run).ok()?,
     };
     [run.cost_usd, run.model_ms] = row.floats;
+    // A torn last line becomes the last line once its file has been idle for the running
+    // window (runs/read.rs): a row read before that moment is read again once it has passed.
+    if run.pending_bytes > 0 {
+        let window = opts.running_window_ms;
+        let idle_at = (stamp.transcript).map(|t| t.mtime_ms().saturating_add(window));
+        if idle_at.is_some_and(|at| row.read_ms <= at && at < opts.now_ms) {
+            return None;
+        }
+    }
     if let Some(since) = row.clock_since_ms {
         run.status = opts.status_by_clock(since);
     }

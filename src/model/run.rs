@@ -276,6 +276,9 @@ pub enum ProblemKind {
     NewerSchema,
     /// A run without a transcript, a value directory that is a link, and the like.
     Run,
+    /// Several complete JSON values on one line (a lost newline, `}{`): each is read, in order,
+    /// as a line of its own.
+    Glued,
 }
 
 impl ProblemKind {

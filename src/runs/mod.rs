@@ -33,9 +33,10 @@ pub struct RunsDir {
 
 impl RunsDir {
     /// Opens the runs directory at `root` and detects its kind; fails with `runs-dir` when it is
-    /// not a directory.
+    /// not a directory. An agent's own folder (`~/.claude`, `~/.codex`) opens as its store one
+    /// level down ([`crate::sources::store_root`]).
     pub fn open(root: impl Into<PathBuf>, opts: RunOptions) -> Result<Self> {
-        let root = root.into();
+        let root = crate::sources::store_root(&root.into());
         match fs::metadata(&root) {
             Ok(m) if m.is_dir() => Ok(Self {
                 source: crate::sources::detect(&root),

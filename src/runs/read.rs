@@ -4,7 +4,8 @@
 use crate::fold::{Analyzer, FileFigures};
 use crate::model::options::modified_ms;
 use crate::model::values::ValueFile;
-use crate::model::{Layout, Problem, ProblemKind, RunDetail, RunOptions};
+use crate::model::{Layout, Problem, ProblemKind, RunDetail, RunOptions, RunStatus};
+use crate::transcript::{settled_tail, split_glued, RawLine};
 use std::collections::BTreeMap;
 use std::fs;
 use std::io;
@@ -48,17 +49,33 @@ pub(crate) fn analyze_run_with(
     let side = files.side.is_some();
     if let Some(path) = &files.transcript {
         let mut own_bytes = 0u64;
-        let outcome = crate::sources::read_store_lines(path, |line| {
+        let mut take = |line: RawLine<'_>| {
             let len = line.bytes.len() as u64;
             if analyzer.line_taken(line) {
                 own_bytes += 1 + len;
             }
-        })?;
+        };
+        let mut outcome = crate::sources::read_store_lines(path, &mut take)?;
+        let modified = fs::metadata(path).ok().as_ref().and_then(modified_ms);
+        // A last line without its newline in a file left alone for longer than the running
+        // window will not get one: when it is one whole JSON value, it is the last line.
+        // (A compressed rollout's tail is not at the file's offsets: it is left pending.)
+        let plain = path.extension().is_none_or(|e| e != "zst");
+        let idle =
+            plain && modified.is_some_and(|m| opts.status_by_clock(m) == RunStatus::Interrupted);
+        if let Some(tail) = idle.then(|| settled_tail(path, &outcome)).flatten() {
+            let number = outcome.cursor.lines + 1;
+            split_glued(
+                RawLine::whole(number, outcome.cursor.offset, &tail),
+                &mut take,
+            );
+            outcome.pending_bytes = 0;
+        }
         transcript_bytes = if side { own_bytes } else { outcome.file_len };
         // A torn last line is its session's until it is whole.
         pending = if side { 0 } else { outcome.pending_bytes };
         if !side {
-            mtime = fs::metadata(path).ok().as_ref().and_then(modified_ms);
+            mtime = modified;
         }
     } else {
         analyzer.problems.push(Problem {

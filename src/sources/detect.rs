@@ -20,6 +20,10 @@ pub fn detect(root: &Path) -> SourceKind {
     if let Some(kind) = forced(root) {
         return kind;
     }
+    let store = store_root(root);
+    if store != root {
+        return detect(&store);
+    }
     let Ok(entries) = fs::read_dir(root) else {
         return SourceKind::Klide;
     };
@@ -68,6 +72,66 @@ pub fn detect(root: &Path) -> SourceKind {
         Some("sessions") => SourceKind::Codex,
         _ => SourceKind::Klide,
     }
+}
+
+/// The store a directory given by the user holds: the directory itself, or, for an agent's own
+/// folder (`~/.claude`, `~/.codex`), its store one level down (`projects/`, `sessions/`). A
+/// folder is taken for an agent's own when it holds no transcript of its own, has that store
+/// folder, and is named as the agent names it or holds the agent's own files beside it.
+pub fn store_root(root: &Path) -> PathBuf {
+    const HOMES: [(&str, &str, &[&str]); 2] = [
+        (
+            "projects",
+            ".claude",
+            &[
+                "settings.json",
+                ".credentials.json",
+                "history.jsonl",
+                "todos",
+                "statsig",
+                "shell-snapshots",
+                "ide",
+                "plugins",
+            ],
+        ),
+        (
+            "sessions",
+            ".codex",
+            &[
+                "config.toml",
+                "auth.json",
+                "history.jsonl",
+                "log",
+                "version.json",
+            ],
+        ),
+    ];
+    let Ok(entries) = fs::read_dir(root) else {
+        return root.to_path_buf();
+    };
+    let names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .take(LOOK_AT)
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    // A folder with transcripts or value folders of its own is a store itself.
+    let own = names.iter().any(|n| {
+        n.ends_with(".jsonl") && n != "history.jsonl"
+            || n.ends_with(".values")
+            || n.ends_with(".summary.json")
+    });
+    if own {
+        return root.to_path_buf();
+    }
+    let named = |n: &str| root.file_name().is_some_and(|f| f == n);
+    for (store, home, marks) in HOMES {
+        let inner = root.join(store);
+        let agent_home = named(home) || marks.iter().any(|m| names.iter().any(|n| n == m));
+        if agent_home && names.iter().any(|n| n == store) && inner.is_dir() {
+            return inner;
+        }
+    }
+    root.to_path_buf()
 }
 
 /// The kinds the user declared (`--source`, the Settings view), by directory: every reader of
@@ -212,6 +276,20 @@ mod tests {
         assert_eq!(detect(&klide), SourceKind::Klide);
 
         assert_eq!(detect(&at("empty")), SourceKind::Klide);
+        // An agent's own folder is read as its store one level down.
+        let home = at(".claude");
+        fs::create_dir_all(home.join("projects/-home-ana-app")).unwrap();
+        assert_eq!(store_root(&home), home.join("projects"));
+        let codex_home = at("codex-home");
+        fs::create_dir_all(codex_home.join("sessions/2026")).unwrap();
+        fs::write(codex_home.join("config.toml"), "").unwrap();
+        assert_eq!(store_root(&codex_home), codex_home.join("sessions"));
+        // A runs directory, or a folder that is no agent's, stays what it is.
+        fs::create_dir_all(klide.join("projects")).unwrap();
+        assert_eq!(store_root(&klide), klide);
+        let plain = at("work");
+        fs::create_dir_all(plain.join("sessions")).unwrap();
+        assert_eq!(store_root(&plain), plain);
         assert_eq!(detect(&at("x/projects")), SourceKind::Claude);
         assert_eq!(detect(&at("y/sessions")), SourceKind::Codex);
     }

@@ -17,7 +17,7 @@ pub(crate) mod store;
 pub mod sweep;
 
 pub use crate::model::SourceKind;
-pub use detect::{default_locations, detect, force_kinds, AgentLocation};
+pub use detect::{default_locations, detect, force_kinds, store_root, AgentLocation};
 pub use store::{Capabilities, SourceInfo};
 pub(crate) use store::{LineFilter, Source, StoreFold, ValueFolders};
 
@@ -70,12 +70,15 @@ pub(crate) fn parse_time(s: &str) -> Option<i64> {
 }
 
 /// Every complete line of a store's file, as [`crate::transcript::read_lines`] reads a
-/// transcript; a Codex `.jsonl.zst` rollout is read through its decompression.
+/// transcript (a line of glued JSON values as those values); a Codex `.jsonl.zst` rollout is
+/// read through its decompression.
 pub(crate) fn read_store_lines(
     path: &std::path::Path,
-    each: impl FnMut(RawLine<'_>),
+    mut each: impl FnMut(RawLine<'_>),
 ) -> std::io::Result<crate::transcript::ReadOutcome> {
-    use crate::transcript::{read_lines, read_lines_from, Cursor};
+    use crate::transcript::{read_lines, read_lines_from, split_glued, Cursor};
+    // A line of several JSON values glued together is read as those values.
+    let each = |line: RawLine<'_>| split_glued(line, &mut each);
     if path.extension().is_some_and(|e| e == "zst") {
         let file = std::fs::File::open(path)?;
         let len = file.metadata()?.len();

@@ -63,6 +63,22 @@ pub(crate) struct Attachment {
     pub mime: Option<String>,
     #[serde(default, rename = "dataUri")]
     pub data_uri: Option<String>,
+    /// Its size when known without its bytes (another agent's image, counted, not kept).
+    #[serde(skip)]
+    pub bytes: Option<u64>,
+}
+
+impl Attachment {
+    /// An attachment known by its media type and size alone.
+    pub(crate) fn sized(mime: Option<String>, bytes: u64) -> Self {
+        Self {
+            path: None,
+            content: None,
+            mime,
+            data_uri: None,
+            bytes: Some(bytes),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -19,6 +19,57 @@ pub(crate) struct RawLine<'a> {
     pub offset: u64,
     /// The line without its `\n`.
     pub bytes: &'a [u8],
+    /// For one of several JSON values glued together on one line (`}{`): its place among them
+    /// and how many there are. `None` for a line as it was written.
+    pub glued: Option<(u32, u32)>,
+}
+
+impl<'a> RawLine<'a> {
+    /// A line as it was written.
+    pub(crate) fn whole(number: u64, offset: u64, bytes: &'a [u8]) -> Self {
+        Self {
+            number,
+            offset,
+            bytes,
+            glued: None,
+        }
+    }
+}
+
+/// Hands `line` on to `each`: a line that is two or more complete JSON values back to back (a
+/// writer's lost newline, `}{`) as those values, in order, each marked [`RawLine::glued`]; any
+/// other line as it is. Only a line where two objects may meet is parsed here.
+pub(crate) fn split_glued(line: RawLine<'_>, each: &mut impl FnMut(RawLine<'_>)) {
+    use serde::de::IgnoredAny;
+    if memchr::memmem::find(line.bytes, b"}{").is_none()
+        || serde_json::from_slice::<IgnoredAny>(line.bytes).is_ok()
+    {
+        return each(line);
+    }
+    let mut spans = Vec::new();
+    let mut values = serde_json::Deserializer::from_slice(line.bytes).into_iter::<IgnoredAny>();
+    loop {
+        let start = values.byte_offset();
+        match values.next() {
+            Some(Ok(_)) => spans.push((start, values.byte_offset())),
+            Some(Err(_)) => return each(line),
+            None => break,
+        }
+    }
+    if spans.len() < 2 {
+        return each(line);
+    }
+    let count = spans.len() as u32;
+    for (i, (start, end)) in spans.into_iter().enumerate() {
+        let bytes = &line.bytes[start..end];
+        let skip = bytes.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        each(RawLine {
+            number: line.number,
+            offset: line.offset + (start + skip) as u64,
+            bytes: &bytes[skip..],
+            glued: Some((i as u32, count)),
+        });
+    }
 }
 
 /// Where a reader stands in its transcript: everything before `offset` has been read.
@@ -93,16 +144,39 @@ fn read_lines_at(
             });
         }
         let number = cursor.lines + 1;
-        each(RawLine {
-            number,
-            offset: cursor.offset,
-            bytes: &buf[..n - 1],
-        });
+        each(RawLine::whole(number, cursor.offset, &buf[..n - 1]));
         cursor = Cursor {
             offset: cursor.offset + n as u64,
             lines: number,
         };
     }
+}
+
+/// The longest torn last line [`settled_tail`] reads to see whether it is whole.
+const SETTLED_TAIL_MAX: u64 = 16 << 20;
+
+/// The bytes after the last newline of `path` (as `outcome` found them) when they are one
+/// complete JSON value: a last line whose writer never added the newline. The caller decides
+/// that the file is idle enough for that to be final (a line still being written is pending).
+/// A tail over 16 MiB is not read.
+pub(crate) fn settled_tail(path: &Path, outcome: &ReadOutcome) -> Option<Vec<u8>> {
+    use std::io::Read;
+    if outcome.pending_bytes == 0 || outcome.pending_bytes > SETTLED_TAIL_MAX {
+        return None;
+    }
+    let mut file = File::open(path).ok()?;
+    file.seek(SeekFrom::Start(outcome.cursor.offset)).ok()?;
+    let mut tail = Vec::new();
+    file.take(outcome.pending_bytes)
+        .read_to_end(&mut tail)
+        .ok()?;
+    // The file may have grown or shrunk since: only the very bytes found count.
+    if tail.len() as u64 != outcome.pending_bytes {
+        return None;
+    }
+    serde_json::from_slice::<serde::de::IgnoredAny>(&tail)
+        .is_ok()
+        .then_some(tail)
 }
 
 /// Calls `each` for every complete line of `path` of at most `cap` bytes, in order and numbered
@@ -145,11 +219,7 @@ pub(crate) fn read_small_lines(
         }
         number += 1;
         if !too_long {
-            each(RawLine {
-                number,
-                offset,
-                bytes: &buf,
-            });
+            each(RawLine::whole(number, offset, &buf));
         }
         offset += len + 1;
     }
@@ -176,6 +246,34 @@ mod tests {
         })
         .unwrap();
         assert_eq!(seen, [(1, 0, "one".into()), (3, 105, "three".into())]);
+    }
+
+    #[test]
+    fn glued_values_are_split_and_other_lines_kept_whole() {
+        let mut seen = Vec::new();
+        let mut each = |l: RawLine<'_>| {
+            seen.push((
+                l.offset,
+                String::from_utf8(l.bytes.to_vec()).unwrap(),
+                l.glued,
+            ))
+        };
+        split_glued(
+            RawLine::whole(1, 10, br#"{"a":1}{"b":"}{"} {"c":3}"#),
+            &mut each,
+        );
+        split_glued(RawLine::whole(2, 40, br#"{"text":"a }{ b"}"#), &mut each);
+        split_glued(RawLine::whole(3, 60, br#"{"a":1}{"b":"#), &mut each);
+        assert_eq!(
+            seen,
+            [
+                (10, r#"{"a":1}"#.into(), Some((0, 3))),
+                (17, r#"{"b":"}{"}"#.into(), Some((1, 3))),
+                (28, r#"{"c":3}"#.into(), Some((2, 3))),
+                (40, r#"{"text":"a }{ b"}"#.into(), None),
+                (60, r#"{"a":1}{"b":"#.into(), None),
+            ]
+        );
     }
 
     #[test]

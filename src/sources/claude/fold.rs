@@ -14,9 +14,9 @@ use crate::fold::{Analyzer, ForeignResult, Terminal};
 use crate::model::layout::RunFiles;
 use crate::model::options::Verify;
 use crate::model::values::{matches_content, ValueFile};
-use crate::model::{ProblemKind, RetentionState};
+use crate::model::{ProblemKind, RetentionState, TimelineEvent};
 use crate::retained::{count_format_chars, count_lines};
-use crate::transcript::event::{ContentBlock, Event, ToolResult, Usage};
+use crate::transcript::event::{Attachment, ContentBlock, Event, ToolResult, Usage};
 use crate::transcript::RawLine;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -66,6 +66,8 @@ pub(crate) struct ClaudeFold {
     /// Titles by rank: `custom-title`, `ai-title`, `summary`.
     titles: [Option<String>; 3],
     verify: Verify,
+    /// The last local command typed (what a `<local-command-stdout>` line is the output of).
+    last_command: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -171,6 +173,7 @@ impl ClaudeFold {
             messages: HashMap::new(),
             titles: [None, None, None],
             verify,
+            last_command: None,
         }
     }
 
@@ -263,6 +266,7 @@ impl ClaudeFold {
             return;
         };
         let mut texts = Vec::new();
+        let mut images = Vec::new();
         match content {
             Value::String(s) => texts.push(s.clone()),
             Value::Array(blocks) => {
@@ -272,16 +276,32 @@ impl ClaudeFold {
                         Some("text") => {
                             texts.extend(b.get("text").and_then(Value::as_str).map(str::to_owned))
                         }
+                        Some("image") => images.push(image_of(b)),
                         _ => {}
                     }
                 }
             }
             _ => {}
         }
-        let text = texts.join("\n\n");
+        let mut text = texts.join("\n\n");
+        if text.is_empty() {
+            // A prompt that is only a pasted image is still what the next answer replies to.
+            text = (images
+                .iter()
+                .map(|(mime, bytes)| image_label(mime.as_deref(), *bytes)))
+            .collect::<Vec<_>>()
+            .join("\n");
+        }
         if text.is_empty() || l.is_meta {
             return;
         }
+        if let Some(command) = LocalCommand::of(&text) {
+            return self.local_command(into, at, command);
+        }
+        let attachments = images
+            .into_iter()
+            .map(|(mime, bytes)| Attachment::sized(mime, bytes))
+            .collect();
         let (kind, event) = match l.is_compact_summary {
             true => (
                 "context_compacted",
@@ -294,11 +314,30 @@ impl ClaudeFold {
                 Event::UserMessage {
                     message_id: None,
                     text,
-                    attachments: Vec::new(),
+                    attachments,
                 },
             ),
         };
         into.emit(at.n, at.offset, at.ts, kind, &event, None);
+    }
+
+    /// A command typed at Claude Code's prompt (`/clear`, `/compact`, `/exit`...) or what it
+    /// printed: its own event, never a prompt.
+    fn local_command(&mut self, into: &mut Analyzer, at: Place, c: LocalCommand) {
+        if let Some(name) = &c.name {
+            self.last_command = Some(name.clone());
+            if let Some(args) = c.args.as_ref().filter(|a| !a.trim().is_empty()) {
+                into.title_if_no_prompt(args.clone());
+            }
+        }
+        let item = TimelineEvent {
+            kind: "local_command".to_owned(),
+            tool: c.name.or_else(|| self.last_command.clone()),
+            input: c.args.filter(|a| !a.trim().is_empty()),
+            text: c.output,
+            ..Default::default()
+        };
+        into.emit_aside(at.n, at.ts, item);
     }
 
     fn assistant(&mut self, into: &mut Analyzer, at: Place, l: &Line<'_>) {
@@ -564,6 +603,70 @@ fn starts_with(file: &ValueFile, prefix: &[u8]) -> std::io::Result<bool> {
     let mut head = vec![0u8; prefix.len()];
     std::fs::File::open(&file.path)?.read_exact(&mut head)?;
     Ok(head == prefix)
+}
+
+/// A user line Claude Code wrote for a local command: the command (`<command-name>`, with its
+/// `<command-args>`), or what it printed (`<local-command-stdout>`, `<local-command-stderr>`).
+#[derive(Debug, PartialEq, Eq)]
+struct LocalCommand {
+    name: Option<String>,
+    args: Option<String>,
+    output: Option<String>,
+}
+
+impl LocalCommand {
+    const TAGS: [&'static str; 5] = [
+        "<command-name>",
+        "<command-message>",
+        "<command-args>",
+        "<local-command-stdout>",
+        "<local-command-stderr>",
+    ];
+
+    fn of(text: &str) -> Option<Self> {
+        let text = text.trim_start();
+        if !Self::TAGS.iter().any(|t| text.starts_with(t)) {
+            return None;
+        }
+        let inner = |tag: &str| {
+            let open = format!("<{tag}>");
+            let start = text.find(&open)? + open.len();
+            let end = text[start..].find(&format!("</{tag}>"))? + start;
+            Some(text[start..end].to_owned())
+        };
+        let outputs: Vec<String> = ["local-command-stdout", "local-command-stderr"]
+            .into_iter()
+            .filter_map(inner)
+            .filter(|o| !o.trim().is_empty())
+            .collect();
+        Some(Self {
+            name: inner("command-name")
+                .or_else(|| inner("command-message").map(|m| format!("/{m}"))),
+            args: inner("command-args"),
+            output: (!outputs.is_empty()).then(|| outputs.join("\n")),
+        })
+    }
+}
+
+/// An image block of a prompt: its media type and its size once decoded (its base64 `data`'s
+/// length, three bytes for every four characters).
+fn image_of(block: &Value) -> (Option<String>, u64) {
+    let source = block.get("source");
+    let field = |k: &str| source.and_then(|s| s.get(k)).and_then(Value::as_str);
+    let mime = field("media_type").map(str::to_owned);
+    let data = field("data").unwrap_or("");
+    let padding = data.bytes().rev().take_while(|b| *b == b'=').count();
+    let bytes = (data.len() as u64 * 3 / 4).saturating_sub(padding as u64);
+    (mime, bytes)
+}
+
+/// How an image-only prompt reads: `[image image/png, 12.4 KiB]`.
+fn image_label(mime: Option<&str>, bytes: u64) -> String {
+    let size = bytesize::ByteSize(bytes).display().iec().to_string();
+    match mime {
+        Some(m) => format!("[image {m}, {size}]"),
+        None => format!("[image, {size}]"),
+    }
 }
 
 fn inline(id: &str, seen: &str) -> ForeignResult {

@@ -139,9 +139,10 @@ pub(crate) fn raw_output(raw: &RawValue) -> RawOutput {
         return RawOutput::default();
     };
     let spooled = r.persisted_output_path.is_some();
-    let (text, comparable) = match (r.stdout, r.stderr.as_deref(), r.content) {
-        (Some(out), None | Some(""), _) => (Some(out), true),
-        (Some(_), Some(_), _) => (None, false),
+    let own_notes = r.stderr.as_deref().is_none_or(only_own_notes);
+    let (text, comparable) = match (r.stdout, own_notes, r.content) {
+        (Some(out), true, _) => (Some(out), true),
+        (Some(_), false, _) => (None, false),
         (None, _, Some(c)) => (block_text(&c), false),
         _ => (None, false),
     };
@@ -152,6 +153,18 @@ pub(crate) fn raw_output(raw: &RawValue) -> RawOutput {
         persisted_path: r.persisted_output_path,
         persisted_size: r.persisted_output_size,
     }
+}
+
+/// The notes Claude Code itself writes to a Bash call's `stderr`, which are no part of the
+/// command's output: its `stdout` is still the whole output (docs/agents.md).
+const OWN_NOTES: &[&str] = &["Shell cwd was reset to "];
+
+/// Whether `stderr` holds nothing but Claude Code's own notes (or nothing at all).
+fn only_own_notes(stderr: &str) -> bool {
+    stderr
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .all(|l| OWN_NOTES.iter().any(|n| l.trim_start().starts_with(n)))
 }
 
 /// The text of a `tool_result`'s content: a string, or its text blocks joined by newlines
@@ -248,6 +261,11 @@ mod tests {
         );
         assert_eq!(spooled.persisted_size, Some(9));
         assert_eq!(raw(r#"{"stdout":"o","stderr":"e"}"#).text, None);
+        // Claude Code's own note on stderr is no part of the output: stdout is still all of it.
+        let noted = raw(r#"{"stdout":"all","stderr":"Shell cwd was reset to /home/ana/app"}"#);
+        assert_eq!((noted.text.as_deref(), noted.complete), (Some("all"), true));
+        let mixed = r#"{"stdout":"o","stderr":"Shell cwd was reset to /x\nerror: boom"}"#;
+        assert_eq!(raw(mixed).text, None, "anything else on stderr is refused");
         assert_eq!(
             raw(r#"{"mode":"content","content":"grep"}"#)
                 .text

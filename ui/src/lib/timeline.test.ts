@@ -8,6 +8,7 @@ describe('timeline', () => {
   it('maps event types to cards, unknown ones included', () => {
     expect(cardKind(ev({ type: 'tool_call_finished' }))).toBe('result');
     expect(cardKind(ev({ type: 'context_compacted' }))).toBe('compaction');
+    expect(cardKind(ev({ type: 'local_command' }))).toBe('command');
     expect(cardKind(ev({ type: 'unreadable' }))).toBe('unreadable');
     expect(cardKind(ev({ type: 'hologram_beamed' }))).toBe('other');
   });

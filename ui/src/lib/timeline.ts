@@ -2,7 +2,7 @@
 import type { RunDetail } from '../gen/RunDetail';
 import type { TimelineEvent } from '../gen/TimelineEvent';
 
-export type CardKind = 'user' | 'assistant' | 'tool' | 'result' | 'permission' | 'diff' | 'file' | 'end' | 'error' | 'compaction' | 'note' | 'unreadable' | 'other';
+export type CardKind = 'user' | 'assistant' | 'tool' | 'result' | 'permission' | 'diff' | 'file' | 'end' | 'error' | 'compaction' | 'note' | 'command' | 'unreadable' | 'other';
 
 export function cardKind(e: TimelineEvent): CardKind {
   switch (e.type) {
@@ -38,6 +38,8 @@ export function cardKind(e: TimelineEvent): CardKind {
     case 'context_snapshot':
     case 'run_started':
       return 'note';
+    case 'local_command':
+      return 'command';
     case 'unreadable':
       return 'unreadable';
     default:
