@@ -36,10 +36,28 @@ impl RunsDir {
     /// not a directory. An agent's own folder (`~/.claude`, `~/.codex`) opens as its store one
     /// level down ([`crate::sources::store_root`]).
     pub fn open(root: impl Into<PathBuf>, opts: RunOptions) -> Result<Self> {
-        let root = crate::sources::store_root(&root.into());
+        Self::open_with(root.into(), None, opts)
+    }
+
+    /// [`open`](Self::open) as a store of kind `source`, already known (a watcher detected it
+    /// when it started): nothing is detected again.
+    pub fn open_as(
+        root: impl Into<PathBuf>,
+        source: crate::model::SourceKind,
+        opts: RunOptions,
+    ) -> Result<Self> {
+        Self::open_with(root.into(), Some(source), opts)
+    }
+
+    fn open_with(
+        root: PathBuf,
+        source: Option<crate::model::SourceKind>,
+        opts: RunOptions,
+    ) -> Result<Self> {
+        let root = crate::sources::store_root(&root);
         match fs::metadata(&root) {
             Ok(m) if m.is_dir() => Ok(Self {
-                source: crate::sources::detect(&root),
+                source: source.unwrap_or_else(|| crate::sources::detect(&root)),
                 root,
                 opts,
                 config: crate::config::config_dir(),

@@ -11,6 +11,7 @@ use crate::model::layout::{
 use crate::model::stamp::FileStamp;
 #[cfg(doc)]
 use crate::model::values::list_value_files;
+use crate::model::SourceKind;
 use crate::model::{Run, RunOptions};
 use crate::runs::{analyze_run, sort_runs, unreadable_run, RunsDir};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -49,10 +50,19 @@ pub(super) struct DirState {
     first_look: bool,
     /// Another agent's store, watched by looks at its whole layout instead.
     foreign: Option<super::foreign::ForeignWatch>,
+    /// The kind of store the directory is, detected once by whoever watches it.
+    kind: SourceKind,
 }
 
 impl DirState {
-    pub(super) fn new(root: &Path, opts: RunOptions, tx: Sender<Change>, first: FirstLook) -> Self {
+    /// The state of `root`, a store of kind `kind` (detected once, by whoever watches it).
+    pub(super) fn new(
+        root: &Path,
+        kind: SourceKind,
+        opts: RunOptions,
+        tx: Sender<Change>,
+        first: FirstLook,
+    ) -> Self {
         Self {
             root: root.to_path_buf(),
             name: root.display().to_string(),
@@ -64,7 +74,8 @@ impl DirState {
             wakeups: 0,
             unreadable: false,
             seeds: HashMap::new(),
-            foreign: super::foreign::ForeignWatch::of(root, &first),
+            foreign: super::foreign::ForeignWatch::of(kind, &first),
+            kind,
             seed_from: Some(first),
             first_look: false,
         }
@@ -90,7 +101,7 @@ impl DirState {
         let Some(FirstLook::Index(cache)) = self.seed_from.take() else {
             return;
         };
-        let Ok(mut dir) = RunsDir::open(&self.root, self.opts) else {
+        let Ok(mut dir) = RunsDir::open_as(&self.root, self.kind, self.opts) else {
             return;
         };
         if let Some(cache) = cache {

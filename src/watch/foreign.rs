@@ -38,10 +38,9 @@ fn stamp_of(layout: &Layout, id: &str) -> Stamp {
 }
 
 impl ForeignWatch {
-    /// A watch of `root` when it is another agent's store, its first look taken as `first`
-    /// says.
-    pub(super) fn of(root: &Path, first: &FirstLook) -> Option<Self> {
-        let source = crate::sources::detect(root);
+    /// A watch of `root`, a store of kind `source`, when it is another agent's store (its
+    /// files nest where its layout says), its first look taken as `first` says.
+    pub(super) fn of(source: SourceKind, first: &FirstLook) -> Option<Self> {
         let index = match first {
             FirstLook::Index(cache) => Some(cache.clone()),
             FirstLook::Read => None,
@@ -57,11 +56,11 @@ impl ForeignWatch {
     /// Reads the store's layout again and each run whose files moved, telling what changed.
     /// `false` when the store could not be read.
     pub(super) fn look(&mut self, root: &Path, opts: RunOptions, send: impl Fn(Change)) -> bool {
-        let Ok(dir) = RunsDir::open(root, opts) else {
+        let Ok(dir) = RunsDir::open_as(root, self.source, opts) else {
             return false;
         };
         let indexed = dir.indexed() && self.index.is_some();
-        let mut dir = dir.with_source(self.source).with_index(indexed);
+        let mut dir = dir.with_index(indexed);
         if let Some(Some(cache)) = &self.index {
             dir = dir.with_cache_dir(cache);
         }

@@ -138,11 +138,12 @@ impl Tail {
     /// changes. A view further behind or ahead than the index is followed by reading.
     pub(crate) fn from_index(
         root: &Path,
+        kind: crate::model::SourceKind,
         id: &str,
         opts: RunOptions,
         complete: u64,
     ) -> Option<Self> {
-        let dir = crate::runs::RunsDir::open(root, opts).ok()?;
+        let dir = crate::runs::RunsDir::open_as(root, kind, opts).ok()?;
         let mut index = dir.index()?;
         let layout = dir.layout().ok()?;
         let listing = dir.listing_opts(opts.now_ms);

@@ -4,6 +4,7 @@
 use super::dir_state::DirState;
 use super::Change;
 use crate::model::stamp::FileStamp;
+use crate::model::SourceKind;
 use crate::model::{Run, RunOptions, Verify};
 use notify::{EventKind, RecursiveMode, Watcher};
 use std::collections::{BTreeSet, HashMap};
@@ -124,8 +125,22 @@ pub fn poll_asked(flag: bool) -> Option<String> {
     (env == "poll").then(|| "polling was asked for (MCTL_WATCH=poll)".to_owned())
 }
 
+/// [`start_kinds`] of `dirs`, each one's kind detected here, once.
 fn start(
     dirs: &[PathBuf],
+    opts: RunOptions,
+    force_poll: Option<String>,
+    first: FirstLook,
+) -> notify::Result<(WatchHandle, Receiver<Change>)> {
+    let kinds: Vec<(PathBuf, SourceKind)> = (dirs.iter())
+        .map(|d| (d.clone(), crate::sources::detect(d)))
+        .collect();
+    start_kinds(&kinds, opts, force_poll, first)
+}
+
+/// Watches each directory as the kind of store given with it.
+pub(crate) fn start_kinds(
+    dirs: &[(PathBuf, SourceKind)],
     opts: RunOptions,
     force_poll: Option<String>,
     first: FirstLook,
@@ -138,9 +153,10 @@ fn start(
     let mut watchers: Vec<Box<dyn std::any::Any + Send>> = Vec::new();
     let mut states = Vec::new();
     let mut polled = Vec::new();
-    for dir in dirs {
+    for (dir, kind) in dirs {
         let state: Shared = Arc::new(Mutex::new(DirState::new(
             dir,
+            *kind,
             opts,
             tx.clone(),
             first.clone(),

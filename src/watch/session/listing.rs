@@ -82,7 +82,7 @@ impl LiveSession {
             };
             let source = match runs.first() {
                 Some(r) => r.source,
-                None => crate::sources::detect(std::path::Path::new(path)),
+                None => self.shared.kind_of(path),
             };
             list.dirs.push(DirStatus {
                 path: path.clone(),

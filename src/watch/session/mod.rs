@@ -9,11 +9,13 @@
 
 mod listing;
 
+use super::watcher::start_kinds;
 use super::RunUpdate;
-use super::{poll_asked, watch_with, Change, FirstLook, Tail, WatchHandle};
+use super::{poll_asked, Change, FirstLook, Tail, WatchHandle};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::layout::is_valid_run_id;
-use crate::model::{now_ms, Run, RunOptions, TimelineEvent};
+use crate::model::{now_ms, Run, RunOptions, SourceKind, TimelineEvent};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -90,6 +92,17 @@ struct Shared {
     running_window_ms: std::sync::atomic::AtomicI64,
     /// A list was read from disk while the watcher's first scan was going on.
     listed_early: AtomicBool,
+    /// The kind of each directory watched, detected once when the watch starts: the watcher,
+    /// the list and a follow all read it as that.
+    kinds: Mutex<HashMap<String, SourceKind>>,
+}
+
+impl Shared {
+    /// The kind of store `dir` is watched as (detected now for a directory not watched).
+    fn kind_of(&self, dir: &str) -> SourceKind {
+        let known = lock(&self.kinds).get(dir).copied();
+        known.unwrap_or_else(|| crate::sources::detect(Path::new(dir)))
+    }
 }
 
 /// A live session over some runs directories. Cheap to share: clone the `Arc` it lives in.
@@ -145,6 +158,12 @@ impl LiveSession {
             running_window_ms,
             ..RunOptions::default()
         };
+        let kinds: Vec<(PathBuf, SourceKind)> = (paths.iter())
+            .map(|p| (p.clone(), crate::sources::detect(p)))
+            .collect();
+        *lock(&shared.kinds) = (kinds.iter())
+            .map(|(p, k)| (p.display().to_string(), *k))
+            .collect();
         let mine = shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
         // The previous watcher stops now; its thread ends when its channel closes.
         *lock(&shared.watcher.0) = Slot {
@@ -152,7 +171,7 @@ impl LiveSession {
             scanning: true,
         };
         lock(&shared.changes).notices.clear();
-        std::thread::spawn(move || shared.run_watcher(&paths, opts, mine));
+        std::thread::spawn(move || shared.run_watcher(&kinds, opts, mine));
     }
 
     /// Stops watching (the front end is gone): the watcher ends, the followed run is no longer
@@ -236,12 +255,13 @@ impl LiveSession {
         // nothing is read again until it changes (hundreds of megabytes would take seconds).
         let opts = follow_opts(threshold);
         let root = Path::new(&dir);
-        if !crate::sources::detect(root).capabilities().flat_names {
+        let kind = shared.kind_of(&dir);
+        if !kind.capabilities().flat_names {
             // Another agent's run is not tailed line by line: the watch reads it again when it
             // changes, and the list says so.
             return Ok(());
         }
-        let kept = bytes.and_then(|b| Tail::from_index(root, &run, opts, b));
+        let kept = bytes.and_then(|b| Tail::from_index(root, kind, &run, opts, b));
         let tail = kept.unwrap_or_else(|| Tail::new(root, &run, opts));
         let cell = Arc::new(Mutex::new(Follower {
             dir: dir.clone(),
@@ -317,11 +337,11 @@ impl Shared {
 
     /// The watcher thread of start `mine`: first scan, then every change forwarded and the
     /// followed run advanced, until a newer start takes over.
-    fn run_watcher(&self, paths: &[PathBuf], opts: RunOptions, mine: u64) {
+    fn run_watcher(&self, paths: &[(PathBuf, SourceKind)], opts: RunOptions, mine: u64) {
         let done = ScanDone { shared: self, mine };
         // The list comes from the index or the watcher's models, never from the first scan's
         // changes: the runs the index vouches for need not be read to watch them.
-        let started = watch_with(paths, opts, poll_asked(false), FirstLook::Index(None));
+        let started = start_kinds(paths, opts, poll_asked(false), FirstLook::Index(None));
         let (handle, rx) = match started {
             Ok(started) => started,
             Err(e) => {
@@ -345,7 +365,7 @@ impl Shared {
         }
         drop(done);
         if self.listed_early.swap(false, Ordering::SeqCst) {
-            for dir in paths {
+            for (dir, _) in paths {
                 self.forward(Change::Scanned {
                     dir: dir.display().to_string(),
                 });
