@@ -16,7 +16,9 @@
 //!   the TypeScript generated from it.
 //! - [`index::RunIndex`]: what a listing derives, kept between runs in the cache directory so
 //!   that a listing costs what changed (used by [`list`] unless turned off).
-//! - [`search::SearchQuery`] through [`runs::RunsDir::search`]: every run and value searched.
+//! - [`search::search_runs`] of a [`search::SearchQuery`]: every run and value searched.
+//! - The features take a [`runs::RunsDir`]: [`insights::coverage`], [`insights::what_if_runs`],
+//!   [`insights::resume`], [`export::export_run`], [`gc::plan`], [`diff::diff_runs`].
 //! - [`diff::diff_runs`] and [`diff::diff_results`]: two runs aligned, two results compared.
 //! - [`retained`]: the spec's pure functions on retained values (`value_id`, the stub, peek).
 //!

@@ -83,25 +83,23 @@ pub struct Export {
     pub document: String,
 }
 
-impl RunsDir {
-    /// Run `run` exported as `opts` says.
-    pub fn export(&self, run: &str, opts: &ExportOptions) -> Result<Export> {
-        let mut redactor = Redactor::new(opts.redact);
-        let doc = doc::build(self, run, opts.values, &mut redactor)?;
-        let document = match opts.format {
-            ExportFormat::Html => html::render(&doc, &redactor.counts, opts),
-            ExportFormat::Md => markdown::render(&doc, &redactor.counts, opts),
-        };
-        Ok(Export {
-            run: doc.run_id.clone(),
-            format: opts.format,
-            values: opts.values,
-            redacted: opts.redact,
-            redactions: redactor.counts,
-            bytes: document.len() as u64,
-            document,
-        })
-    }
+/// Run `run` exported as `opts` says.
+pub fn export_run(dir: &RunsDir, run: &str, opts: &ExportOptions) -> Result<Export> {
+    let mut redactor = Redactor::new(opts.redact);
+    let doc = doc::build(dir, run, opts.values, &mut redactor)?;
+    let document = match opts.format {
+        ExportFormat::Html => html::render(&doc, &redactor.counts, opts),
+        ExportFormat::Md => markdown::render(&doc, &redactor.counts, opts),
+    };
+    Ok(Export {
+        run: doc.run_id.clone(),
+        format: opts.format,
+        values: opts.values,
+        redacted: opts.redact,
+        redactions: redactor.counts,
+        bytes: document.len() as u64,
+        document,
+    })
 }
 
 /// Writes an export to `path` whole or not at all (the project's one atomic write: a temporary

@@ -78,72 +78,68 @@ pub struct ValueCoverage {
     pub missed_errors: MissedErrors,
 }
 
-impl RunsDir {
-    /// Peek coverage of every value of run `run` (a result over the threshold: retained,
-    /// damaged or unretained alike), or of the one `call` names (by tool call id or value id).
-    /// When a call id repeats, its last result counts (the one a resume replays last).
-    pub fn coverage(
-        &self,
-        run: &str,
-        call: Option<&str>,
-        errors: &ErrorPattern,
-    ) -> Result<Vec<ValueCoverage>> {
-        let layout = self.layout()?;
-        let id = self.resolve_run(&layout, run)?;
-        let detail = analyze_run(&layout, &id, &self.opts, false)
-            .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
-        let Some(path) = layout.runs[&id].transcript.clone() else {
-            return Ok(Vec::new()); // a summary only: no results
+/// Peek coverage of every value of run `run` (a result over the threshold: retained,
+/// damaged or unretained alike), or of the one `call` names (by tool call id or value id).
+/// When a call id repeats, its last result counts (the one a resume replays last).
+pub fn coverage(
+    dir: &RunsDir,
+    run: &str,
+    call: Option<&str>,
+    errors: &ErrorPattern,
+) -> Result<Vec<ValueCoverage>> {
+    let layout = dir.layout()?;
+    let id = dir.resolve_run(&layout, run)?;
+    let detail = analyze_run(&layout, &id, &dir.opts, false)
+        .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
+    let Some(path) = layout.runs[&id].transcript.clone() else {
+        return Ok(Vec::new()); // a summary only: no results
+    };
+    let reading = |e: std::io::Error| Error::io(format!("reading {}", path.display()), &e);
+    let store = layout.store();
+    // The harness's model reads a value with `peek_value`; Claude Code's reads its file back
+    // with Read or Grep.
+    let peeks = store
+        .read_backs(&path, &layout.runs[&id])
+        .map_err(reading)?;
+    let mut values = Vec::new();
+    for (i, r) in detail.results.iter().enumerate() {
+        // A later inline result of the same call wrote no file: it does not replace this one.
+        let last = !detail.results[i + 1..]
+            .iter()
+            .any(|later| later.value_id == r.value_id && later.state != RetentionState::Inline);
+        let named = call.is_none_or(|c| c == r.tool_call_id || c == r.value_id);
+        let cut_or_inline = matches!(r.state, RetentionState::Inline | RetentionState::Truncated);
+        if cut_or_inline || !last || !named {
+            continue;
+        }
+        // Another agent's stub is the text its model got, not one made from the output.
+        let recorded = store.recorded_texts(&layout, &id, r);
+        let (content, stub) = match recorded {
+            Some(texts) => {
+                let texts = texts.map_err(reading)?;
+                let Some(stub) = store.stub_of_seen(&texts.seen) else {
+                    continue; // a store whose model got no stub: nothing was kept back
+                };
+                (texts.into_string().map_err(reading)?, stub)
+            }
+            None => {
+                let content = crate::runs::access::result_text(&layout, &id, r).map_err(reading)?;
+                let stub = stub_layout(&r.value_id, &r.tool, &content);
+                (content, stub)
+            }
         };
-        let reading = |e: std::io::Error| Error::io(format!("reading {}", path.display()), &e);
-        let store = layout.store();
-        // The harness's model reads a value with `peek_value`; Claude Code's reads its file back
-        // with Read or Grep.
-        let peeks = store
-            .read_backs(&path, &layout.runs[&id])
-            .map_err(reading)?;
-        let mut values = Vec::new();
-        for (i, r) in detail.results.iter().enumerate() {
-            // A later inline result of the same call wrote no file: it does not replace this one.
-            let last = !detail.results[i + 1..]
-                .iter()
-                .any(|later| later.value_id == r.value_id && later.state != RetentionState::Inline);
-            let named = call.is_none_or(|c| c == r.tool_call_id || c == r.value_id);
-            let cut_or_inline =
-                matches!(r.state, RetentionState::Inline | RetentionState::Truncated);
-            if cut_or_inline || !last || !named {
-                continue;
-            }
-            // Another agent's stub is the text its model got, not one made from the output.
-            let recorded = store.recorded_texts(&layout, &id, r);
-            let (content, stub) = match recorded {
-                Some(texts) => {
-                    let texts = texts.map_err(reading)?;
-                    let Some(stub) = store.stub_of_seen(&texts.seen) else {
-                        continue; // a store whose model got no stub: nothing was kept back
-                    };
-                    (texts.into_string().map_err(reading)?, stub)
-                }
-                None => {
-                    let content =
-                        crate::runs::access::result_text(&layout, &id, r).map_err(reading)?;
-                    let stub = stub_layout(&r.value_id, &r.tool, &content);
-                    (content, stub)
-                }
-            };
-            values.push(cover(r, &content, stub, &peeks, errors));
-        }
-        if let (Some(c), true) = (call, values.is_empty()) {
-            if !detail
-                .results
-                .iter()
-                .any(|r| r.tool_call_id == c || r.value_id == c)
-            {
-                return Err(crate::runs::access::unknown_call(&id, c));
-            }
-        }
-        Ok(values)
+        values.push(cover(r, &content, stub, &peeks, errors));
     }
+    if let (Some(c), true) = (call, values.is_empty()) {
+        if !detail
+            .results
+            .iter()
+            .any(|r| r.tool_call_id == c || r.value_id == c)
+        {
+            return Err(crate::runs::access::unknown_call(&id, c));
+        }
+    }
+    Ok(values)
 }
 
 /// The coverage of result `r`, whose full text is `content`.

@@ -9,10 +9,11 @@ mod resume;
 mod whatif;
 
 pub(crate) use coverage::SeenLines;
-pub use coverage::{MissedErrors, PeekShown, ValueCoverage};
+pub use coverage::{coverage, MissedErrors, PeekShown, ValueCoverage};
 pub use errors::{ErrorPattern, DEFAULT_ERROR_PATTERN};
 pub(crate) use peeks::PeekCall;
 pub use resume::{
-    ProviderFunction, ProviderToolCall, ReplayShape, ResumeMessage, ResumePreview, StubbedResult,
+    resume, ProviderFunction, ProviderToolCall, ReplayShape, ResumeMessage, ResumePreview,
+    StubbedResult,
 };
-pub use whatif::{bucket, what_if, Bucket, Figures, WhatIf};
+pub use whatif::{bucket, result_sizes, what_if, what_if_runs, Bucket, Figures, WhatIf};

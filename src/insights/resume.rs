@@ -224,65 +224,62 @@ struct ResultText {
     stub: Option<StubbedResult>,
 }
 
-impl RunsDir {
-    /// What resuming run `run` now would replay, in `shape` (else the one its provider gets);
-    /// `without_values` takes every value file as gone.
-    pub fn resume(
-        &self,
-        run: &str,
-        shape: Option<ReplayShape>,
-        without_values: bool,
-    ) -> Result<ResumePreview> {
-        if !self.source().capabilities().resume_replay {
-            let message = format!(
-                "the resume preview replays the harness's transcripts; {} resumes its own \
-                 sessions from what they hold (the stub of each persisted output included)",
-                self.source().label()
-            );
-            return Err(Error::new(crate::error::ErrorCode::Invalid, message));
-        }
-        let layout = self.layout()?;
-        let id = self.resolve_run(&layout, run)?;
-        // Which results have a value file now: a size comparison tells that (a damaged file
-        // rides as a stub too, spec B.5), without reading every value.
-        let opts = RunOptions {
-            verify: Verify::Size,
-            ..self.opts
-        };
-        let detail = analyze_run(&layout, &id, &opts, false)
-            .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
-        let provider = detail.run.provider.clone();
-        let shape = shape.unwrap_or(match provider.as_deref() {
-            Some(TEXT_FOLD_PROVIDER) => ReplayShape::TextFold,
-            _ => ReplayShape::Structured,
-        });
-        let stubbed: HashMap<u64, (String, String)> = detail
-            .results
-            .iter()
-            .filter(|r| {
-                !without_values
-                    && matches!(r.state, RetentionState::Retained | RetentionState::Damaged)
-            })
-            .map(|r| (r.line, (r.value_id.clone(), r.tool.clone())))
-            .collect();
-        let mut replay = Replay::new(shape);
-        if let Some(path) = layout.runs[&id].transcript.clone() {
-            let reading = |e: std::io::Error| Error::io(format!("reading {}", path.display()), &e);
-            if shape == ReplayShape::Structured {
-                replay.answered = answered_calls(&path).map_err(reading)?;
-            }
-            read_lines(&path, Cursor::default(), |line| {
-                let Ok(env) = serde_json::from_slice::<Envelope>(line.bytes) else {
-                    return; // unreadable lines are skipped, as the run model skips them
-                };
-                if let Ok(event) = serde_json::from_str::<Replayed>(env.event.get()) {
-                    replay.event(line.number, event, &stubbed);
-                }
-            })
-            .map_err(reading)?;
-        }
-        Ok(replay.finish(provider, without_values))
+/// What resuming run `run` now would replay, in `shape` (else the one its provider gets);
+/// `without_values` takes every value file as gone.
+pub fn resume(
+    dir: &RunsDir,
+    run: &str,
+    shape: Option<ReplayShape>,
+    without_values: bool,
+) -> Result<ResumePreview> {
+    if !dir.source().capabilities().resume_replay {
+        let message = format!(
+            "the resume preview replays the harness's transcripts; {} resumes its own \
+             sessions from what they hold (the stub of each persisted output included)",
+            dir.source().label()
+        );
+        return Err(Error::new(crate::error::ErrorCode::Invalid, message));
     }
+    let layout = dir.layout()?;
+    let id = dir.resolve_run(&layout, run)?;
+    // Which results have a value file now: a size comparison tells that (a damaged file
+    // rides as a stub too, spec B.5), without reading every value.
+    let opts = RunOptions {
+        verify: Verify::Size,
+        ..dir.opts
+    };
+    let detail = analyze_run(&layout, &id, &opts, false)
+        .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
+    let provider = detail.run.provider.clone();
+    let shape = shape.unwrap_or(match provider.as_deref() {
+        Some(TEXT_FOLD_PROVIDER) => ReplayShape::TextFold,
+        _ => ReplayShape::Structured,
+    });
+    let stubbed: HashMap<u64, (String, String)> = detail
+        .results
+        .iter()
+        .filter(|r| {
+            !without_values && matches!(r.state, RetentionState::Retained | RetentionState::Damaged)
+        })
+        .map(|r| (r.line, (r.value_id.clone(), r.tool.clone())))
+        .collect();
+    let mut replay = Replay::new(shape);
+    if let Some(path) = layout.runs[&id].transcript.clone() {
+        let reading = |e: std::io::Error| Error::io(format!("reading {}", path.display()), &e);
+        if shape == ReplayShape::Structured {
+            replay.answered = answered_calls(&path).map_err(reading)?;
+        }
+        read_lines(&path, Cursor::default(), |line| {
+            let Ok(env) = serde_json::from_slice::<Envelope>(line.bytes) else {
+                return; // unreadable lines are skipped, as the run model skips them
+            };
+            if let Ok(event) = serde_json::from_str::<Replayed>(env.event.get()) {
+                replay.event(line.number, event, &stubbed);
+            }
+        })
+        .map_err(reading)?;
+    }
+    Ok(replay.finish(provider, without_values))
 }
 
 /// The ids of the calls that have a `tool_call_finished` anywhere in transcript `path`.

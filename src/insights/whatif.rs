@@ -168,48 +168,46 @@ pub fn what_if(runs: &[ResultSizes], thresholds: &[u64]) -> Vec<WhatIf> {
         .collect()
 }
 
-impl RunsDir {
-    /// The size and stub size of every tool result of the runs directory, or of run `run`, per
-    /// run: from the index for every run it vouches for, the other runs read (and kept).
-    pub fn result_sizes(&self, run: Option<&str>) -> Result<Vec<ResultSizes>> {
-        let layout = self.layout()?;
-        let opts = RunOptions {
-            measure_stubs: true,
-            ..self.listing_opts(self.opts.now_ms)
-        };
-        if let Some(run) = run {
-            let id = self.resolve_run(&layout, run)?;
-            let detail = analyze_run(&layout, &id, &opts, false)
-                .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
-            return Ok(ResultSizes::of(&detail.results).into_iter().collect());
+/// The size and stub size of every tool result of the runs directory, or of run `run`, per
+/// run: from the index for every run it vouches for, the other runs read (and kept).
+pub fn result_sizes(dir: &RunsDir, run: Option<&str>) -> Result<Vec<ResultSizes>> {
+    let layout = dir.layout()?;
+    let opts = RunOptions {
+        measure_stubs: true,
+        ..dir.listing_opts(dir.opts.now_ms)
+    };
+    if let Some(run) = run {
+        let id = dir.resolve_run(&layout, run)?;
+        let detail = analyze_run(&layout, &id, &opts, false)
+            .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
+        return Ok(ResultSizes::of(&detail.results).into_iter().collect());
+    }
+    let read = |id: &str| match read_row(&layout, id, &opts) {
+        crate::index::ReadRun::Read(detail) => ResultSizes::of(&detail.results),
+        // A run that cannot be read has no results to count; the listing shows why.
+        _ => None,
+    };
+    Ok(match dir.index() {
+        Some(mut index) => index
+            .entries(&layout, &opts, Want::Sizes, |id| {
+                read_row(&layout, id, &opts)
+            })
+            .into_iter()
+            .filter_map(|(_, e)| e.sizes)
+            .collect(),
+        None => {
+            use rayon::prelude::*;
+            let ids: Vec<&String> = layout.runs.keys().collect();
+            let per_run: Vec<Option<ResultSizes>> = ids.par_iter().map(|id| read(id)).collect();
+            per_run.into_iter().flatten().collect()
         }
-        let read = |id: &str| match read_row(&layout, id, &opts) {
-            crate::index::ReadRun::Read(detail) => ResultSizes::of(&detail.results),
-            // A run that cannot be read has no results to count; the listing shows why.
-            _ => None,
-        };
-        Ok(match self.index() {
-            Some(mut index) => index
-                .entries(&layout, &opts, Want::Sizes, |id| {
-                    read_row(&layout, id, &opts)
-                })
-                .into_iter()
-                .filter_map(|(_, e)| e.sizes)
-                .collect(),
-            None => {
-                use rayon::prelude::*;
-                let ids: Vec<&String> = layout.runs.keys().collect();
-                let per_run: Vec<Option<ResultSizes>> = ids.par_iter().map(|id| read(id)).collect();
-                per_run.into_iter().flatten().collect()
-            }
-        })
-    }
+    })
+}
 
-    /// The threshold what-if of each of `thresholds` over the runs directory, or run `run`.
-    pub fn what_if(&self, thresholds: &[u64], run: Option<&str>) -> Result<Vec<WhatIf>> {
-        let sizes = self.result_sizes(run)?;
-        Ok(what_if(&sizes, thresholds))
-    }
+/// The threshold what-if of each of `thresholds` over the runs directory, or run `run`.
+pub fn what_if_runs(dir: &RunsDir, thresholds: &[u64], run: Option<&str>) -> Result<Vec<WhatIf>> {
+    let sizes = result_sizes(dir, run)?;
+    Ok(what_if(&sizes, thresholds))
 }
 
 #[cfg(test)]

@@ -143,74 +143,72 @@ impl SearchSummary {
     }
 }
 
-impl RunsDir {
-    /// Searches the runs directory, handing each batch of hits to `emit` as it is found (from
-    /// several threads, one batch at a time per file, a file's hits in order). Stops early when
-    /// `cancel` is set or `query.max` hits were found.
-    pub fn search(
-        &self,
-        query: &SearchQuery,
-        cancel: &AtomicBool,
-        emit: &(dyn Fn(Vec<SearchHit>) + Sync),
-    ) -> Result<SearchSummary> {
-        let started = Instant::now();
-        let matcher = Matcher::new(&Pattern {
-            text: query.pattern.clone(),
-            regex: query.regex,
-            ignore_case: query.ignore_case,
-        })?;
-        let layout = self.layout()?;
-        let ids: Vec<String> = match &query.run {
-            // A value directory without a run is named by its exact id.
-            Some(run) if !layout.runs.contains_key(run) && layout.value_dirs.contains_key(run) => {
-                vec![run.clone()]
-            }
-            Some(run) => vec![self.resolve_run(&layout, run)?],
-            None => {
-                let mut ids: Vec<String> = layout.runs.keys().cloned().collect();
-                // A value directory without a run holds only strays; they are searched too.
-                ids.extend(
-                    (layout.value_dirs.keys())
-                        .filter(|id| !layout.runs.contains_key(*id))
-                        .cloned(),
-                );
-                ids
-            }
-        };
-        let opts = self.listing_opts(self.opts.now_ms);
-        let indexed = self
-            .indexed_results(&layout, opts.now_ms)
-            .unwrap_or_default();
-        let ctx = Ctx::new(matcher, query.max, cancel, emit);
-        let kinds = query.kinds;
-        rayon::scope(|s| {
-            for id in &ids {
-                let (ctx, layout, opts, indexed) = (&ctx, &layout, &opts, &indexed);
-                s.spawn(move |_| {
-                    if ctx.stopped() {
-                        return; // cancelled: the runs not begun are not read at all
-                    }
-                    let mut run = RunSearch::new(ctx, layout, id, indexed.get(id), opts);
-                    if query.run.is_some() {
-                        run.only_this_run();
-                    }
-                    // The run's value files are searched in tasks of their own, which borrow it.
-                    rayon::scope(|s| run.search(s, kinds));
-                });
-            }
-        });
-        let skipped = std::mem::take(&mut *ctx.skipped.lock().expect("skipped lock"));
-        Ok(SearchSummary {
-            hits: ctx.hits(),
-            files: ctx.files.load(std::sync::atomic::Ordering::Relaxed),
-            bytes: ctx.bytes.load(std::sync::atomic::Ordering::Relaxed),
-            elapsed_ms: started.elapsed().as_millis() as u64,
-            truncated: ctx.truncated(),
-            cancelled: ctx.cancelled(),
-            runs: ids.len() as u64,
-            skipped,
-        })
-    }
+/// Searches the runs directory, handing each batch of hits to `emit` as it is found (from
+/// several threads, one batch at a time per file, a file's hits in order). Stops early when
+/// `cancel` is set or `query.max` hits were found.
+pub fn search_runs(
+    dir: &RunsDir,
+    query: &SearchQuery,
+    cancel: &AtomicBool,
+    emit: &(dyn Fn(Vec<SearchHit>) + Sync),
+) -> Result<SearchSummary> {
+    let started = Instant::now();
+    let matcher = Matcher::new(&Pattern {
+        text: query.pattern.clone(),
+        regex: query.regex,
+        ignore_case: query.ignore_case,
+    })?;
+    let layout = dir.layout()?;
+    let ids: Vec<String> = match &query.run {
+        // A value directory without a run is named by its exact id.
+        Some(run) if !layout.runs.contains_key(run) && layout.value_dirs.contains_key(run) => {
+            vec![run.clone()]
+        }
+        Some(run) => vec![dir.resolve_run(&layout, run)?],
+        None => {
+            let mut ids: Vec<String> = layout.runs.keys().cloned().collect();
+            // A value directory without a run holds only strays; they are searched too.
+            ids.extend(
+                (layout.value_dirs.keys())
+                    .filter(|id| !layout.runs.contains_key(*id))
+                    .cloned(),
+            );
+            ids
+        }
+    };
+    let opts = dir.listing_opts(dir.opts.now_ms);
+    let indexed = dir
+        .indexed_results(&layout, opts.now_ms)
+        .unwrap_or_default();
+    let ctx = Ctx::new(matcher, query.max, cancel, emit);
+    let kinds = query.kinds;
+    rayon::scope(|s| {
+        for id in &ids {
+            let (ctx, layout, opts, indexed) = (&ctx, &layout, &opts, &indexed);
+            s.spawn(move |_| {
+                if ctx.stopped() {
+                    return; // cancelled: the runs not begun are not read at all
+                }
+                let mut run = RunSearch::new(ctx, layout, id, indexed.get(id), opts);
+                if query.run.is_some() {
+                    run.only_this_run();
+                }
+                // The run's value files are searched in tasks of their own, which borrow it.
+                rayon::scope(|s| run.search(s, kinds));
+            });
+        }
+    });
+    let skipped = std::mem::take(&mut *ctx.skipped.lock().expect("skipped lock"));
+    Ok(SearchSummary {
+        hits: ctx.hits(),
+        files: ctx.files.load(std::sync::atomic::Ordering::Relaxed),
+        bytes: ctx.bytes.load(std::sync::atomic::Ordering::Relaxed),
+        elapsed_ms: started.elapsed().as_millis() as u64,
+        truncated: ctx.truncated(),
+        cancelled: ctx.cancelled(),
+        runs: ids.len() as u64,
+        skipped,
+    })
 }
 
 /// One run being searched: its transcript in one task, each value file in another.

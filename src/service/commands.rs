@@ -137,7 +137,7 @@ impl Service {
 
     /// A run exported, its document included.
     pub fn export_run(&self, req: c::export_run::Request) -> Res<c::export_run::Response> {
-        self.runs_dir(&req.dir)?.export(&req.run, &req.options)
+        crate::export::export_run(&self.runs_dir(&req.dir)?, &req.run, &req.options)
     }
 
     /// An export's figures: the export made and its document dropped.
@@ -328,14 +328,21 @@ impl Service {
     /// What the model was shown of each value of a run (the default error pattern).
     pub fn coverage(&self, req: c::coverage::Request) -> Res<c::coverage::Response> {
         let errors = ErrorPattern::default();
-        self.runs_dir(&req.dir)?
-            .coverage(&req.run, req.call.as_deref(), &errors)
+        crate::insights::coverage(
+            &self.runs_dir(&req.dir)?,
+            &req.run,
+            req.call.as_deref(),
+            &errors,
+        )
     }
 
     /// The threshold what-if of a runs directory (or one run).
     pub fn what_if(&self, req: c::what_if::Request) -> Res<c::what_if::Response> {
-        self.runs_dir(&req.dir)?
-            .what_if(&req.thresholds, req.run.as_deref())
+        crate::insights::what_if_runs(
+            &self.runs_dir(&req.dir)?,
+            &req.thresholds,
+            req.run.as_deref(),
+        )
     }
 
     /// The messages a resume of a run would replay, each cut for the view when asked.
@@ -344,7 +351,7 @@ impl Service {
         req: c::resume_preview::Request,
     ) -> Res<c::resume_preview::Response> {
         let d = self.runs_dir(&req.dir)?;
-        let mut preview = d.resume(&req.run, req.shape, req.without_values)?;
+        let mut preview = crate::insights::resume(&d, &req.run, req.shape, req.without_values)?;
         if let Some(max) = req.max_content {
             preview.clip(max);
         }
@@ -388,7 +395,8 @@ impl Service {
                         pending.flush();
                     }
                 });
-                let summary = d.search(&query, &cancel, &|hits| pending.push(hits));
+                let summary =
+                    crate::search::search_runs(&d, &query, &cancel, &|hits| pending.push(hits));
                 done.store(true, Ordering::Relaxed);
                 ticker.thread().unpark();
                 summary

@@ -44,11 +44,10 @@ fn peek(run: &mut RunFile, call: &str, input: Value, text: &str) {
 }
 
 fn coverage(root: &std::path::Path, call: Option<&str>) -> Vec<ValueCoverage> {
-    RunsDir::open(root, RunOptions::default())
+    let dir = RunsDir::open(root, RunOptions::default())
         .unwrap()
-        .with_index(false)
-        .coverage("r", call, &ErrorPattern::default())
-        .unwrap()
+        .with_index(false);
+    mission_control::insights::coverage(&dir, "r", call, &ErrorPattern::default()).unwrap()
 }
 
 fn by_call<'a>(values: &'a [ValueCoverage], call: &str) -> &'a ValueCoverage {
@@ -215,9 +214,9 @@ fn what_the_model_was_shown_of_each_value() {
         "call.7"
     );
     let dir = RunsDir::open(root, RunOptions::default()).unwrap();
-    let err = dir
-        .coverage("r", Some("nope"), &ErrorPattern::default())
-        .unwrap_err();
+    let err =
+        mission_control::insights::coverage(&dir, "r", Some("nope"), &ErrorPattern::default())
+            .unwrap_err();
     assert_eq!(err.code, mission_control::ErrorCode::UnknownCall);
 }
 

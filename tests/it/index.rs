@@ -162,7 +162,12 @@ pub(crate) fn sample(root: &Path) {
 /// index and without it, as JSON.
 fn whatif_both(root: &Path, cache: &Path) -> (Value, Value) {
     let thresholds = [1, 20_480, 20_481, 1 << 20];
-    let answer = |d: RunsDir| serde_json::to_value(d.what_if(&thresholds, None).unwrap()).unwrap();
+    let answer = |d: RunsDir| {
+        serde_json::to_value(
+            mission_control::insights::what_if_runs(&d, &thresholds, None).unwrap(),
+        )
+        .unwrap()
+    };
     (
         answer(dir(root, cache)),
         answer(dir(root, cache).with_index(false)),

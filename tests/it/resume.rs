@@ -89,11 +89,8 @@ fn preview(
         threshold: THRESHOLD,
         ..RunOptions::default()
     };
-    RunsDir::open(root, opts)
-        .unwrap()
-        .with_index(false)
-        .resume("r", shape, without_values)
-        .unwrap()
+    let dir = RunsDir::open(root, opts).unwrap().with_index(false);
+    mission_control::insights::resume(&dir, "r", shape, without_values).unwrap()
 }
 
 fn pretty(p: &ResumePreview) -> String {

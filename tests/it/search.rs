@@ -33,9 +33,10 @@ fn query(pattern: &str) -> SearchQuery {
 fn search_in(dir: &RunsDir, q: &SearchQuery) -> (Vec<SearchHit>, SearchSummary) {
     let hits = Mutex::new(Vec::new());
     let cancel = AtomicBool::new(false);
-    let summary = dir
-        .search(q, &cancel, &|batch| hits.lock().unwrap().extend(batch))
-        .unwrap();
+    let summary = mission_control::search::search_runs(dir, q, &cancel, &|batch| {
+        hits.lock().unwrap().extend(batch)
+    })
+    .unwrap();
     let mut hits = hits.into_inner().unwrap();
     hits.sort_by_key(key);
     (hits, summary)
@@ -436,9 +437,13 @@ fn every_kind_of_hit_with_the_lines_the_model_was_shown() {
     assert_eq!(value, want.map(|(l, s)| (l, Some(s))).into_iter().collect());
     // The same verdicts as coverage's.
     let dir = open_runs_dir(root.path(), opts());
-    let cov = dir
-        .coverage("run_kinds", Some("toolu_big"), &Default::default())
-        .unwrap();
+    let cov = mission_control::insights::coverage(
+        &dir,
+        "run_kinds",
+        Some("toolu_big"),
+        &Default::default(),
+    )
+    .unwrap();
     let shown = |l: u64| {
         let c = &cov[0];
         let peeked = c.peeks.iter().flat_map(|p| p.lines.iter());
@@ -603,12 +608,11 @@ fn max_cuts_the_search_and_cancel_stops_it() {
     let dir = open_runs_dir(root.path(), opts());
     let cancel = AtomicBool::new(false);
     let seen = Mutex::new(0usize);
-    let summary = dir
-        .search(&query("NEEDLE"), &cancel, &|batch| {
-            *seen.lock().unwrap() += batch.len();
-            cancel.store(true, Ordering::Relaxed);
-        })
-        .unwrap();
+    let summary = mission_control::search::search_runs(&dir, &query("NEEDLE"), &cancel, &|batch| {
+        *seen.lock().unwrap() += batch.len();
+        cancel.store(true, Ordering::Relaxed);
+    })
+    .unwrap();
     assert!(summary.cancelled);
     let seen = *seen.lock().unwrap();
     assert!(
@@ -628,13 +632,12 @@ fn a_file_that_disappears_mid_search_is_skipped_with_a_note() {
     run.write();
     let dir = open_runs_dir(root.path(), opts());
     let cancel = AtomicBool::new(false);
-    let summary = dir
-        .search(&query("NEEDLE"), &cancel, &|_| {
-            for f in &files {
-                let _ = std::fs::remove_file(f);
-            }
-        })
-        .unwrap();
+    let summary = mission_control::search::search_runs(&dir, &query("NEEDLE"), &cancel, &|_| {
+        for f in &files {
+            let _ = std::fs::remove_file(f);
+        }
+    })
+    .unwrap();
     assert!(summary.hits >= 1);
     assert!(!summary.skipped.is_empty(), "{summary:?}");
     assert!(summary
@@ -806,7 +809,8 @@ fn long_transcript_lines_keep_numbering_budget_and_their_peace() {
     assert_eq!((hits.len(), summary.truncated), (3, true));
     let dir = open_runs_dir(root.path(), opts());
     let cancel = AtomicBool::new(true);
-    let summary = dir.search(&query("NEEDLE"), &cancel, &|_| {}).unwrap();
+    let summary =
+        mission_control::search::search_runs(&dir, &query("NEEDLE"), &cancel, &|_| {}).unwrap();
     assert!(summary.cancelled);
     let out = mctl(root.path(), &["search", "--json", "--max", "1", "NEEDLE"]);
     assert_eq!(

@@ -17,7 +17,7 @@ pub fn run(
     json: bool,
 ) -> anyhow::Result<()> {
     let errors = ErrorPattern::new(error_pattern)?;
-    let values = dir.coverage(run, call, &errors)?;
+    let values = mission_control::insights::coverage(&dir, run, call, &errors)?;
     if json {
         print_json(&values)
     } else {

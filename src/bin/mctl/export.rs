@@ -31,7 +31,7 @@ pub fn run(dir: RunsDir, args: &ExportArgs, json: bool) -> anyhow::Result<()> {
         },
         redact: !args.no_redact,
     };
-    let mut export = dir.export(&args.run, &opts)?;
+    let mut export = mission_control::export::export_run(&dir, &args.run, &opts)?;
     let bytes = export.bytes;
     let redacted = if opts.redact {
         format!("secrets redacted: {}", export.redactions.describe())

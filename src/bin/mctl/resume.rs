@@ -20,7 +20,7 @@ pub fn run(
         Shape::Structured => ReplayShape::Structured,
         Shape::TextFold => ReplayShape::TextFold,
     });
-    let preview = dir.resume(run, shape, without_values)?;
+    let preview = mission_control::insights::resume(&dir, run, shape, without_values)?;
     if json {
         print_json(&preview)
     } else {

@@ -41,7 +41,7 @@ pub fn run(g: &Global, args: &SearchArgs) -> anyhow::Result<bool> {
             }
         }
     };
-    let summary = dir.search(&query, &cancel, &emit)?;
+    let summary = mission_control::search::search_runs(&dir, &query, &cancel, &emit)?;
     let mut p = out.into_inner().expect("printer lock");
     if let Some(e) = p.error.take() {
         return Err(e.into());

@@ -21,7 +21,7 @@ pub fn run(dir: RunsDir, thresholds: &[u64], run: Option<&str>, json: bool) -> a
             source.label(),
         );
     }
-    let answers = dir.what_if(thresholds, run)?;
+    let answers = mission_control::insights::what_if_runs(&dir, thresholds, run)?;
     if json {
         print_json(&answers)
     } else {
