@@ -4,6 +4,7 @@
 
 use crate::model::values::ValueFile;
 use crate::model::Layout;
+use crate::sources::store::CheckPath;
 use crate::sources::ValueFolders;
 use std::collections::BTreeMap;
 use std::fs;

@@ -133,6 +133,14 @@ pub fn disabled_by_env() -> bool {
     std::env::var("MCTL_NO_INDEX").is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
+/// What settling a look-up needs besides its runs: the runs gone since, whether the index held
+/// no row before, and the clock the runs read are judged by.
+struct Rest {
+    gone: Vec<String>,
+    empty: bool,
+    clock_ms: i64,
+}
+
 impl RunIndex {
     /// The index of `root`, opened or made. `None` when it cannot be used now (no cache
     /// directory, one that cannot be written, a file another process holds too long): the
@@ -230,7 +238,12 @@ impl RunIndex {
         let (pairs, gone) = merge(layout, rows);
         let looked = look_up(layout, pairs, opts, want);
         tracing::debug!(runs = looked.len(), "looked the runs up");
-        self.settle(layout, looked, gone, !had_rows, read, out)
+        let rest = Rest {
+            gone,
+            empty: !had_rows,
+            clock_ms: opts.now_ms,
+        };
+        self.settle(layout, looked, rest, read, out)
     }
 
     /// Run `id` of `layout` with its results: from the index when its files prove it unchanged,
@@ -252,7 +265,12 @@ impl RunIndex {
             None => None,
         };
         let looked = look_up(layout, vec![(key, files, row)], opts, Want::Results);
-        let mut entries = self.settle(layout, looked, Vec::new(), false, read, |_, e| e);
+        let rest = Rest {
+            gone: Vec::new(),
+            empty: false,
+            clock_ms: opts.now_ms,
+        };
+        let mut entries = self.settle(layout, looked, rest, read, |_, e| e);
         entries.pop()
     }
 
@@ -262,8 +280,7 @@ impl RunIndex {
         &mut self,
         layout: &Layout,
         looked: Vec<(&String, &crate::model::RunFiles, Found)>,
-        gone: Vec<String>,
-        empty: bool,
+        rest: Rest,
         read: impl Fn(&str) -> ReadRun,
         mut out: impl FnMut(&String, Entry) -> T,
     ) -> Vec<T> {
@@ -275,7 +292,9 @@ impl RunIndex {
                 Found::Changed(stamp) => {
                     // Read now: a file changed while it is read has a later time, and is read
                     // again next time.
-                    let read_ms = crate::model::now_ms();
+                    // (Never later than the clock the read judged the run by: a torn last line
+                    // it judged still pending is read again once the file is idle.)
+                    let read_ms = crate::model::now_ms().min(rest.clock_ms);
                     let entry = match read(id) {
                         ReadRun::Read(detail) => {
                             if let Some(row) = to_row(layout, id, &detail, &stamp, read_ms) {
@@ -291,6 +310,7 @@ impl RunIndex {
                 }
             }
         }
+        let Rest { gone, empty, .. } = rest;
         if !put.is_empty() || !gone.is_empty() || empty {
             let written = self
                 .store

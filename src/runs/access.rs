@@ -624,8 +624,9 @@ pub(crate) fn read_result_content(path: &Path, offset: u64) -> std::io::Result<S
     let mut line = Vec::new();
     BufReader::new(file).read_until(b'\n', &mut line)?;
     let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_owned());
-    let env: Envelope =
-        serde_json::from_slice(&line).map_err(|_| bad("the line changed since it was read"))?;
+    // A value of a glued line is read up to its end, not the line's.
+    let env: Envelope = serde_json::from_slice(crate::transcript::first_value(&line))
+        .map_err(|_| bad("the line changed since it was read"))?;
     match serde_json::from_str::<Event>(env.event.get()) {
         Ok(Event::ToolCallFinished { result, .. }) => Ok(result.content),
         _ => Err(bad("the line changed since it was read")),

@@ -54,10 +54,13 @@ impl RunsDir {
         source: Option<crate::model::SourceKind>,
         opts: RunOptions,
     ) -> Result<Self> {
+        // Detected from the path as given: a kind declared for `~/.claude` holds for the store
+        // inside it.
+        let source = source.unwrap_or_else(|| crate::sources::detect(&root));
         let root = crate::sources::store_root(&root);
         match fs::metadata(&root) {
             Ok(m) if m.is_dir() => Ok(Self {
-                source: source.unwrap_or_else(|| crate::sources::detect(&root)),
+                source,
                 root,
                 opts,
                 config: crate::config::config_dir(),

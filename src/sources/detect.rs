@@ -20,10 +20,16 @@ pub fn detect(root: &Path) -> SourceKind {
     if let Some(kind) = forced(root) {
         return kind;
     }
+    // An agent's own folder is read as the store inside it (one step down, never more).
     let store = store_root(root);
     if store != root {
-        return detect(&store);
+        return forced(&store).unwrap_or_else(|| detect_here(&store));
     }
+    detect_here(root)
+}
+
+/// The kind of store `root` is, by what it holds itself.
+fn detect_here(root: &Path) -> SourceKind {
     let Ok(entries) = fs::read_dir(root) else {
         return SourceKind::Klide;
     };

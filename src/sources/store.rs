@@ -197,36 +197,6 @@ pub(crate) trait ValueFolders: Send + Sync {
     fn sharing_runs(&self, _id: &str) -> Vec<&str> {
         Vec::new()
     }
-
-    /// The components of a planned file's path, checked to be a value file of run `run`'s
-    /// folder: plain components, under the folder the store names for `run`, and a file the
-    /// store says GC may take there (`<run>.values/<name>.txt`; under a Claude Code session's
-    /// `tool-results/` one or two components ending `.txt` or `.json`). GC checks every path
-    /// of a plan or a journal with it before deleting.
-    fn check_path(&self, path: &str, run: &str) -> Result<Vec<String>, String> {
-        let bad = || Err(format!("not a value file path of run {run}"));
-        // Only a folder the store's layout names is collected from (a journal's path too).
-        if !self.collects(run) {
-            return bad();
-        }
-        let parts: Vec<&str> = path.split('/').collect();
-        // Each component plain: not empty, not `.` or `..`, no separator.
-        if !parts
-            .iter()
-            .all(|p| crate::model::layout::is_valid_run_id(p))
-        {
-            return bad();
-        }
-        let rel = self.rel(run);
-        let dir: Vec<&str> = rel.split('/').collect();
-        let Some(rest) = parts.strip_prefix(dir.as_slice()) else {
-            return bad();
-        };
-        match !rest.is_empty() && self.takes(run, rest) {
-            true => Ok(parts.iter().map(|s| (*s).to_owned()).collect()),
-            false => bad(),
-        }
-    }
 }
 
 impl SourceKind {
@@ -255,6 +225,45 @@ impl Layout {
     /// The implementation of the kind of store this layout was read from.
     pub(crate) fn store(&self) -> &'static dyn Source {
         self.source.store()
+    }
+}
+
+/// The one check of a path GC is about to delete, for every store: a blanket implementation,
+/// so that no store can weaken it (each store says only which folders it collects from, where
+/// they are, and which files in them are values).
+pub(crate) trait CheckPath {
+    /// The components of a planned file's path, checked to be a value file of run `run`'s
+    /// folder: plain components, under the folder the store names for `run`, and a file the
+    /// store says GC may take there (`<run>.values/<name>.txt`; under a Claude Code session's
+    /// `tool-results/` one or two components ending `.txt` or `.json`). GC checks every path
+    /// of a plan or a journal with it before deleting.
+    fn check_path(&self, path: &str, run: &str) -> Result<Vec<String>, String>;
+}
+
+impl<F: ValueFolders + ?Sized> CheckPath for F {
+    fn check_path(&self, path: &str, run: &str) -> Result<Vec<String>, String> {
+        let bad = || Err(format!("not a value file path of run {run}"));
+        // Only a folder the store's layout names is collected from (a journal's path too).
+        if !self.collects(run) {
+            return bad();
+        }
+        let parts: Vec<&str> = path.split('/').collect();
+        // Each component plain: not empty, not `.` or `..`, no separator.
+        if !parts
+            .iter()
+            .all(|p| crate::model::layout::is_valid_run_id(p))
+        {
+            return bad();
+        }
+        let rel = self.rel(run);
+        let dir: Vec<&str> = rel.split('/').collect();
+        let Some(rest) = parts.strip_prefix(dir.as_slice()) else {
+            return bad();
+        };
+        match !rest.is_empty() && self.takes(run, rest) {
+            true => Ok(parts.iter().map(|s| (*s).to_owned()).collect()),
+            false => bad(),
+        }
     }
 }
 

@@ -10,5 +10,6 @@ pub use event::{Timing, Usage};
 pub(crate) use event::SCHEMA_VERSION;
 pub(crate) use reader::ReadOutcome;
 pub(crate) use reader::{
-    read_lines, read_lines_from, read_small_lines, settled_tail, split_glued, Cursor, RawLine,
+    first_value, read_lines, read_lines_from, read_small_lines, settled_tail, split_glued, Cursor,
+    RawLine,
 };

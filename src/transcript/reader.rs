@@ -36,6 +36,23 @@ impl<'a> RawLine<'a> {
     }
 }
 
+/// The first JSON value of `line` when more follow it on the line (a value of a glued line,
+/// read again from its offset); else the line as it is.
+pub(crate) fn first_value(line: &[u8]) -> &[u8] {
+    let mut values =
+        serde_json::Deserializer::from_slice(line).into_iter::<serde::de::IgnoredAny>();
+    match values.next() {
+        Some(Ok(_))
+            if line[values.byte_offset()..]
+                .iter()
+                .any(|b| !b.is_ascii_whitespace()) =>
+        {
+            &line[..values.byte_offset()]
+        }
+        _ => line,
+    }
+}
+
 /// Hands `line` on to `each`: a line that is two or more complete JSON values back to back (a
 /// writer's lost newline, `}{`) as those values, in order, each marked [`RawLine::glued`]; any
 /// other line as it is. Only a line where two objects may meet is parsed here.

@@ -186,6 +186,7 @@ fn add_files(dir: &Path, prefix: &str, out: &mut BTreeMap<String, ValueFile>) ->
 mod tests {
     use super::*;
     use crate::model::SourceKind;
+    use crate::sources::store::CheckPath;
 
     #[test]
     fn only_files_of_the_runs_own_tool_results_pass() {

@@ -96,7 +96,9 @@ pub(crate) fn result_texts(path: &Path, offset: u64, call: &str) -> io::Result<R
     file.seek(SeekFrom::Start(offset))?;
     let mut line = Vec::new();
     BufReader::new(file).read_until(b'\n', &mut line)?;
-    let l: ResultLine<'_> = serde_json::from_slice(&line).map_err(|_| changed())?;
+    // A value of a glued line is read up to its end, not the line's.
+    let l: ResultLine<'_> =
+        serde_json::from_slice(crate::transcript::first_value(&line)).map_err(|_| changed())?;
     let blocks = l.message.and_then(|m| m.content).ok_or_else(changed)?;
     let block = blocks
         .as_array()

@@ -140,8 +140,11 @@ pub(crate) fn raw_output(raw: &RawValue) -> RawOutput {
     };
     let spooled = r.persisted_output_path.is_some();
     let own_notes = r.stderr.as_deref().is_none_or(only_own_notes);
+    // With a note on stderr, what Claude Code saved may hold it too: the output is recovered
+    // from stdout, never compared with the file.
+    let quiet = r.stderr.as_deref().is_none_or(str::is_empty);
     let (text, comparable) = match (r.stdout, own_notes, r.content) {
-        (Some(out), true, _) => (Some(out), true),
+        (Some(out), true, _) => (Some(out), quiet),
         (Some(_), false, _) => (None, false),
         (None, _, Some(c)) => (block_text(&c), false),
         _ => (None, false),
@@ -264,6 +267,10 @@ mod tests {
         // Claude Code's own note on stderr is no part of the output: stdout is still all of it.
         let noted = raw(r#"{"stdout":"all","stderr":"Shell cwd was reset to /home/ana/app"}"#);
         assert_eq!((noted.text.as_deref(), noted.complete), (Some("all"), true));
+        assert!(
+            !noted.comparable,
+            "the saved file may hold the note: never called damaged"
+        );
         let mixed = r#"{"stdout":"o","stderr":"Shell cwd was reset to /x\nerror: boom"}"#;
         assert_eq!(raw(mixed).text, None, "anything else on stderr is refused");
         assert_eq!(

@@ -126,7 +126,7 @@ fn output_at(path: &Path, offset: u64) -> io::Result<String> {
         file.seek(SeekFrom::Start(offset))?;
         BufReader::new(file).read_until(b'\n', &mut line)?;
     }
-    output_on_line(&line).ok_or_else(|| {
+    output_on_line(crate::transcript::first_value(&line)).ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidData,
             "the line changed since it was read",

@@ -158,12 +158,7 @@ impl LiveSession {
             running_window_ms,
             ..RunOptions::default()
         };
-        let kinds: Vec<(PathBuf, SourceKind)> = (paths.iter())
-            .map(|p| (p.clone(), crate::sources::detect(p)))
-            .collect();
-        *lock(&shared.kinds) = (kinds.iter())
-            .map(|(p, k)| (p.display().to_string(), *k))
-            .collect();
+        lock(&shared.kinds).clear();
         let mine = shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
         // The previous watcher stops now; its thread ends when its channel closes.
         *lock(&shared.watcher.0) = Slot {
@@ -171,7 +166,18 @@ impl LiveSession {
             scanning: true,
         };
         lock(&shared.changes).notices.clear();
-        std::thread::spawn(move || shared.run_watcher(&kinds, opts, mine));
+        std::thread::spawn(move || {
+            // Detected here, off the caller's thread: a slow folder holds up no command.
+            let kinds: Vec<(PathBuf, SourceKind)> = (paths.iter())
+                .map(|p| (p.clone(), crate::sources::detect(p)))
+                .collect();
+            if shared.generation.load(Ordering::SeqCst) == mine {
+                *lock(&shared.kinds) = (kinds.iter())
+                    .map(|(p, k)| (p.display().to_string(), *k))
+                    .collect();
+            }
+            shared.run_watcher(&kinds, opts, mine)
+        });
     }
 
     /// Stops watching (the front end is gone): the watcher ends, the followed run is no longer

@@ -138,6 +138,26 @@ fn two_json_objects_glued_on_one_line_are_both_read_with_a_warning() {
     assert_eq!(glued.len(), 1, "{}", show["problems"]);
     assert_eq!(glued[0]["line"], 1);
     assert_eq!(show["run"]["warnings"], 1);
+
+    // A result on a glued line is read back from its own value, not the whole line.
+    let other = "f1de1170-0000-4000-8000-000000000003";
+    let mut r = Session::new(&store.path().join("-home-ana-app"), other);
+    r.prompt("List the files")
+        .call("toolu_L", "Bash", json!({"command": "ls"}))
+        .result("toolu_L", "Cargo.toml\nsrc\n", None)
+        .answer("Two entries.");
+    let path = r.write();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let at = text.find("\"tool_result\"").unwrap();
+    let end = at + text[at..].find('\n').unwrap();
+    let mut glued = text.clone();
+    glued.replace_range(end..end + 1, "");
+    std::fs::write(&path, glued).unwrap();
+    set_mtime(&path, OLD_MS);
+    assert_eq!(
+        stdout(&mctl(store.path(), &["full", other, "toolu_L"])),
+        "Cargo.toml\nsrc\n"
+    );
 }
 
 #[test]

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SourceInfo } from '../gen/SourceInfo';
-import { isThresholdStore, sourceInfo } from './sources';
+import { described, isThresholdStore, sourceInfo } from './sources';
 
 const caps = { retentionThreshold: false, resumeReplay: false, agentSweep: false, valueFiles: true, flatNames: false };
 const kinds: SourceInfo[] = [
@@ -20,5 +20,7 @@ describe('store kinds as the backend describes them', () => {
     expect(codex.label).toBe('codex');
     expect(codex.mark).toBe('CO');
     expect(isThresholdStore('codex', kinds)).toBe(false);
+    expect(described('codex', kinds)).toBe(false);
+    expect(described('claude', kinds)).toBe(true);
   });
 });

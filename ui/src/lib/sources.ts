@@ -22,6 +22,12 @@ export function sourceInfo(kind: SourceKind, kinds: SourceInfo[] = current.setti
   return kinds.find((k) => k.kind === kind) ?? unknown(kind);
 }
 
+/** Whether the backend has described `kind` yet (the settings arrive beside the first list): a
+ *  kind not described is not marked, rather than marked wrongly. */
+export function described(kind: SourceKind, kinds: SourceInfo[] = current.settings?.storeKinds ?? []): boolean {
+  return kinds.some((k) => k.kind === kind);
+}
+
 /** Whether `kind` is the harness's own store, whose retention threshold this app is about: its
  *  runs go unmarked where they are the only ones; every other agent's are marked. */
 export function isThresholdStore(kind: SourceKind, kinds?: SourceInfo[]): boolean {
