@@ -172,6 +172,13 @@ pub(crate) fn build(
                 &mut blocks,
             )?;
         }
+        // A line of a type this reader does not know says nothing worth a section: the run's
+        // figures count it as a warning.
+        let unknown = crate::transcript::event::known_event_keys(&e.kind).is_none()
+            && !matches!(e.kind.as_str(), "local_command" | "unreadable");
+        if unknown && blocks.is_empty() {
+            continue;
+        }
         items.push(Item {
             line: e.line,
             kind: e.kind.clone(),

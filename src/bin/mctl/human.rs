@@ -202,7 +202,11 @@ pub fn run_detail(d: &RunDetail) -> String {
 fn event_line(e: &TimelineEvent) -> String {
     let what = match e.kind.as_str() {
         "user_message" | "assistant_message" | "context_compacted" | "steering_injected" => {
-            let mut s = clip(e.text.as_deref().unwrap_or(""), 80);
+            let mut s = match (e.text.as_deref(), e.thinking.as_deref()) {
+                // A line of thinking alone says so rather than nothing.
+                (None | Some(""), Some(thinking)) => format!("(thinking) {}", clip(thinking, 69)),
+                (text, _) => clip(text.unwrap_or(""), 80),
+            };
             for c in &e.tool_calls {
                 let _ = write!(s, " → {}", clip(&c.name, 30));
             }
@@ -232,6 +236,18 @@ fn event_line(e: &TimelineEvent) -> String {
             })
             .unwrap_or_default(),
         "unreadable" => clip(e.problem.as_deref().unwrap_or(""), 100),
+        // A command typed at the agent's prompt, or what it printed.
+        "local_command" => {
+            let line = [e.tool.as_deref(), e.input.as_deref()]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" ");
+            match e.text.as_deref() {
+                Some(out) => format!("{} → {}", clip(&line, 30), clip(out, 50)),
+                None => clip(&line, 80),
+            }
+        }
         _ => clip(
             e.path
                 .as_deref()

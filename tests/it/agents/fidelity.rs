@@ -206,6 +206,11 @@ fn local_commands_are_their_own_events_never_prompts_nor_titles() {
     assert_eq!(commands[3]["tool"], "/exit", "its output names the command");
     assert_eq!(commands[3]["text"], "Bye!");
     assert_eq!(events_of(&show, "user_message").len(), 1);
+    let text = stdout(&mctl(store.path(), &["show", SESSION]));
+    assert!(
+        text.contains("local_command          /exit → Bye!"),
+        "{text}"
+    );
     let md = stdout(&mctl(store.path(), &["export", SESSION, "--format", "md"]));
     assert!(md.contains("Local command · /exit"), "{md}");
     assert!(!md.contains("<command-name>"), "{md}");
@@ -218,4 +223,20 @@ fn local_commands_are_their_own_events_never_prompts_nor_titles() {
     let show = mctl_json(store.path(), &["show", other]);
     assert_eq!(show["run"]["title"], "describe the build");
     assert_eq!(show["run"]["dispatches"], 0);
+}
+
+#[test]
+fn a_line_of_an_unknown_type_is_counted_and_left_out_of_an_export() {
+    let store = tempfile::tempdir().unwrap();
+    let mut s = Session::new(&store.path().join("-home-ana-app"), SESSION);
+    s.prompt("Tidy the imports")
+        .line(json!({"type": "atis-latch", "sessionId": SESSION, "uuid": "x1"}))
+        .answer("Tidied.");
+    s.write();
+    let show = mctl_json(store.path(), &["show", SESSION]);
+    assert_eq!(show["run"]["warnings"], 1, "counted, never fatal");
+    assert_eq!(events_of(&show, "atis-latch").len(), 1, "shown by its type");
+    let md = stdout(&mctl(store.path(), &["export", SESSION, "--format", "md"]));
+    assert!(!md.to_lowercase().contains("atis"), "{md}");
+    assert!(md.contains("Tidied."), "{md}");
 }
