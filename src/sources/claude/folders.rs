@@ -214,7 +214,8 @@ mod tests {
         ] {
             assert!(o.check_path(bad, "s1").is_err(), "{bad}");
         }
-        assert_eq!(o.rel("s1"), "-p/s1/tool-results");
+        // How a report names the folder (GC's label is the folder and a slash).
+        assert_eq!(format!("{}/", o.rel("s1")), "-p/s1/tool-results/");
         assert_eq!(o.writers("s1"), [root.join("-p/s1.jsonl")]);
         // A run the layout does not name has no folder to collect from (a journal's path).
         assert!(o.check_path("-p/s9/tool-results/x.txt", "s9").is_err());
