@@ -32,6 +32,36 @@ pub(crate) fn store_of(kind: SourceKind) -> &'static dyn Source {
     }
 }
 
+impl SourceKind {
+    /// Every kind of store, the harness's first.
+    pub const ALL: [SourceKind; 3] = [SourceKind::Klide, SourceKind::Claude, SourceKind::Codex];
+
+    /// The kind's name, as in JSON, `--source` and the run's `source` (`klide`, `claude`, `codex`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Klide => "klide",
+            SourceKind::Claude => "claude",
+            SourceKind::Codex => "codex",
+        }
+    }
+}
+
+impl std::fmt::Display for SourceKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for SourceKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        SourceKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| format!("unknown source `{s}`: give klide, claude or codex"))
+    }
+}
+
 /// Every kind of store, as the app is told of them.
 pub fn all_sources() -> Vec<SourceInfo> {
     SourceKind::ALL.map(|k| k.info().clone()).to_vec()
