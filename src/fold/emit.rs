@@ -88,6 +88,21 @@ impl Analyzer {
         self.note(n, None, ts, item);
     }
 
+    /// A call its store says failed after its result was folded (Codex's `item_completed`):
+    /// its result is not ok. `false` when no result of that call was folded yet.
+    pub(crate) fn mark_failed(&mut self, call_id: &str) -> bool {
+        let mut found = false;
+        let results = self.results.iter_mut();
+        let shown = (self.events.iter_mut()).filter_map(|e| e.result.as_mut());
+        for r in results.chain(shown) {
+            if r.tool_call_id == call_id {
+                r.ok = false;
+                found = true;
+            }
+        }
+        found
+    }
+
     pub(crate) fn run_mut(&mut self) -> &mut Run {
         &mut self.run
     }

@@ -12,6 +12,7 @@
 pub mod claude;
 pub(crate) mod codex;
 mod detect;
+pub(crate) mod images;
 pub(crate) mod klide;
 pub(crate) mod store;
 pub mod sweep;

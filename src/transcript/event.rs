@@ -53,7 +53,7 @@ pub(crate) enum ContentBlock {
     Other,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub(crate) struct Attachment {
     #[serde(default)]
     pub path: Option<String>,

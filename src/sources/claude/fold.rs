@@ -16,6 +16,7 @@ use crate::model::options::Verify;
 use crate::model::values::{matches_content, ValueFile};
 use crate::model::{ProblemKind, RetentionState, TimelineEvent};
 use crate::retained::{count_format_chars, count_lines};
+use crate::sources::images;
 use crate::transcript::event::{Attachment, ContentBlock, Event, ToolResult, Usage};
 use crate::transcript::RawLine;
 use serde::Deserialize;
@@ -288,7 +289,7 @@ impl ClaudeFold {
             // A prompt that is only a pasted image is still what the next answer replies to.
             text = (images
                 .iter()
-                .map(|(mime, bytes)| image_label(mime.as_deref(), *bytes)))
+                .map(|(mime, bytes)| images::label(mime.as_deref(), *bytes)))
             .collect::<Vec<_>>()
             .join("\n");
         }
@@ -648,25 +649,12 @@ impl LocalCommand {
     }
 }
 
-/// An image block of a prompt: its media type and its size once decoded (its base64 `data`'s
-/// length, three bytes for every four characters).
+/// An image block of a prompt: its media type and its size once decoded.
 fn image_of(block: &Value) -> (Option<String>, u64) {
     let source = block.get("source");
     let field = |k: &str| source.and_then(|s| s.get(k)).and_then(Value::as_str);
     let mime = field("media_type").map(str::to_owned);
-    let data = field("data").unwrap_or("");
-    let padding = data.bytes().rev().take_while(|b| *b == b'=').count();
-    let bytes = (data.len() as u64 * 3 / 4).saturating_sub(padding as u64);
-    (mime, bytes)
-}
-
-/// How an image-only prompt reads: `[image image/png, 12.4 KiB]`.
-fn image_label(mime: Option<&str>, bytes: u64) -> String {
-    let size = bytesize::ByteSize(bytes).display().iec().to_string();
-    match mime {
-        Some(m) => format!("[image {m}, {size}]"),
-        None => format!("[image, {size}]"),
-    }
+    (mime, images::decoded_len(field("data").unwrap_or("")))
 }
 
 fn inline(id: &str, seen: &str) -> ForeignResult {

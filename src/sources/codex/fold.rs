@@ -4,14 +4,17 @@
 //! rollout keeps only what the model got. Other `event_msg`s repeat what `response_item`s say
 //! and are folded away; an unknown line type is counted and shown.
 
+use super::items::{self, Completed};
 use crate::fold::{Analyzer, ForeignResult, Terminal};
 use crate::model::{ProblemKind, RetentionState};
 use crate::retained::{count_format_chars, count_lines};
+use crate::transcript::event::Attachment;
 use crate::transcript::event::{ContentBlock, Event, RunErrorBody, ToolResult};
 use crate::transcript::RawLine;
 use regex::Regex;
 use serde::Deserialize;
 use serde_json::Value;
+use std::collections::HashSet;
 use std::sync::LazyLock;
 
 /// The marks Codex leaves where it cut an output: `…N tokens truncated…`, `…N chars
@@ -45,6 +48,11 @@ const IDE_REQUEST: &str = "## My request for Codex:";
 pub(crate) struct CodexFold {
     model_seen: bool,
     titled: bool,
+    /// The last prompt, until the model answers: Codex may say one prompt twice (as a
+    /// `user_message` event and as a completed item), and it is one prompt.
+    last_prompt: Option<String>,
+    /// Calls an `item_completed` said failed before their output was read.
+    failed: HashSet<String>,
 }
 
 #[derive(Deserialize)]
@@ -94,6 +102,12 @@ impl CodexFold {
         let emit = |into: &mut Analyzer, kind: &str, e: &Event, r: Option<ForeignResult>| {
             into.emit(n, line.offset, ts, kind, e, r)
         };
+        let role = p.get("role").and_then(Value::as_str);
+        if l.kind.as_deref() == Some("response_item") && !matches!(role, Some("user" | "developer"))
+        {
+            // The model answered: a prompt said again from here on is a new one.
+            self.last_prompt = None;
+        }
         match (l.kind.as_deref().unwrap_or(""), item) {
             ("session_meta", _) => {
                 let e = Event::RunStarted {
@@ -114,21 +128,19 @@ impl CodexFold {
             }
             ("event_msg", "user_message") => {
                 let text = text_of(p, "message").unwrap_or_default();
-                if !self.titled {
-                    // The IDE extension puts its context before the request: the request names
-                    // the run.
-                    if let Some((_, request)) = text.split_once(IDE_REQUEST) {
-                        into.set_title(request.trim().to_owned());
-                    }
-                    self.titled = true;
-                }
-                let e = Event::UserMessage {
-                    message_id: None,
-                    text,
-                    attachments: Vec::new(),
-                };
-                emit(into, "user_message", &e, None);
+                self.prompt(into, (n, line.offset, ts), text, Vec::new());
             }
+            ("event_msg", "item_completed") => match items::completed(&p["item"]) {
+                Completed::Prompt { text, attachments } => {
+                    self.prompt(into, (n, line.offset, ts), text, attachments)
+                }
+                Completed::Failed(id) => {
+                    if !into.mark_failed(&id) {
+                        self.failed.insert(id);
+                    }
+                }
+                Completed::Other => {}
+            },
             ("event_msg", "token_count") => {
                 let last = p.get("info").and_then(|i| i.get("last_token_usage"));
                 let get = |k: &str| last.and_then(|u| u.get(k)).and_then(Value::as_u64);
@@ -217,6 +229,7 @@ impl CodexFold {
             ("response_item", "function_call_output" | "custom_tool_call_output") => {
                 let id = text_of(p, "call_id").unwrap_or_default();
                 let (content, ok) = output_of(p.get("output"));
+                let ok = ok && !self.failed.remove(&id);
                 let finished = Event::ToolCallFinished {
                     tool_call_id: id.clone(),
                     result: ToolResult {
@@ -240,9 +253,46 @@ impl CodexFold {
                 };
                 emit(into, "context_compacted", &e, None);
             }
+            // Newer rollouts' records of the thread's state and of token use: nothing the run
+            // shows reads them (the tokens come from `token_count`).
+            ("world_state" | "token_usage_record", _) => {}
             ("", _) => into.problem(n, ProblemKind::Corrupt, "a line without a type".to_owned()),
             (other, _) => into.emit_unknown(n, ts, other),
         }
+    }
+}
+
+impl CodexFold {
+    /// One prompt, said once: the IDE extension's context comes after the request it
+    /// carries, which names the run.
+    fn prompt(
+        &mut self,
+        into: &mut Analyzer,
+        (n, offset, ts): (u64, u64, Option<i64>),
+        text: String,
+        attachments: Vec<Attachment>,
+    ) {
+        if self.last_prompt.as_deref() == Some(text.as_str()) {
+            return;
+        }
+        self.last_prompt = Some(text.clone());
+        let shown = match text.split_once(IDE_REQUEST) {
+            Some((context, request)) => {
+                let request = request.trim();
+                if !self.titled {
+                    into.set_title(request.to_owned());
+                }
+                format!("{request}\n\n{}", context.trim())
+            }
+            None => text,
+        };
+        self.titled = true;
+        let e = Event::UserMessage {
+            message_id: None,
+            text: shown,
+            attachments,
+        };
+        into.emit(n, offset, ts, "user_message", &e, None);
     }
 }
 
@@ -265,9 +315,15 @@ fn output_of(v: Option<&Value>) -> (String, bool) {
     };
     if raw.starts_with('{') {
         if let Ok(doc) = serde_json::from_str::<Value>(&raw) {
+            let code = (doc.pointer("/metadata/exit_code"))
+                .or_else(|| doc.get("exit_code"))
+                .and_then(Value::as_i64);
+            let ok = code.is_none_or(|c| c == 0);
             if let Some(out) = doc.get("output").and_then(Value::as_str) {
-                let code = doc.pointer("/metadata/exit_code").and_then(Value::as_i64);
-                return (out.to_owned(), code.is_none_or(|c| c == 0));
+                return (out.to_owned(), ok);
+            }
+            if code.is_some() {
+                return (raw, ok);
             }
         }
     }
@@ -334,6 +390,10 @@ mod tests {
         assert!(!output_of(Some(&v("Exit code: 101\nWall time: 4 seconds\nOutput:\nx"))).1);
         assert!(output_of(Some(&v("Process exited with code 0\nOutput:\n"))).1);
         assert!(output_of(Some(&v("plain"))).1);
+        // The `exec` tool's own shape, and an output given as content blocks.
+        assert!(!output_of(Some(&v(r#"{"exit_code":7,"stdout":"x"}"#))).1);
+        let blocks = serde_json::json!([{"type": "input_text", "text": "Cargo.toml"}]);
+        assert_eq!(output_of(Some(&blocks)), ("Cargo.toml".to_owned(), true));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! in place, and the rollout keeps only that cut text. Read-only: there is nothing to collect.
 
 mod fold;
+mod items;
 mod layout;
 mod search;
 
