@@ -151,8 +151,8 @@ pub struct DiffResult {
     pub ok: bool,
     /// Size of the full text in bytes.
     pub bytes: u64,
-    /// Number of lines in the full text.
-    pub lines: u64,
+    /// Number of lines in the full text (`None`: unknown, the text is lost).
+    pub lines: Option<u64>,
     /// Retention state: what the model got in place of the full text.
     pub state: RetentionState,
     /// Value id, to open the result (with its tool call id) in the compare view.

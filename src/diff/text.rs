@@ -135,7 +135,8 @@ pub fn diff_results(
             tool_call_id: info.tool_call_id.clone(),
             tool: info.tool.clone(),
             bytes: info.bytes,
-            lines: info.lines,
+            // What is diffed is the text read: its lines are counted, never unknown.
+            lines: crate::retained::count_lines(content.as_bytes()),
         };
         Ok((text, content))
     };

@@ -197,12 +197,11 @@ pub(crate) fn build(
 
 /// A result's figures: its size, lines, state, and whether it failed.
 fn result_note(r: &ResultInfo) -> Block {
-    let mut note = format!(
-        "{} · {} lines · {}",
-        bytes(r.bytes),
-        r.lines,
-        r.state.as_str()
-    );
+    let lines = match r.lines {
+        Some(n) => format!("{n} lines"),
+        None => "lines unknown".to_owned(),
+    };
+    let mut note = format!("{} · {lines} · {}", bytes(r.bytes), r.state.as_str());
     if !r.ok {
         note.push_str(" · failed");
     }

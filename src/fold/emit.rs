@@ -14,7 +14,8 @@ pub(crate) struct ForeignResult {
     pub state: RetentionState,
     /// Size of the full output in bytes, as far as it is known.
     pub bytes: u64,
-    pub lines: u64,
+    /// `None` when the full text is lost and nothing says how many lines it had.
+    pub lines: Option<u64>,
     pub format_chars: u64,
     /// The value file's stem (`toolu_…`, a Bash task id), or the call id when there is none.
     pub value_id: String,

@@ -95,7 +95,7 @@ impl Analyzer {
             tool,
             ok,
             bytes,
-            lines: count_lines(content.as_bytes()),
+            lines: Some(count_lines(content.as_bytes())),
             format_chars: count_format_chars(content),
             state,
             value_id: vid,

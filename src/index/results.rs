@@ -13,7 +13,7 @@ struct Kept(
     String,         // tool
     bool,           // ok
     u64,            // bytes
-    u64,            // lines
+    Option<u64>,    // lines (None: unknown)
     RetentionState, // state (value files compared by size and sampled ends, as a listing does)
     String,         // value id
     u64,            // transcript line

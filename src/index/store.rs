@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The layout of the tables; a file with a higher `user_version` is a newer Mission Control's.
-pub const SCHEMA: i64 = 5;
+pub const SCHEMA: i64 = 6;
 /// What the `meta` table's `app` says in an index of ours.
 const APP: &str = "mission-control-index";
 /// How long a writer waits for another process's transaction before giving up.

@@ -58,16 +58,16 @@ pub struct ValueCoverage {
     pub tool: String,
     /// The result's retention state.
     pub state: RetentionState,
-    /// Lines in the full text.
-    pub total_lines: u64,
+    /// Lines in the full text (`None`: the full text is lost and its length unknown).
+    pub total_lines: Option<u64>,
     /// The lines of its stub's head and tail previews, as merged `[first, last]` ranges.
     pub stub_lines: Vec<[u64; 2]>,
     /// Each `peek_value` call that read this value, in transcript order.
     pub peeks: Vec<PeekShown>,
-    /// Distinct lines shown at least once.
+    /// Distinct lines shown at least once (of those that exist, when their number is known).
     pub seen_lines: u64,
-    /// `seenLines / totalLines` (0 for an empty text).
-    pub coverage: f64,
+    /// `seenLines / totalLines` (0 for an empty text; `None` when the total is unknown).
+    pub coverage: Option<f64>,
     /// Showings of a line beyond its first.
     pub reread_lines: u64,
     /// The bytes of every peek of it.
@@ -128,7 +128,9 @@ pub fn coverage(
                 (content, stub)
             }
         };
-        values.push(cover(r, &content, stub, &peeks, errors));
+        // A full text that is lost leaves only the stub: nothing of it can be missed.
+        let content = r.lines.map(|_| content);
+        values.push(cover(r, content.as_deref(), stub, &peeks, errors));
     }
     if let (Some(c), true) = (call, values.is_empty()) {
         if !detail
@@ -142,15 +144,19 @@ pub fn coverage(
     Ok(values)
 }
 
-/// The coverage of result `r`, whose full text is `content`.
+/// The coverage of result `r`, whose full text is `content` (`None`: lost).
 fn cover(
     r: &ResultInfo,
-    content: &str,
+    content: Option<&str>,
     stub: Stub,
     peeks: &[PeekCall],
     errors: &ErrorPattern,
 ) -> ValueCoverage {
-    let seen = SeenLines::of(&stub, &r.value_id, peeks).lines;
+    let mut seen = SeenLines::of(&stub, &r.value_id, peeks).lines;
+    if let Some(total) = r.lines {
+        // Only lines that exist are seen: a stub's preview or a peek past the end shows none.
+        seen.retain(|n| *n <= total);
+    }
     let mut showings = 0u64;
     let mut stub_lines = Vec::new();
     for (a, b) in [stub.head, stub.tail].into_iter().flatten() {
@@ -183,16 +189,15 @@ fn cover(
         total_lines: r.lines,
         stub_lines: merge(stub_lines),
         seen_lines,
-        coverage: if r.lines == 0 {
-            0.0
-        } else {
-            seen_lines as f64 / r.lines as f64
-        },
+        coverage: r.lines.map(|total| match total {
+            0 => 0.0,
+            total => seen_lines as f64 / total as f64,
+        }),
         reread_lines: showings - seen_lines,
         peek_bytes: shown.iter().map(|p| p.bytes).sum(),
         never_peeked: shown.is_empty(),
         peeks: shown,
-        missed_errors: missed(content, &seen, errors),
+        missed_errors: content.map_or_else(MissedErrors::default, |c| missed(c, &seen, errors)),
     }
 }
 

@@ -191,8 +191,9 @@ pub struct ResultInfo {
     pub ok: bool,
     /// Size of the full text in bytes (UTF-8).
     pub bytes: u64,
-    /// Number of lines in the full text (`\n`-separated, a final `\n` starts no new line).
-    pub lines: u64,
+    /// Number of lines in the full text (`\n`-separated, a final `\n` starts no new line);
+    /// `None` when the full text is lost and its store never said (unknown is not zero).
+    pub lines: Option<u64>,
     /// Invisible format characters in it (bidirectional controls, zero-width characters): a
     /// text that holds any can be shown as other than what the model got.
     pub format_chars: u64,

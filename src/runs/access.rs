@@ -340,7 +340,7 @@ impl RunsDir {
             state: info.state.into(),
             ok: info.ok,
             bytes: info.bytes,
-            lines: info.lines,
+            lines: value.index.lines(),
             format_chars: Some(info.format_chars),
             source,
             value_path: file.map(|p| p.to_string_lossy().into_owned()),

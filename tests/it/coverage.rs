@@ -137,7 +137,7 @@ fn what_the_model_was_shown_of_each_value() {
     let stub = mission_control::retained::stub_layout("c1", "bash", &text);
     let (head, tail) = (stub.head.unwrap(), stub.tail.unwrap());
     assert_eq!(c1.stub_lines, [[head.0, head.1], [tail.0, tail.1]]);
-    assert_eq!(c1.total_lines, 3000);
+    assert_eq!(c1.total_lines, Some(3000));
     let peeks: Vec<(&str, Vec<[u64; 2]>, bool)> = c1
         .peeks
         .iter()
@@ -171,7 +171,7 @@ fn what_the_model_was_shown_of_each_value() {
     assert_eq!(c1.seen_lines, stub_count + 151 + 1 + (11 - tail_in_peek));
     // Showings: the stub's, 100 + 101 + 100 + 1 + 11 from the peeks.
     assert_eq!(c1.reread_lines, stub_count + 313 - c1.seen_lines);
-    assert!((c1.coverage - c1.seen_lines as f64 / 3000.0).abs() < 1e-12);
+    assert!((c1.coverage.unwrap() - c1.seen_lines as f64 / 3000.0).abs() < 1e-12);
     assert_eq!(c1.peek_bytes, c1.peeks.iter().map(|p| p.bytes).sum::<u64>());
     assert!(!c1.never_peeked);
     // Line 2 is in the stub, 2,000 was peeked: only 1,500 was never shown.

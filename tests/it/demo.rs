@@ -131,7 +131,7 @@ fn a_coloured_log_keeps_its_line_numbers_and_peek_answers() {
     let text = full.content;
     assert!(text.contains("\u{1b}[1;31mFAILED\u{1b}[0m"));
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(log.lines, lines.len() as u64);
+    assert_eq!(log.lines, Some(lines.len() as u64));
     let range = PeekRequest::Range {
         start: 5,
         end: Some(7),

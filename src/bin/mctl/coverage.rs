@@ -31,7 +31,8 @@ fn table(values: &[ValueCoverage]) -> String {
     }
     let mut out = String::new();
     for v in values {
-        let filled = ((v.coverage * BAR as f64).round() as usize).min(BAR);
+        let share = v.coverage.unwrap_or(0.0);
+        let filled = ((share * BAR as f64).round() as usize).min(BAR);
         // A value with any line seen shows at least one mark.
         let filled = if v.seen_lines > 0 { filled.max(1) } else { 0 };
         let bar = format!("{}{}", "█".repeat(filled), "░".repeat(BAR - filled));
@@ -39,16 +40,26 @@ fn table(values: &[ValueCoverage]) -> String {
             0 => "never peeked".to_owned(),
             n => plurals(n as u64, "peek"),
         };
+        // A lost full text has no length: what the model saw is counted, never a share of 0.
+        let share = match (v.coverage, v.total_lines) {
+            (Some(c), Some(total)) => format!(
+                "{:>6.1}%  {}/{} {}",
+                c * 100.0,
+                count(v.seen_lines),
+                count(total),
+                if total == 1 { "line" } else { "lines" }
+            ),
+            _ => format!(
+                "     ?   {} seen, total unknown (full text lost)",
+                plurals(v.seen_lines, "line")
+            ),
+        };
         let _ = write!(
             out,
-            "{:<28} {:<12} {:<10} {bar} {:>6.1}%  {}/{} {}  {peeks}",
+            "{:<28} {:<12} {:<10} {bar} {share}  {peeks}",
             clip(&v.tool_call_id, 28),
             clip(&v.tool, 12),
             v.state.as_str(),
-            v.coverage * 100.0,
-            count(v.seen_lines),
-            count(v.total_lines),
-            if v.total_lines == 1 { "line" } else { "lines" },
         );
         if v.reread_lines > 0 {
             let _ = write!(out, ", {} re-read", count(v.reread_lines));

@@ -267,7 +267,8 @@ fn result_brief(r: &ResultInfo) -> String {
         clip(&r.tool, 30),
         if r.ok { "ok" } else { "error" },
         bytes(r.bytes),
-        plurals(r.lines, "line"),
+        r.lines
+            .map_or_else(|| "lines unknown".to_owned(), |n| plurals(n, "line")),
         r.state.as_str(),
         if r.state.as_str() == "inline" {
             String::new()

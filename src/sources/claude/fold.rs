@@ -514,7 +514,7 @@ impl ClaudeFold {
                     false => RetentionState::Damaged,
                 },
                 bytes,
-                lines,
+                lines: Some(lines),
                 format_chars: fmt,
                 value_id: target.stem,
                 value_file_bytes: Some(file.bytes),
@@ -662,7 +662,7 @@ fn inline(id: &str, seen: &str) -> ForeignResult {
     ForeignResult {
         state: RetentionState::Inline,
         bytes,
-        lines: count_lines(seen.as_bytes()),
+        lines: Some(count_lines(seen.as_bytes())),
         format_chars: count_format_chars(seen),
         value_id: id.to_owned(),
         value_file_bytes: None,
@@ -679,14 +679,14 @@ fn lost(id: &str, stub: &str, raw: &RawOutput) -> ForeignResult {
     let (bytes, lines, fmt) = match raw.text.as_deref().filter(|_| raw.complete) {
         Some(r) => (
             r.len() as u64,
-            count_lines(r.as_bytes()),
+            Some(count_lines(r.as_bytes())),
             count_format_chars(r),
         ),
         None => (
             raw.persisted_size
                 .or_else(|| persisted::stated_size(stub))
                 .unwrap_or(stub_bytes),
-            0,
+            None,
             0,
         ),
     };

@@ -345,6 +345,7 @@ fn classify(id: &str, content: &str) -> ForeignResult {
         .filter(|_| cut)
         .and_then(|c| c[1].parse().ok())
         .unwrap_or_else(|| count_lines(content.as_bytes()));
+    let lines = Some(lines);
     ForeignResult {
         state: match cut {
             true => RetentionState::Truncated,
@@ -402,7 +403,7 @@ mod tests {
             "c",
             "Total output lines: 5210\nOutput:\na\n…38211 tokens truncated…\nb",
         );
-        assert_eq!((r.state, r.lines), (RetentionState::Truncated, 5210));
+        assert_eq!((r.state, r.lines), (RetentionState::Truncated, Some(5210)));
         assert_eq!(classify("c", "short").state, RetentionState::Inline);
     }
 }

@@ -240,3 +240,37 @@ fn a_line_of_an_unknown_type_is_counted_and_left_out_of_an_export() {
     assert!(!md.to_lowercase().contains("atis"), "{md}");
     assert!(md.contains("Tidied."), "{md}");
 }
+
+#[test]
+fn a_lost_full_text_has_unknown_lines_and_nothing_in_its_stub_is_missed() {
+    let store = tempfile::tempdir().unwrap();
+    let mut s = Session::new(&store.path().join("-home-ana-app"), SESSION);
+    s.tool_results(); // the folder is there, the file is not
+    let saved =
+        format!("/home/ana/.claude/projects/-home-ana-app/{SESSION}/tool-results/toolu_L.txt");
+    let preview = "error: build failed\nerror: 3 tests failed";
+    s.prompt("Build it")
+        .call("toolu_L", "Bash", json!({"command": "make"}))
+        .result("toolu_L", &stub("50KB", &saved, preview), None)
+        .answer("It fails.");
+    s.write();
+    let dir = store.path();
+    let show = mctl_json(dir, &["show", SESSION]);
+    let r = &show["results"][0];
+    assert_eq!(r["state"], "unretained");
+    assert!(r["lines"].is_null(), "unknown is not zero: {r}");
+
+    let cov = mctl_json(dir, &["coverage", SESSION]);
+    let v = &cov[0];
+    assert!(v["totalLines"].is_null() && v["coverage"].is_null(), "{v}");
+    assert_eq!(
+        v["missedErrors"]["count"], 0,
+        "the stub is what the model saw: nothing in it is missed"
+    );
+    let text = stdout(&mctl(dir, &["coverage", SESSION]));
+    assert!(text.contains("total unknown"), "{text}");
+    assert!(!text.contains("0.0%"), "{text}");
+
+    let md = stdout(&mctl(dir, &["export", SESSION, "--format", "md"]));
+    assert!(md.contains("lines unknown"), "{md}");
+}

@@ -14,9 +14,9 @@ ok: boolean,
  */
 bytes: number, 
 /**
- * Number of lines in the full text.
+ * Number of lines in the full text (`None`: unknown, the text is lost).
  */
-lines: number, 
+lines: number | null, 
 /**
  * Retention state: what the model got in place of the full text.
  */

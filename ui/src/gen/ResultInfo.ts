@@ -22,9 +22,10 @@ ok: boolean,
  */
 bytes: number, 
 /**
- * Number of lines in the full text (`\n`-separated, a final `\n` starts no new line).
+ * Number of lines in the full text (`\n`-separated, a final `\n` starts no new line);
+ * `None` when the full text is lost and its store never said (unknown is not zero).
  */
-lines: number, 
+lines: number | null, 
 /**
  * Invisible format characters in it (bidirectional controls, zero-width characters): a
  * text that holds any can be shown as other than what the model got.

@@ -24,9 +24,9 @@ tool: string,
  */
 state: RetentionState, 
 /**
- * Lines in the full text.
+ * Lines in the full text (`None`: the full text is lost and its length unknown).
  */
-totalLines: number, 
+totalLines: number | null, 
 /**
  * The lines of its stub's head and tail previews, as merged `[first, last]` ranges.
  */
@@ -36,13 +36,13 @@ stubLines: Array<[number, number]>,
  */
 peeks: Array<PeekShown>, 
 /**
- * Distinct lines shown at least once.
+ * Distinct lines shown at least once (of those that exist, when their number is known).
  */
 seenLines: number, 
 /**
- * `seenLines / totalLines` (0 for an empty text).
+ * `seenLines / totalLines` (0 for an empty text; `None` when the total is unknown).
  */
-coverage: number, 
+coverage: number | null, 
 /**
  * Showings of a line beyond its first.
  */

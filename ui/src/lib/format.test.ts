@@ -43,6 +43,11 @@ describe('plural and percent', () => {
     expect(counted(1, 'line')).toBe('1 line');
     expect(counted(1907, 'line')).toBe('1.9k lines');
   });
+  it('never reads an unknown count as zero', () => {
+    expect(plural(null, 'line')).toBe('lines unknown');
+    expect(counted(null, 'line')).toBe('lines unknown');
+    expect(percent(null)).toBe('?');
+  });
   it('reads a ratio as a percentage', () => {
     expect(percent(0)).toBe('0%');
     expect(percent(0.0004)).toBe('<0.1%');

@@ -64,13 +64,15 @@ export function time(ms: number | null | undefined): string {
 }
 
 /** "1 line", "2 lines", "1,500 lines": a count with its noun in the right form (`many` for
- *  nouns whose plural is not `one` + "s"). */
-export function plural(n: number, one: string, many = `${one}s`): string {
+ *  nouns whose plural is not `one` + "s"); "lines unknown" when nobody knows (a lost text). */
+export function plural(n: number | null, one: string, many = `${one}s`): string {
+  if (n == null) return `${many} unknown`;
   return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }
 
 /** A ratio as a percentage people read: "3.1%", "<0.1%" for a sliver, "100%". */
-export function percent(ratio: number): string {
+export function percent(ratio: number | null): string {
+  if (ratio == null) return '?';
   if (!Number.isFinite(ratio) || ratio <= 0) return '0%';
   if (ratio >= 1) return '100%';
   const p = ratio * 100;
@@ -81,6 +83,7 @@ export function percent(ratio: number): string {
 }
 
 /** [`plural`] with the count shortened as `count` does: "1 line", "1.9k lines". */
-export function counted(n: number, one: string, many = `${one}s`): string {
+export function counted(n: number | null, one: string, many = `${one}s`): string {
+  if (n == null) return `${many} unknown`;
   return `${count(n)} ${n === 1 ? one : many}`;
 }
