@@ -43,6 +43,7 @@ pub mod index;
 pub mod insights;
 pub mod model;
 pub mod pins;
+pub mod prices;
 pub mod retained;
 pub mod runs;
 pub mod search;

@@ -40,8 +40,10 @@ pub struct DiffSide {
     pub input_tokens: u64,
     /// Completion tokens over the whole run.
     pub output_tokens: u64,
-    /// Cost in US dollars over the whole run (0 when none is recorded).
-    pub cost_usd: f64,
+    /// Cost in US dollars over the whole run (`None`: some call has no price).
+    pub cost_usd: Option<f64>,
+    /// Some of the cost is an estimate from the price table.
+    pub cost_estimated: bool,
     /// From the first event's `ts` to the last one's; `null` when no event has one.
     pub duration_ms: Option<i64>,
     /// User messages (dispatches).
@@ -491,6 +493,7 @@ fn figures(d: &RunDetail) -> DiffSide {
         input_tokens: r.input_tokens,
         output_tokens: r.output_tokens,
         cost_usd: r.cost_usd,
+        cost_estimated: r.cost_estimated,
         duration_ms,
         user_messages: r.dispatches,
         tool_calls: r.tool_calls,

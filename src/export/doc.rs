@@ -82,7 +82,10 @@ pub(crate) fn build(
         "Tokens",
         format!("{} in, {} out", r.input_tokens, r.output_tokens),
     ));
-    facts.push(("Cost", format!("${:.4}", r.cost_usd)));
+    facts.push((
+        "Cost",
+        crate::model::cost_text(r.cost_usd, r.cost_estimated, 4),
+    ));
     facts.push((
         "Tool calls",
         format!(
@@ -176,7 +179,7 @@ pub(crate) fn build(
         // figures count it as a warning.
         let unknown = crate::transcript::event::known_event_keys(&e.kind).is_none()
             && !matches!(e.kind.as_str(), "local_command" | "unreadable");
-        if unknown && blocks.is_empty() {
+        if e.unknown_lines.is_some() || (unknown && blocks.is_empty()) {
             continue;
         }
         items.push(Item {

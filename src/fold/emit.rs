@@ -5,7 +5,7 @@
 use super::{Analyzer, Terminal};
 use crate::fold::timeline::describe;
 use crate::model::values::ValueFile;
-use crate::model::{ProblemKind, ResultInfo, RetentionState, Run, TimelineEvent};
+use crate::model::{ProblemKind, ResultInfo, RetentionState, Run, TimelineEvent, Usage};
 use crate::transcript::event::Event;
 
 /// A result classified by its store: what the model got, what the full text is and where.
@@ -53,19 +53,32 @@ impl Analyzer {
             ProblemKind::UnknownEvent,
             format!("unknown line type `{kind}`"),
         );
+        let said = |count: u64| match count {
+            1 => format!("1 unknown line of type `{kind}`"),
+            n => format!("{n} unknown lines of type `{kind}`"),
+        };
+        // Lines of one unknown type back to back are one folded row, not a row each.
+        let last = (self.events.last_mut()).filter(|e| e.kind == kind && e.unknown_lines.is_some());
+        if let Some(row) = last {
+            let count = row.unknown_lines.unwrap_or(0) + 1;
+            row.unknown_lines = Some(count);
+            row.text = Some(said(count));
+            self.run.events += 1;
+            return;
+        }
         let item = TimelineEvent {
             kind: kind.to_owned(),
+            text: Some(said(1)),
+            unknown_lines: Some(1),
             ..Default::default()
         };
         self.note(n, None, ts, item);
     }
 
     /// Tokens a store reports apart from its messages (streamed blocks of one message, Codex's
-    /// `token_count`).
-    pub(crate) fn add_tokens(&mut self, prompt: u64, completion: u64) {
-        let run = &mut self.run;
-        run.input_tokens = run.input_tokens.saturating_add(prompt);
-        run.output_tokens = run.output_tokens.saturating_add(completion);
+    /// `token_count`), counted and priced as a message's usage is.
+    pub(crate) fn add_tokens(&mut self, usage: &Usage) {
+        self.count_usage(usage);
     }
 
     /// Says how the run's last turn ended (`None`: not ended), for its status.

@@ -191,17 +191,15 @@ impl Analyzer {
             }
             Event::AssistantMessage { usage, timing, .. } => {
                 if let Some(u) = usage {
-                    // Saturating: a hostile figure must not wrap (or panic) the totals.
-                    run.input_tokens = run
-                        .input_tokens
-                        .saturating_add(u.prompt_tokens.unwrap_or(0));
-                    run.output_tokens = run
-                        .output_tokens
-                        .saturating_add(u.completion_tokens.unwrap_or(0));
-                    run.cost_usd += u.cost_usd.unwrap_or(0.0);
+                    let cost = self.count_usage(u);
+                    // The timeline shows each call's cost, an estimate said as such.
+                    if let (Some((c, true)), Some(shown)) = (cost, item.usage.as_mut()) {
+                        shown.cost_usd = Some(c);
+                        shown.cost_estimated = Some(true);
+                    }
                 }
                 if let Some(ms) = timing.as_ref().and_then(|t| t.model_ms) {
-                    run.model_ms += ms;
+                    self.run.model_ms += ms;
                 }
                 for call in &item.tool_calls {
                     self.block_names

@@ -13,6 +13,7 @@ mod line;
 mod retention;
 pub(crate) mod summary;
 pub(crate) mod timeline;
+mod usage;
 
 pub(crate) use emit::ForeignResult;
 
@@ -82,6 +83,8 @@ impl Analyzer {
     ) -> Self {
         let mut run = Run {
             id: id.to_owned(),
+            // Nothing called yet costs nothing; a call with no price makes it unknown.
+            cost_usd: Some(0.0),
             ..Default::default()
         };
         run.value_files = values.len() as u64;

@@ -150,7 +150,7 @@ pub(super) fn to_row(
         read_ms,
         clock_since_ms,
         run: postcard::to_stdvec(run).ok()?,
-        floats: [run.cost_usd, run.model_ms],
+        floats: (run.cost_usd, run.model_ms),
         results: match layout.value_dirs.contains_key(id) {
             true => Some(results::encode(&detail.results)?),
             false => None,
@@ -178,7 +178,7 @@ fn from_row(row: &Row, opts: &RunOptions, want: Want, stamp: &RunStamp) -> Optio
         Want::Sizes => Run::default(),
         _ => postcard::from_bytes(&row.run).ok()?,
     };
-    [run.cost_usd, run.model_ms] = row.floats;
+    (run.cost_usd, run.model_ms) = row.floats;
     // A torn last line becomes the last line once its file has been idle for the running
     // window (runs/read.rs): a row read before that moment is read again once it has passed.
     if run.pending_bytes > 0 {

@@ -53,6 +53,9 @@ impl RunStamp {
         one(";v=", &self.values, &mut out);
         out.push_str(";th=");
         out.push_str(itoa::Buffer::new().format(self.threshold));
+        // Costs are estimated from the price table: new prices, new figures.
+        out.push_str(";p=");
+        out.push_str(itoa::Buffer::new().format(crate::prices::current_fingerprint()));
         if let Some(links) = &self.links {
             out.push_str(";l=");
             out.push_str(links);
@@ -89,9 +92,12 @@ mod tests {
             threshold: 20_480,
             links: None,
         };
+        let prices = crate::prices::current_fingerprint();
         assert_eq!(
             stamp.key(),
-            "t=12:1700000000123456789:-5:42;s=-;v=0:1700000000123456789:-5:42;th=20480"
+            format!(
+                "t=12:1700000000123456789:-5:42;s=-;v=0:1700000000123456789:-5:42;th=20480;p={prices}"
+            )
         );
     }
 }

@@ -26,8 +26,9 @@ pub(crate) struct Row {
     /// The run, in `postcard`'s compact binary form: a third of the size of its JSON, quicker
     /// to read back, and its floating-point figures exact.
     pub run: Vec<u8>,
-    /// The run's floating-point figures, also in their own columns (for a look with `sqlite3`).
-    pub floats: [f64; 2],
+    /// The run's floating-point figures, also in their own columns (for a look with `sqlite3`):
+    /// its cost (`NULL`: unknown) and model time.
+    pub floats: (Option<f64>, f64),
     /// The run's results (`results.rs`), for a run with a value directory; read only when
     /// asked for.
     pub results: Option<Vec<u8>>,
@@ -134,7 +135,7 @@ impl Store {
                  read_ms INTEGER NOT NULL,
                  clock_since_ms INTEGER,
                  run BLOB NOT NULL,
-                 cost_usd REAL NOT NULL,
+                 cost_usd REAL,
                  model_ms REAL NOT NULL,
                  results BLOB,
                  sizes BLOB
@@ -198,8 +199,8 @@ impl Store {
                     row.read_ms,
                     row.clock_since_ms,
                     row.run,
-                    row.floats[0],
-                    row.floats[1],
+                    row.floats.0,
+                    row.floats.1,
                     row.results,
                     row.sizes
                 ])?;
@@ -273,7 +274,7 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, Row)> {
             read_ms: r.get(2)?,
             clock_since_ms: r.get(3)?,
             run: r.get(4)?,
-            floats: [r.get(5)?, r.get(6)?],
+            floats: (r.get(5)?, r.get(6)?),
             results: r.get(7)?,
             sizes: r.get(8)?,
         },
@@ -354,17 +355,19 @@ mod tests {
     /// before a field of `Run` was added, removed or moved reads back as another run. Such a
     /// change needs a new `SCHEMA` (a new index file), and then this pin. (So does a change of
     /// what the fold derives from unchanged files: schema 5 reads local commands, glued lines
-    /// and settled last lines.)
+    /// and settled last lines; schema 6 unknown line counts, the cache's tokens and costs.)
     #[test]
     fn the_schema_changes_with_the_fields_a_row_keeps() {
         let json = serde_json::to_string(&crate::model::Run::default()).unwrap();
         let fields = serde_json::from_str::<Keys>(&json).unwrap().0.join(",");
         let pinned = (
-            5,
+            6,
             "id,source,status,title,provider,model,mode,cwd,parentId,parentCall,startedMs,\
              updatedMs,events,problems,warnings,dispatches,toolCalls,results,inline,retained,\
              retainedBytes,unretained,unretainedBytes,damaged,truncated,sidechainLines,strays,\
-             valueFiles,valueBytes,inputTokens,outputTokens,costUsd,modelMs,transcriptBytes,\
+             valueFiles,valueBytes,inputTokens,outputTokens,uncachedInputTokens,\
+             cacheWriteTokens,cacheReadTokens,reasoningTokens,costUsd,costEstimated,modelMs,\
+             transcriptBytes,\
              pendingBytes,newerSchema,hasTranscript,hasSummary,errorCode,errorMessage,tools,\
              compactedAtLine",
         );

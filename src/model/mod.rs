@@ -18,4 +18,4 @@ pub use layout::{Layout, RunFiles, SideKey};
 pub use options::{now_ms, RunOptions, Verify};
 pub(crate) use peek_call::PeekCall;
 pub use run::*;
-pub use usage::{Timing, Usage};
+pub use usage::{cost_text, Timing, Usage};

@@ -136,12 +136,24 @@ pub struct Run {
     pub value_files: u64,
     /// Bytes on disk in the run's value directory (`*.txt` files directly inside).
     pub value_bytes: u64,
-    /// Prompt tokens summed over every `assistant_message.usage`.
+    /// Prompt tokens summed over every `assistant_message.usage`: all input, cached or not.
     pub input_tokens: u64,
-    /// Completion tokens summed over every `assistant_message.usage`.
+    /// Completion tokens summed over every `assistant_message.usage` (reasoning included).
     pub output_tokens: u64,
-    /// Cost in US dollars summed over every `assistant_message.usage` (0 when none is recorded).
-    pub cost_usd: f64,
+    /// Of the input, the tokens read afresh (`None`: the store does not say how much was
+    /// cached).
+    pub uncached_input_tokens: Option<u64>,
+    /// Of the input, the tokens written to the prompt cache (`None`: the store does not say).
+    pub cache_write_tokens: Option<u64>,
+    /// Of the input, the tokens read from the prompt cache (`None`: the store does not say).
+    pub cache_read_tokens: Option<u64>,
+    /// Of the output, the tokens spent reasoning (`None`: the store does not say).
+    pub reasoning_tokens: Option<u64>,
+    /// Cost in US dollars over every model call: as recorded, else estimated from the price
+    /// table (`cost_estimated`). `None` when some call's tokens have no price: unknown, not 0.
+    pub cost_usd: Option<f64>,
+    /// Some of `cost_usd` is an estimate from the price table (docs/costs.md).
+    pub cost_estimated: bool,
     /// Model time summed from `assistant_message.timing.modelMs`.
     pub model_ms: f64,
     /// Size of the transcript file in bytes, a torn last line included.
@@ -459,6 +471,11 @@ pub struct TimelineEvent {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub problem: Option<String>,
+    /// Lines of a type no reader knows, back to back, folded into this one row (its `type`
+    /// is theirs, `text` says how many).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub unknown_lines: Option<u64>,
 }
 
 /// Longest message text carried by a timeline event; longer texts are shortened.

@@ -19,9 +19,44 @@ pub struct Usage {
     /// Time the provider reports processing the prompt, in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_eval_duration_ms: Option<f64>,
-    /// Cost of the call in US dollars.
+    /// Cost of the call in US dollars: as recorded, or estimated from the price table
+    /// (`cost_estimated`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// Of the prompt tokens, those written to the prompt cache (when the store says).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cache_write_tokens: Option<u64>,
+    /// Of the cache writes, those kept for an hour (Anthropic prices them at twice the input).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cache_write_1h_tokens: Option<u64>,
+    /// Of the prompt tokens, those read from the prompt cache (when the store says).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cache_read_tokens: Option<u64>,
+    /// Of the completion tokens, those spent reasoning (when the store says).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub reasoning_tokens: Option<u64>,
+    /// The model the call went to, when the store says per call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub model: Option<String>,
+    /// `cost_usd` is an estimate from the price table, not a recorded figure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cost_estimated: Option<bool>,
+}
+
+/// A cost as people read it, with `decimals` places: `$1.23`, `≈$1.23` for an estimate, `—`
+/// when unknown (never `$0.00`).
+pub fn cost_text(cost: Option<f64>, estimated: bool, decimals: usize) -> String {
+    match (cost, estimated) {
+        (None, _) => "—".to_owned(),
+        (Some(c), true) => format!("≈${c:.decimals$}"),
+        (Some(c), false) => format!("${c:.decimals$}"),
+    }
 }
 
 /// How long one model call took, as an assistant message records it.

@@ -118,7 +118,7 @@ fn the_app_matches_no_store_by_name() {
 /// everyone's.
 const LAYERS: &[&[&str]] = &[
     &["error", "retained", "model", "config"],
-    &["transcript", "pins"],
+    &["prices", "transcript", "pins"],
     &["fold"],
     &["sources"],
     &["index"],

@@ -17,7 +17,10 @@ const NEEDLE: &str = "zebrafish";
 
 /// One store, with what its run must answer.
 struct Store {
+    /// Which store this is, in a failure's message.
     kind: &'static str,
+    /// The kind the store is told to be (`source` of its runs).
+    source: &'static str,
     _dir: tempfile::TempDir,
     /// What `--runs-dir` names.
     root: PathBuf,
@@ -60,6 +63,7 @@ fn harness() -> Store {
     }
     Store {
         kind: "klide",
+        source: "klide",
         _dir: dir,
         root,
         run: "run_contract".into(),
@@ -98,6 +102,7 @@ fn claude() -> Store {
     }
     Store {
         kind: "claude",
+        source: "claude",
         _dir: dir,
         root,
         run: SESSION.into(),
@@ -123,7 +128,32 @@ fn rollout(thread: &str, output: &str) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
+/// The same rollout as Codex 0.15x writes it: `ordinal`s, a `world_state` line, the prompt
+/// only as a completed `UserMessage` item, the output as content blocks.
+fn newest_rollout(thread: &str, output: &str) -> String {
+    let lines = [
+        json!({"timestamp": "2026-07-01T10:00:00.000Z", "ordinal": 0, "type": "session_meta", "payload": {"id": thread, "cwd": "/home/ana/app", "originator": "codex_cli_rs", "cli_version": "0.154.0", "model_provider": "openai"}}),
+        json!({"timestamp": "2026-07-01T10:00:00.000Z", "ordinal": 1, "type": "world_state", "payload": {}}),
+        json!({"timestamp": "2026-07-01T10:00:00.001Z", "ordinal": 2, "type": "turn_context", "payload": {"cwd": "/home/ana/app", "model": "gpt-5.3-codex"}}),
+        json!({"timestamp": "2026-07-01T10:00:00.002Z", "ordinal": 3, "type": "event_msg", "payload": {"type": "item_completed", "turn_id": "t1",
+            "item": {"type": "UserMessage", "id": "u1", "content": [{"type": "text", "text": format!("Build it and look for the {NEEDLE}")}]}}}),
+        json!({"timestamp": "2026-07-01T10:00:01.000Z", "ordinal": 4, "type": "response_item", "payload": {"type": "custom_tool_call", "name": "exec", "input": "await sh('make')", "call_id": "call_cut"}}),
+        json!({"timestamp": "2026-07-01T10:00:41.300Z", "ordinal": 5, "type": "response_item", "payload": {"type": "custom_tool_call_output", "call_id": "call_cut",
+            "output": [{"type": "input_text", "text": output}]}}),
+        json!({"timestamp": "2026-07-01T10:00:43.000Z", "ordinal": 6, "type": "response_item", "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Built."}]}}),
+    ];
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
 fn codex() -> Store {
+    codex_store("codex", rollout)
+}
+
+fn codex_newest() -> Store {
+    codex_store("codex 0.15x", newest_rollout)
+}
+
+fn codex_store(kind: &'static str, rollout: fn(&str, &str) -> String) -> Store {
     let dir = tempfile::tempdir().unwrap();
     let day = dir.path().join("sessions/2026/07/01");
     std::fs::create_dir_all(&day).unwrap();
@@ -135,14 +165,16 @@ fn codex() -> Store {
     std::fs::write(day.join(name), rollout(THREAD, &full)).unwrap();
     let root = dir.path().join("sessions");
     set_tree_old(&root);
+    // The run added while watching is of the newest shape for both.
     fn add_run(root: &Path) -> String {
         let id = "019e1625-0000-7000-8000-0000000000ad";
         let name = format!("2026/07/01/rollout-2026-07-01T11-00-00-{id}.jsonl");
-        std::fs::write(root.join(name), rollout(id, "ok")).unwrap();
+        std::fs::write(root.join(name), newest_rollout(id, "ok")).unwrap();
         id.into()
     }
     Store {
-        kind: "codex",
+        kind,
+        source: "codex",
         _dir: dir,
         root,
         run: THREAD.into(),
@@ -156,7 +188,7 @@ fn codex() -> Store {
 
 /// One store per source. A new source adds its own here, and every test below runs on it.
 fn stores() -> Vec<Store> {
-    vec![harness(), claude(), codex()]
+    vec![harness(), claude(), codex(), codex_newest()]
 }
 
 fn set_tree_old(dir: &Path) {
@@ -185,7 +217,10 @@ fn every_source_lists_and_shows_its_run() {
         assert_eq!(runs.len(), 1, "{k}: one run");
         let run = &runs[0];
         assert_eq!(run["id"], s.run.as_str(), "{k}");
-        assert_eq!(run["source"], k, "{k}: the kind is told from the store");
+        assert_eq!(
+            run["source"], s.source,
+            "{k}: the kind is told from the store"
+        );
         assert_eq!(run["status"], "done", "{k}");
         assert!(
             run["title"].as_str().unwrap().contains(NEEDLE),

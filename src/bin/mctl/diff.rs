@@ -70,7 +70,7 @@ fn table(d: &RunDiff) -> String {
             ),
             s.status.as_str().to_owned(),
             format!("{} in, {} out", s.input_tokens, s.output_tokens),
-            format!("${:.4}", s.cost_usd),
+            mission_control::model::cost_text(s.cost_usd, s.cost_estimated, 4),
             s.duration_ms
                 .map_or("-".into(), |ms| format!("{:.1} s", ms as f64 / 1000.0)),
             format!("{} ({} failed)", s.tool_calls, s.failed_results),

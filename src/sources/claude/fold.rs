@@ -63,7 +63,7 @@ pub(crate) struct ClaudeFold {
     /// `content-replacement` records: what the model got instead of a result, by call id.
     replacements: HashMap<String, String>,
     /// Tokens counted so far per `message.id`.
-    messages: HashMap<String, (u64, u64)>,
+    messages: HashMap<String, Usage>,
     /// Titles by rank: `custom-title`, `ai-title`, `summary`.
     titles: [Option<String>; 3],
     verify: Verify,
@@ -123,19 +123,60 @@ struct ClaudeUsage {
     cache_creation_input_tokens: Option<u64>,
     cache_read_input_tokens: Option<u64>,
     output_tokens: Option<u64>,
+    cache_creation: Option<CacheCreation>,
+}
+
+#[derive(Deserialize, Default)]
+struct CacheCreation {
+    ephemeral_1h_input_tokens: Option<u64>,
 }
 
 impl ClaudeUsage {
-    /// Prompt tokens count the cached ones too: the model read them all.
-    fn tokens(&self) -> (u64, u64) {
-        let prompt = [
-            self.input_tokens,
-            self.cache_creation_input_tokens,
-            self.cache_read_input_tokens,
-        ]
-        .iter()
-        .fold(0u64, |a, t| a.saturating_add(t.unwrap_or(0)));
-        (prompt, self.output_tokens.unwrap_or(0))
+    /// The usage as the run model counts it: prompt tokens count the cached ones too (the
+    /// model read them all), and the cache's part is said apart.
+    fn usage(&self, model: Option<&str>) -> Usage {
+        let get = |t: Option<u64>| t.unwrap_or(0);
+        let prompt = get(self.input_tokens)
+            .saturating_add(get(self.cache_creation_input_tokens))
+            .saturating_add(get(self.cache_read_input_tokens));
+        Usage {
+            prompt_tokens: Some(prompt),
+            completion_tokens: Some(get(self.output_tokens)),
+            cache_write_tokens: Some(get(self.cache_creation_input_tokens)),
+            cache_write_1h_tokens: (self.cache_creation.as_ref())
+                .and_then(|c| c.ephemeral_1h_input_tokens),
+            cache_read_tokens: Some(get(self.cache_read_input_tokens)),
+            model: model.map(str::to_owned),
+            ..Usage::default()
+        }
+    }
+}
+
+/// What `now` adds to `seen`, a message's usage counted before: each figure only as it grew.
+fn growth(now: &Usage, seen: &Usage) -> Usage {
+    let more = |a: Option<u64>, b: Option<u64>| a.map(|a| a.saturating_sub(b.unwrap_or(0)));
+    Usage {
+        prompt_tokens: more(now.prompt_tokens, seen.prompt_tokens),
+        completion_tokens: more(now.completion_tokens, seen.completion_tokens),
+        cache_write_tokens: more(now.cache_write_tokens, seen.cache_write_tokens),
+        cache_write_1h_tokens: more(now.cache_write_1h_tokens, seen.cache_write_1h_tokens),
+        cache_read_tokens: more(now.cache_read_tokens, seen.cache_read_tokens),
+        model: now.model.clone(),
+        ..Usage::default()
+    }
+}
+
+/// The larger of each figure of two readings of one message's usage.
+fn widest(a: &Usage, b: &Usage) -> Usage {
+    let max = |x: Option<u64>, y: Option<u64>| x.max(y);
+    Usage {
+        prompt_tokens: max(a.prompt_tokens, b.prompt_tokens),
+        completion_tokens: max(a.completion_tokens, b.completion_tokens),
+        cache_write_tokens: max(a.cache_write_tokens, b.cache_write_tokens),
+        cache_write_1h_tokens: max(a.cache_write_1h_tokens, b.cache_write_1h_tokens),
+        cache_read_tokens: max(a.cache_read_tokens, b.cache_read_tokens),
+        model: a.model.clone(),
+        ..Usage::default()
     }
 }
 
@@ -352,25 +393,20 @@ impl ClaudeFold {
         }
         let mut usage = None;
         if let Some(u) = &m.usage {
-            let (prompt, completion) = u.tokens();
+            // Claude Code's own notes (`<synthetic>`) call no model: priced by the run's.
+            let model = m.model.as_deref().filter(|m| *m != "<synthetic>");
+            let now = u.usage(model);
             match m.id.as_ref().and_then(|id| self.messages.get_mut(id)) {
                 // A later block of a message already counted: only what grew.
                 Some(seen) => {
-                    into.add_tokens(
-                        prompt.saturating_sub(seen.0),
-                        completion.saturating_sub(seen.1),
-                    );
-                    *seen = (seen.0.max(prompt), seen.1.max(completion));
+                    into.add_tokens(&growth(&now, seen));
+                    *seen = widest(seen, &now);
                 }
                 None => {
                     if let Some(id) = &m.id {
-                        self.messages.insert(id.clone(), (prompt, completion));
+                        self.messages.insert(id.clone(), now.clone());
                     }
-                    usage = Some(Usage {
-                        prompt_tokens: Some(prompt),
-                        completion_tokens: Some(completion),
-                        ..Default::default()
-                    });
+                    usage = Some(now);
                 }
             }
         }

@@ -5,6 +5,7 @@
 //! and are folded away; an unknown line type is counted and shown.
 
 use super::items::{self, Completed};
+use super::tokens::TokenCounts;
 use crate::fold::{Analyzer, ForeignResult, Terminal};
 use crate::model::{ProblemKind, RetentionState};
 use crate::retained::{count_format_chars, count_lines};
@@ -53,6 +54,7 @@ pub(crate) struct CodexFold {
     last_prompt: Option<String>,
     /// Calls an `item_completed` said failed before their output was read.
     failed: HashSet<String>,
+    tokens: TokenCounts,
 }
 
 #[derive(Deserialize)]
@@ -119,11 +121,13 @@ impl CodexFold {
                 emit(into, "run_started", &e, None);
             }
             ("turn_context", _) => {
-                if !self.model_seen {
-                    if let Some(model) = text_of(p, "model") {
-                        into.run_mut().model = Some(model);
+                if let Some(model) = text_of(p, "model") {
+                    if !self.model_seen {
+                        into.run_mut().model = Some(model.clone());
                         self.model_seen = true;
                     }
+                    // Calls go to the model of their turn: a `/model` switch prices by it.
+                    self.tokens.model = Some(model);
                 }
             }
             ("event_msg", "user_message") => {
@@ -142,12 +146,9 @@ impl CodexFold {
                 Completed::Other => {}
             },
             ("event_msg", "token_count") => {
-                let last = p.get("info").and_then(|i| i.get("last_token_usage"));
-                let get = |k: &str| last.and_then(|u| u.get(k)).and_then(Value::as_u64);
-                into.add_tokens(
-                    get("input_tokens").unwrap_or(0),
-                    get("output_tokens").unwrap_or(0),
-                );
+                if let Some(usage) = self.tokens.count(p.get("info")) {
+                    into.add_tokens(&usage);
+                }
             }
             ("event_msg", "task_complete") => into.set_terminal(Some((n, Terminal::Done))),
             ("event_msg", "turn_aborted") => {

@@ -5,6 +5,7 @@ mod fold;
 mod items;
 mod layout;
 mod search;
+mod tokens;
 
 pub(crate) use fold::{output_on_line, CodexFold};
 pub(crate) use layout::{read as read_layout, rollout_id};

@@ -226,16 +226,30 @@ fn local_commands_are_their_own_events_never_prompts_nor_titles() {
 }
 
 #[test]
-fn a_line_of_an_unknown_type_is_counted_and_left_out_of_an_export() {
+fn lines_of_an_unknown_type_are_one_folded_row_and_left_out_of_an_export() {
     let store = tempfile::tempdir().unwrap();
     let mut s = Session::new(&store.path().join("-home-ana-app"), SESSION);
+    let latch =
+        |n: u32| json!({"type": "atis-latch", "sessionId": SESSION, "uuid": format!("x{n}")});
     s.prompt("Tidy the imports")
-        .line(json!({"type": "atis-latch", "sessionId": SESSION, "uuid": "x1"}))
-        .answer("Tidied.");
+        .line(latch(1))
+        .line(latch(2))
+        .line(latch(3))
+        .answer("Tidied.")
+        .line(latch(4));
     s.write();
     let show = mctl_json(store.path(), &["show", SESSION]);
-    assert_eq!(show["run"]["warnings"], 1, "counted, never fatal");
-    assert_eq!(events_of(&show, "atis-latch").len(), 1, "shown by its type");
+    assert_eq!(show["run"]["warnings"], 4, "each counted, never fatal");
+    let rows = events_of(&show, "atis-latch");
+    assert_eq!(rows.len(), 2, "lines back to back are one row: {rows:?}");
+    assert_eq!(rows[0]["unknownLines"], 3);
+    assert_eq!(rows[0]["text"], "3 unknown lines of type `atis-latch`");
+    assert_eq!(rows[1]["text"], "1 unknown line of type `atis-latch`");
+    let text = stdout(&mctl(store.path(), &["show", SESSION]));
+    assert!(
+        text.contains("3 unknown lines of type `atis-latch`"),
+        "{text}"
+    );
     let md = stdout(&mctl(store.path(), &["export", SESSION, "--format", "md"]));
     assert!(!md.to_lowercase().contains("atis"), "{md}");
     assert!(md.contains("Tidied."), "{md}");

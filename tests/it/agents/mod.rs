@@ -4,6 +4,7 @@
 
 mod claude;
 mod codex;
+mod costs;
 mod fidelity;
 mod gc;
 mod index;

@@ -34,9 +34,13 @@ inputTokens: number,
  */
 outputTokens: number, 
 /**
- * Cost in US dollars over the whole run (0 when none is recorded).
+ * Cost in US dollars over the whole run (`None`: some call has no price).
  */
-costUsd: number, 
+costUsd: number | null, 
+/**
+ * Some of the cost is an estimate from the price table.
+ */
+costEstimated: boolean, 
 /**
  * From the first event's `ts` to the last one's; `null` when no event has one.
  */

@@ -127,17 +127,39 @@ valueFiles: number,
  */
 valueBytes: number, 
 /**
- * Prompt tokens summed over every `assistant_message.usage`.
+ * Prompt tokens summed over every `assistant_message.usage`: all input, cached or not.
  */
 inputTokens: number, 
 /**
- * Completion tokens summed over every `assistant_message.usage`.
+ * Completion tokens summed over every `assistant_message.usage` (reasoning included).
  */
 outputTokens: number, 
 /**
- * Cost in US dollars summed over every `assistant_message.usage` (0 when none is recorded).
+ * Of the input, the tokens read afresh (`None`: the store does not say how much was
+ * cached).
  */
-costUsd: number, 
+uncachedInputTokens: number | null, 
+/**
+ * Of the input, the tokens written to the prompt cache (`None`: the store does not say).
+ */
+cacheWriteTokens: number | null, 
+/**
+ * Of the input, the tokens read from the prompt cache (`None`: the store does not say).
+ */
+cacheReadTokens: number | null, 
+/**
+ * Of the output, the tokens spent reasoning (`None`: the store does not say).
+ */
+reasoningTokens: number | null, 
+/**
+ * Cost in US dollars over every model call: as recorded, else estimated from the price
+ * table (`cost_estimated`). `None` when some call's tokens have no price: unknown, not 0.
+ */
+costUsd: number | null, 
+/**
+ * Some of `cost_usd` is an estimate from the price table (docs/costs.md).
+ */
+costEstimated: boolean, 
 /**
  * Model time summed from `assistant_message.timing.modelMs`.
  */

@@ -134,4 +134,9 @@ estimatedTokens?: number,
 /**
  * Why the line could not be read, or what about it is unusual.
  */
-problem?: string, };
+problem?: string, 
+/**
+ * Lines of a type no reader knows, back to back, folded into this one row (its `type`
+ * is theirs, `text` says how many).
+ */
+unknownLines?: number, };

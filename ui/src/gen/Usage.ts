@@ -21,6 +21,31 @@ evalDurationMs?: number | null,
  */
 promptEvalDurationMs?: number | null, 
 /**
- * Cost of the call in US dollars.
+ * Cost of the call in US dollars: as recorded, or estimated from the price table
+ * (`cost_estimated`).
  */
-costUsd?: number | null, };
+costUsd?: number | null, 
+/**
+ * Of the prompt tokens, those written to the prompt cache (when the store says).
+ */
+cacheWriteTokens?: number, 
+/**
+ * Of the cache writes, those kept for an hour (Anthropic prices them at twice the input).
+ */
+cacheWrite1hTokens?: number, 
+/**
+ * Of the prompt tokens, those read from the prompt cache (when the store says).
+ */
+cacheReadTokens?: number, 
+/**
+ * Of the completion tokens, those spent reasoning (when the store says).
+ */
+reasoningTokens?: number, 
+/**
+ * The model the call went to, when the store says per call.
+ */
+model?: string, 
+/**
+ * `cost_usd` is an estimate from the price table, not a recorded figure.
+ */
+costEstimated?: boolean, };

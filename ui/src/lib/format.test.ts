@@ -29,6 +29,8 @@ describe('format', () => {
     expect(cost(0)).toBe('$0');
     expect(cost(0.0423)).toBe('$0.04');
     expect(cost(0.0012)).toBe('$0.0012');
+    expect(cost(1.5, true)).toBe('≈$1.50');
+    expect(cost(null)).toBe('—');
     expect(tokensOf(65_300)).toBe(16_325);
     expect(time(1_793_534_400_000)).toBe('2026-11-01 12:00:00Z');
   });

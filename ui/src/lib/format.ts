@@ -46,10 +46,24 @@ function short(ms: number): string {
   return `${Math.floor(s / 86400)}d`;
 }
 
-export function cost(usd: number): string {
-  if (!usd) return '$0';
-  if (usd < 0.01) return `$${usd.toFixed(4)}`;
-  return `$${usd.toFixed(2)}`;
+/** A cost in dollars: "$0.04", "≈$0.04" for an estimate from the price table, "—" when
+ *  unknown (a model with no price): never "$0" for what nobody knows. */
+export function cost(usd: number | null, estimated = false): string {
+  if (usd == null) return '—';
+  const mark = estimated ? '≈' : '';
+  if (!usd) return `${mark}$0`;
+  if (usd < 0.01) return `${mark}$${usd.toFixed(4)}`;
+  return `${mark}$${usd.toFixed(2)}`;
+}
+
+/** Where a run's tokens went, for a tooltip: the cache's part where the store says it. */
+export function tokenParts(r: { inputTokens: number; outputTokens: number; uncachedInputTokens: number | null; cacheWriteTokens: number | null; cacheReadTokens: number | null; reasoningTokens: number | null; costEstimated: boolean; costUsd: number | null }): string {
+  const parts = [`${r.inputTokens.toLocaleString('en-US')} input`];
+  if (r.uncachedInputTokens != null) parts.push(`${r.uncachedInputTokens.toLocaleString('en-US')} fresh, ${(r.cacheWriteTokens ?? 0).toLocaleString('en-US')} cache write, ${(r.cacheReadTokens ?? 0).toLocaleString('en-US')} cache read`);
+  parts.push(`${r.outputTokens.toLocaleString('en-US')} output${r.reasoningTokens != null ? ` (${r.reasoningTokens.toLocaleString('en-US')} reasoning)` : ''}`);
+  if (r.costUsd == null) parts.push('cost unknown: a model with no price (docs/costs.md)');
+  else if (r.costEstimated) parts.push('cost estimated from the price table (docs/costs.md)');
+  return parts.join(' · ');
 }
 
 /** About how many tokens a text of `n` bytes takes (the usual 4 bytes a token). */

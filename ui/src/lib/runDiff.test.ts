@@ -8,7 +8,7 @@ import { row } from './testing';
 
 function side(over: Partial<DiffSide> = {}): DiffSide {
   return {
-    run: 'a', title: 't', status: 'done', provider: null, model: null, inputTokens: 1000, outputTokens: 100, costUsd: 0.04,
+    run: 'a', title: 't', status: 'done', provider: null, model: null, inputTokens: 1000, outputTokens: 100, costUsd: 0.04, costEstimated: false,
     durationMs: 60_000, userMessages: 1, toolCalls: 6, failedResults: 1, retained: 1, retainedBytes: 2048, contextBytes: 4096, ...over,
   };
 }

@@ -28,7 +28,8 @@ export function words(text: string): string[] {
 const sorters: Record<SortKey, (a: RunRow, b: RunRow) => number> = {
   activity: (a, b) => (b.run.updatedMs ?? 0) - (a.run.updatedMs ?? 0),
   size: (a, b) => b.run.valueBytes + b.run.transcriptBytes - (a.run.valueBytes + a.run.transcriptBytes),
-  cost: (a, b) => b.run.costUsd - a.run.costUsd,
+  // An unknown cost sorts after every known one.
+  cost: (a, b) => (b.run.costUsd ?? -1) - (a.run.costUsd ?? -1),
 };
 
 export function filterRuns(rows: RunRow[], q: RunsQuery): RunRow[] {

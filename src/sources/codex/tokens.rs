@@ -1,0 +1,92 @@
+//! Codex's `token_count` events as model calls' usage. Each event says the last call's tokens
+//! (`last_token_usage`) and the thread's running totals (`total_token_usage`). Some versions
+//! write an event twice, and a resumed rollout says its totals again: an event whose totals
+//! did not move is a repeat and counts nothing, as the usage tools count it. Input tokens
+//! count the cached ones; output tokens count the reasoning ones.
+
+use crate::model::Usage;
+use serde_json::Value;
+
+/// One reading of a usage object: input, cached input, output, reasoning.
+type Reading = [u64; 4];
+
+fn reading(v: Option<&Value>) -> Option<Reading> {
+    let v = v?.as_object()?;
+    let get = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+    Some([
+        get("input_tokens"),
+        get("cached_input_tokens"),
+        get("output_tokens"),
+        get("reasoning_output_tokens"),
+    ])
+}
+
+/// What the token events of one rollout have said so far.
+#[derive(Default)]
+pub(super) struct TokenCounts {
+    /// The model of the current turn: its calls are priced by it.
+    pub model: Option<String>,
+    last_total: Option<Reading>,
+}
+
+impl TokenCounts {
+    /// The usage of the call a `token_count` event's `info` reports, or `None` for a repeat
+    /// (or an event with no figures).
+    pub(super) fn count(&mut self, info: Option<&Value>) -> Option<Usage> {
+        let info = info?;
+        let total = reading(info.get("total_token_usage"));
+        if total.is_some() && total == self.last_total {
+            return None;
+        }
+        let last = reading(info.get("last_token_usage")).or_else(|| {
+            // No last call: what the totals grew by.
+            let (now, before) = (total?, self.last_total.unwrap_or_default());
+            Some(std::array::from_fn(|i| now[i].saturating_sub(before[i])))
+        })?;
+        if total.is_some() {
+            self.last_total = total;
+        }
+        let model = (info.get("model").and_then(Value::as_str))
+            .map(str::to_owned)
+            .or_else(|| self.model.clone());
+        let [input, cached, output, reasoning] = last;
+        Some(Usage {
+            prompt_tokens: Some(input),
+            completion_tokens: Some(output),
+            cache_write_tokens: Some(0),
+            cache_read_tokens: Some(cached.min(input)),
+            reasoning_tokens: Some(reasoning),
+            model,
+            ..Usage::default()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_repeated_event_counts_once_and_totals_fill_in_a_missing_last() {
+        let mut t = TokenCounts {
+            model: Some("gpt-5-codex".into()),
+            ..TokenCounts::default()
+        };
+        let first = json!({"total_token_usage": {"input_tokens": 100, "cached_input_tokens": 60, "output_tokens": 10},
+            "last_token_usage": {"input_tokens": 100, "cached_input_tokens": 60, "output_tokens": 10, "reasoning_output_tokens": 4}});
+        let u = t.count(Some(&first)).unwrap();
+        assert_eq!(
+            (u.prompt_tokens, u.cache_read_tokens, u.reasoning_tokens),
+            (Some(100), Some(60), Some(4))
+        );
+        assert_eq!(t.count(Some(&first)), None, "the same totals again");
+        let grown = json!({"total_token_usage": {"input_tokens": 250, "cached_input_tokens": 160, "output_tokens": 30}});
+        let u = t.count(Some(&grown)).unwrap();
+        assert_eq!(
+            (u.prompt_tokens, u.cache_read_tokens, u.completion_tokens),
+            (Some(150), Some(100), Some(20))
+        );
+        assert_eq!(t.count(Some(&json!(null))), None);
+    }
+}

@@ -1,0 +1,165 @@
+//! What a run cost when its store records tokens but no cost: estimated from the price table
+//! and said to be an estimate, unknown (never $0) for a model with no price, and a user's own
+//! prices over the shipped ones.
+
+use super::Session;
+use crate::support::{mctl, mctl_command, mctl_json, stdout};
+use serde_json::{json, Value};
+
+const SESSION: &str = "c0575e55-0000-4000-8000-000000000001";
+
+/// A session of two calls to `model`: 1,000 fresh input, 2,000 written to the cache (500 of
+/// them for an hour), 50,000 read from it and 300 output; then 10 + 40,000 read and 20 out.
+fn session(dir: &std::path::Path, model: &str) {
+    let mut s = Session::new(&dir.join("-home-ana-app"), SESSION);
+    s.prompt("Explain the build");
+    for (id, usage) in [
+        (
+            "msg_1",
+            json!({"input_tokens": 1000, "cache_creation_input_tokens": 2000, "cache_read_input_tokens": 50000, "output_tokens": 300,
+            "cache_creation": {"ephemeral_5m_input_tokens": 1500, "ephemeral_1h_input_tokens": 500}}),
+        ),
+        (
+            "msg_2",
+            json!({"input_tokens": 10, "cache_read_input_tokens": 40000, "output_tokens": 20}),
+        ),
+    ] {
+        s.line(json!({"type": "assistant", "uuid": id, "sessionId": SESSION, "timestamp": "2026-04-02T10:00:05.000Z",
+            "message": {"id": id, "role": "assistant", "model": model, "usage": usage,
+                "content": [{"type": "text", "text": "It links twice."}]}}));
+    }
+    s.write();
+}
+
+fn run_of(dir: &std::path::Path) -> Value {
+    mctl_json(dir, &["show", SESSION])["run"].clone()
+}
+
+#[test]
+fn a_priced_model_gets_an_estimate_with_its_tokens_split() {
+    let store = tempfile::tempdir().unwrap();
+    session(store.path(), "claude-sonnet-4-5-20250929");
+    let run = run_of(store.path());
+    assert_eq!(run["inputTokens"], 1000 + 2000 + 50000 + 10 + 40000);
+    assert_eq!(
+        (
+            &run["uncachedInputTokens"],
+            &run["cacheWriteTokens"],
+            &run["cacheReadTokens"]
+        ),
+        (&json!(1010), &json!(2000), &json!(90000))
+    );
+    assert!(run["reasoningTokens"].is_null(), "Claude Code does not say");
+    // $3 fresh, $3.75 a 5-minute write, $6 an hour's write, $0.30 a read, $15 out, per million.
+    let want = (1010.0 * 3.0 + 1500.0 * 3.75 + 500.0 * 6.0 + 90000.0 * 0.3 + 320.0 * 15.0) / 1e6;
+    let cost = run["costUsd"].as_f64().unwrap();
+    assert!((cost - want).abs() < 1e-9, "{cost} vs {want}");
+    assert_eq!(run["costEstimated"], true);
+    let text = stdout(&mctl(store.path(), &["show", SESSION]));
+    assert!(text.contains(&format!("cost ≈${want:.4}")), "{text}");
+    assert!(
+        text.contains("(1010 fresh, 2000 cache write, 90000 cache read)"),
+        "{text}"
+    );
+    let list = stdout(&mctl(store.path(), &["runs"]));
+    assert!(list.contains(&format!("≈${want:.2}")), "{list}");
+}
+
+#[test]
+fn a_model_with_no_price_has_an_unknown_cost_never_zero() {
+    let store = tempfile::tempdir().unwrap();
+    session(store.path(), "local-llama-70b");
+    let run = run_of(store.path());
+    assert!(run["costUsd"].is_null(), "{run}");
+    assert!(stdout(&mctl(store.path(), &["show", SESSION])).contains("cost —"));
+    assert!(!stdout(&mctl(store.path(), &["runs"])).contains("$0.00"));
+}
+
+#[test]
+fn a_users_price_file_wins_and_a_broken_one_is_said() {
+    let store = tempfile::tempdir().unwrap();
+    session(store.path(), "local-llama-70b");
+    let config = tempfile::tempdir().unwrap();
+    std::fs::write(
+        config.path().join("prices.json"),
+        r#"{"models": {"local-llama": {"input": 1, "output": 2}}}"#,
+    )
+    .unwrap();
+    let out = mctl_command()
+        .env("MCTL_CONFIG_DIR", config.path())
+        .args([
+            "--runs-dir",
+            store.path().to_str().unwrap(),
+            "show",
+            SESSION,
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let show: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // No cache rates given: cached input at the input rate (an hour's write at twice it).
+    let want = (92_510.0 * 1.0 + 500.0 * 2.0 + 320.0 * 2.0) / 1e6;
+    let cost = show["run"]["costUsd"].as_f64().unwrap();
+    assert!((cost - want).abs() < 1e-9, "{cost} vs {want}");
+
+    std::fs::write(config.path().join("prices.json"), "{not json").unwrap();
+    let out = mctl_command()
+        .env("MCTL_CONFIG_DIR", config.path())
+        .args([
+            "--runs-dir",
+            store.path().to_str().unwrap(),
+            "runs",
+            "--no-index",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("price file left out") && err.contains("prices.json"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_codex_token_event_said_twice_counts_once_and_is_priced_by_its_turns_model() {
+    let store = tempfile::tempdir().unwrap();
+    let day = store.path().join("sessions/2026/07/01");
+    std::fs::create_dir_all(&day).unwrap();
+    let thread = "019e1625-789d-76c0-80ab-3724b5ddb799";
+    let count = |input: u64, cached: u64, out: u64, total: [u64; 3]| {
+        json!({"timestamp": "2026-07-01T10:00:02.000Z", "type": "event_msg", "payload": {"type": "token_count", "info": {
+            "last_token_usage": {"input_tokens": input, "cached_input_tokens": cached, "output_tokens": out, "reasoning_output_tokens": 4},
+            "total_token_usage": {"input_tokens": total[0], "cached_input_tokens": total[1], "output_tokens": total[2]}}}})
+    };
+    let lines = [
+        json!({"timestamp": "2026-07-01T10:00:00.000Z", "type": "session_meta", "payload": {"id": thread, "cwd": "/w"}}),
+        json!({"timestamp": "2026-07-01T10:00:00.000Z", "type": "turn_context", "payload": {"model": "gpt-5-codex"}}),
+        json!({"timestamp": "2026-07-01T10:00:01.000Z", "type": "event_msg", "payload": {"type": "user_message", "message": "hi"}}),
+        count(10_000, 8_000, 500, [10_000, 8_000, 500]),
+        count(10_000, 8_000, 500, [10_000, 8_000, 500]),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(
+        day.join(format!("rollout-2026-07-01T10-00-00-{thread}.jsonl")),
+        text,
+    )
+    .unwrap();
+    let run = mctl_json(&store.path().join("sessions"), &["show", thread])["run"].clone();
+    assert_eq!(
+        (run["inputTokens"].as_u64(), run["outputTokens"].as_u64()),
+        (Some(10_000), Some(500))
+    );
+    assert_eq!(
+        (
+            run["cacheReadTokens"].as_u64(),
+            run["reasoningTokens"].as_u64()
+        ),
+        (Some(8_000), Some(4))
+    );
+    // 2,000 × $1.25 + 8,000 × $0.125 + 500 × $10, per million.
+    assert!(
+        (run["costUsd"].as_f64().unwrap() - 0.0085).abs() < 1e-12,
+        "{run}"
+    );
+}
