@@ -77,8 +77,8 @@ impl Analyzer {
 
     /// Tokens a store reports apart from its messages (streamed blocks of one message, Codex's
     /// `token_count`), counted and priced as a message's usage is.
-    pub(crate) fn add_tokens(&mut self, usage: &Usage) {
-        self.count_usage(usage);
+    pub(crate) fn add_tokens(&mut self, n: u64, usage: &Usage) {
+        self.count_usage(n, usage);
     }
 
     /// Says how the run's last turn ended (`None`: not ended), for its status.

@@ -191,7 +191,7 @@ impl Analyzer {
             }
             Event::AssistantMessage { usage, timing, .. } => {
                 if let Some(u) = usage {
-                    let cost = self.count_usage(u);
+                    let cost = self.count_usage(n, u);
                     // The timeline shows each call's cost, an estimate said as such.
                     if let (Some((c, true)), Some(shown)) = (cost, item.usage.as_mut()) {
                         shown.cost_usd = Some(c);

@@ -3,12 +3,30 @@
 //! which makes the run's cost unknown (never 0).
 
 use super::Analyzer;
-use crate::model::Usage;
+use crate::model::{ProblemKind, Usage};
+
+/// More tokens than any model call spends (10^12): a figure past it is damage, not usage.
+const ABSURD: u64 = 1_000_000_000_000;
 
 impl Analyzer {
-    /// Adds `usage` to the run's tokens and cost; returns the call's cost and whether it is an
-    /// estimate (`None`: it records no cost and its model has no price).
-    pub(super) fn count_usage(&mut self, usage: &Usage) -> Option<(f64, bool)> {
+    /// Adds the usage of line `n` to the run's tokens and cost; returns the call's cost and
+    /// whether it is an estimate (`None`: it records no cost and its model has no price). A
+    /// usage with an absurd figure is left out with a warning, never summed.
+    pub(super) fn count_usage(&mut self, n: u64, usage: &Usage) -> Option<(f64, bool)> {
+        let figures = [
+            usage.prompt_tokens,
+            usage.completion_tokens,
+            usage.cache_write_tokens,
+            usage.cache_write_1h_tokens,
+            usage.cache_read_tokens,
+            usage.reasoning_tokens,
+        ];
+        let cost_absurd = usage.cost_usd.is_some_and(|c| !(0.0..1e9).contains(&c));
+        if figures.iter().flatten().any(|f| *f > ABSURD) || cost_absurd {
+            let msg = "a usage with figures no model call spends: left out of the run's tokens";
+            self.problem(n, ProblemKind::BadUsage, msg.to_owned());
+            return Some((0.0, false));
+        }
         let t = crate::prices::Tokens::of(usage);
         let run = &mut self.run;
         // Saturating: a hostile figure must not wrap (or panic) the totals.

@@ -292,6 +292,9 @@ pub enum ProblemKind {
     /// Several complete JSON values on one line (a lost newline, `}{`): each is read, in order,
     /// as a line of its own.
     Glued,
+    /// A usage whose figures cannot be counted (negative, not a number, past any model call's):
+    /// the line is read without it.
+    BadUsage,
 }
 
 impl ProblemKind {

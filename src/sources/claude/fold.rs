@@ -117,38 +117,51 @@ struct Message {
     usage: Option<ClaudeUsage>,
 }
 
+/// A message's usage as written: its figures taken as they come, so that a damaged one (a
+/// negative or a string) loses the usage, never the message.
 #[derive(Deserialize, Default)]
 struct ClaudeUsage {
-    input_tokens: Option<u64>,
-    cache_creation_input_tokens: Option<u64>,
-    cache_read_input_tokens: Option<u64>,
-    output_tokens: Option<u64>,
+    input_tokens: Option<Value>,
+    cache_creation_input_tokens: Option<Value>,
+    cache_read_input_tokens: Option<Value>,
+    output_tokens: Option<Value>,
     cache_creation: Option<CacheCreation>,
+}
+
+/// A figure of a usage: absent, a count, or damaged (`Err`).
+fn figure(v: &Option<Value>) -> Result<Option<u64>, ()> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v.as_u64().map(Some).ok_or(()),
+    }
 }
 
 #[derive(Deserialize, Default)]
 struct CacheCreation {
-    ephemeral_1h_input_tokens: Option<u64>,
+    ephemeral_1h_input_tokens: Option<Value>,
 }
 
 impl ClaudeUsage {
     /// The usage as the run model counts it: prompt tokens count the cached ones too (the
-    /// model read them all), and the cache's part is said apart.
-    fn usage(&self, model: Option<&str>) -> Usage {
-        let get = |t: Option<u64>| t.unwrap_or(0);
-        let prompt = get(self.input_tokens)
-            .saturating_add(get(self.cache_creation_input_tokens))
-            .saturating_add(get(self.cache_read_input_tokens));
-        Usage {
-            prompt_tokens: Some(prompt),
-            completion_tokens: Some(get(self.output_tokens)),
-            cache_write_tokens: Some(get(self.cache_creation_input_tokens)),
-            cache_write_1h_tokens: (self.cache_creation.as_ref())
-                .and_then(|c| c.ephemeral_1h_input_tokens),
-            cache_read_tokens: Some(get(self.cache_read_input_tokens)),
+    /// model read them all), and the cache's part is said apart. `Err` when a figure is
+    /// damaged.
+    fn usage(&self, model: Option<&str>) -> Result<Usage, ()> {
+        let input = figure(&self.input_tokens)?.unwrap_or(0);
+        let write = figure(&self.cache_creation_input_tokens)?.unwrap_or(0);
+        let read = figure(&self.cache_read_input_tokens)?.unwrap_or(0);
+        let hour = match &self.cache_creation {
+            Some(c) => figure(&c.ephemeral_1h_input_tokens)?,
+            None => None,
+        };
+        Ok(Usage {
+            prompt_tokens: Some(input.saturating_add(write).saturating_add(read)),
+            completion_tokens: Some(figure(&self.output_tokens)?.unwrap_or(0)),
+            cache_write_tokens: Some(write),
+            cache_write_1h_tokens: hour,
+            cache_read_tokens: Some(read),
             model: model.map(str::to_owned),
             ..Usage::default()
-        }
+        })
     }
 }
 
@@ -382,6 +395,37 @@ impl ClaudeFold {
         into.emit_aside(at.n, at.ts, item);
     }
 
+    /// The usage a message's line carries for its event: the first of its blocks carries it;
+    /// a later block adds only what grew, apart. A damaged usage is left out with a warning.
+    fn usage_of(
+        &mut self,
+        into: &mut Analyzer,
+        n: u64,
+        m: &Message,
+        u: &ClaudeUsage,
+    ) -> Option<Usage> {
+        // Claude Code's own notes (`<synthetic>`) call no model: priced by the run's.
+        let model = m.model.as_deref().filter(|m| *m != "<synthetic>");
+        let Ok(now) = u.usage(model) else {
+            let msg = "a usage with a figure that is not a count: left out of the tokens";
+            into.problem(n, ProblemKind::BadUsage, msg.to_owned());
+            return None;
+        };
+        match m.id.as_ref().and_then(|id| self.messages.get_mut(id)) {
+            Some(seen) => {
+                into.add_tokens(n, &growth(&now, seen));
+                *seen = widest(seen, &now);
+                None
+            }
+            None => {
+                if let Some(id) = &m.id {
+                    self.messages.insert(id.clone(), now.clone());
+                }
+                Some(now)
+            }
+        }
+    }
+
     fn assistant(&mut self, into: &mut Analyzer, at: Place, l: &Line<'_>) {
         let Some(m) = &l.message else { return };
         if let Some(model) = m.model.as_deref().filter(|m| *m != "<synthetic>") {
@@ -391,25 +435,7 @@ impl ClaudeFold {
                 run.provider = Some("anthropic".to_owned());
             }
         }
-        let mut usage = None;
-        if let Some(u) = &m.usage {
-            // Claude Code's own notes (`<synthetic>`) call no model: priced by the run's.
-            let model = m.model.as_deref().filter(|m| *m != "<synthetic>");
-            let now = u.usage(model);
-            match m.id.as_ref().and_then(|id| self.messages.get_mut(id)) {
-                // A later block of a message already counted: only what grew.
-                Some(seen) => {
-                    into.add_tokens(&growth(&now, seen));
-                    *seen = widest(seen, &now);
-                }
-                None => {
-                    if let Some(id) = &m.id {
-                        self.messages.insert(id.clone(), now.clone());
-                    }
-                    usage = Some(now);
-                }
-            }
-        }
+        let usage = (m.usage.as_ref()).and_then(|u| self.usage_of(into, at.n, m, u));
         let mut blocks = Vec::new();
         let mut calls = Vec::new();
         if let Some(Value::Array(items)) = &m.content {

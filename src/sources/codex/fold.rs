@@ -147,7 +147,7 @@ impl CodexFold {
             },
             ("event_msg", "token_count") => {
                 if let Some(usage) = self.tokens.count(p.get("info")) {
-                    into.add_tokens(&usage);
+                    into.add_tokens(n, &usage);
                 }
             }
             ("event_msg", "task_complete") => into.set_terminal(Some((n, Terminal::Done))),

@@ -1,8 +1,9 @@
 //! Codex's `token_count` events as model calls' usage. Each event says the last call's tokens
-//! (`last_token_usage`) and the thread's running totals (`total_token_usage`). Some versions
-//! write an event twice, and a resumed rollout says its totals again: an event whose totals
-//! did not move is a repeat and counts nothing, as the usage tools count it. Input tokens
-//! count the cached ones; output tokens count the reasoning ones.
+//! (`last_token_usage`) and the thread's running totals (`total_token_usage`). The totals are
+//! the agent's own count: some versions write an event twice, and a rollout resumed many times
+//! says old totals again, so an event whose totals did not pass the largest seen is a repeat
+//! and counts nothing, and a run's figures end at its last totals. Input tokens count the
+//! cached ones; output tokens count the reasoning ones.
 
 use crate::model::Usage;
 use serde_json::Value;
@@ -26,7 +27,13 @@ fn reading(v: Option<&Value>) -> Option<Reading> {
 pub(super) struct TokenCounts {
     /// The model of the current turn: its calls are priced by it.
     pub model: Option<String>,
+    /// The largest totals said so far.
     last_total: Option<Reading>,
+}
+
+/// Input and output: how far a reading of the totals has come.
+fn reach(r: &Reading) -> u64 {
+    r[0].saturating_add(r[2])
 }
 
 impl TokenCounts {
@@ -35,17 +42,22 @@ impl TokenCounts {
     pub(super) fn count(&mut self, info: Option<&Value>) -> Option<Usage> {
         let info = info?;
         let total = reading(info.get("total_token_usage"));
-        if total.is_some() && total == self.last_total {
-            return None;
-        }
-        let last = reading(info.get("last_token_usage")).or_else(|| {
-            // No last call: what the totals grew by.
-            let (now, before) = (total?, self.last_total.unwrap_or_default());
-            Some(std::array::from_fn(|i| now[i].saturating_sub(before[i])))
-        })?;
-        if total.is_some() {
-            self.last_total = total;
-        }
+        let last = match total {
+            // What the totals grew by (the last call's figures, when events are distinct).
+            Some(now) => {
+                let before = self.last_total.unwrap_or_default();
+                if reach(&now) <= reach(&before) {
+                    return None;
+                }
+                self.last_total = Some(now);
+                let grown: Reading = std::array::from_fn(|i| now[i].saturating_sub(before[i]));
+                // The last call's own figures say its reasoning, when they are what grew.
+                (reading(info.get("last_token_usage")))
+                    .filter(|l| reach(l) == reach(&grown))
+                    .unwrap_or(grown)
+            }
+            None => reading(info.get("last_token_usage"))?,
+        };
         let model = (info.get("model").and_then(Value::as_str))
             .map(str::to_owned)
             .or_else(|| self.model.clone());
@@ -88,5 +100,17 @@ mod tests {
             (Some(150), Some(100), Some(20))
         );
         assert_eq!(t.count(Some(&json!(null))), None);
+        // A resumed rollout says its old totals again: nothing more was spent.
+        assert_eq!(t.count(Some(&first)), None, "an old total replayed");
+        let u = t
+            .count(Some(
+                &json!({"last_token_usage": {"input_tokens": 7, "output_tokens": 1}}),
+            ))
+            .unwrap();
+        assert_eq!(
+            u.prompt_tokens,
+            Some(7),
+            "no totals: the last call's own figures"
+        );
     }
 }

@@ -163,3 +163,40 @@ fn a_codex_token_event_said_twice_counts_once_and_is_priced_by_its_turns_model()
         "{run}"
     );
 }
+
+#[test]
+fn a_damaged_usage_is_left_out_with_a_warning_and_its_message_kept() {
+    let store = tempfile::tempdir().unwrap();
+    let mut s = Session::new(&store.path().join("-home-ana-app"), SESSION);
+    s.prompt("Count");
+    for (id, usage) in [
+        ("msg_1", json!({"input_tokens": 100, "output_tokens": 10})),
+        ("msg_2", json!({"input_tokens": 100, "output_tokens": -5})),
+        ("msg_3", json!({"input_tokens": "lots", "output_tokens": 1})),
+        (
+            "msg_4",
+            json!({"input_tokens": 10_000_000_000_000u64, "output_tokens": 1}),
+        ),
+    ] {
+        s.line(json!({"type": "assistant", "uuid": id, "sessionId": SESSION, "timestamp": "2026-04-02T10:00:05.000Z",
+            "message": {"id": id, "role": "assistant", "model": "claude-sonnet-4-5-20250929", "usage": usage,
+                "content": [{"type": "text", "text": format!("answer {id}")}]}}));
+    }
+    s.write();
+    let show = mctl_json(store.path(), &["show", SESSION]);
+    let run = &show["run"];
+    assert_eq!(
+        (run["inputTokens"].as_u64(), run["outputTokens"].as_u64()),
+        (Some(100), Some(10))
+    );
+    assert_eq!(run["warnings"], 3, "{:?}", show["problems"]);
+    let answers = (show["events"].as_array().unwrap().iter())
+        .filter(|e| e["type"] == "assistant_message")
+        .count();
+    assert_eq!(answers, 4, "every message is kept");
+    assert!(
+        (show["problems"].as_array().unwrap().iter()).all(|p| p["kind"] == "bad-usage"),
+        "{:?}",
+        show["problems"]
+    );
+}

@@ -3,4 +3,4 @@
 /**
  * What is wrong or unusual about a transcript line, or about the run as a whole.
  */
-export type ProblemKind = "corrupt" | "invalid" | "unknown-event" | "unknown-keys" | "newer-schema" | "run" | "glued";
+export type ProblemKind = "corrupt" | "invalid" | "unknown-event" | "unknown-keys" | "newer-schema" | "run" | "glued" | "bad-usage";
