@@ -63,5 +63,8 @@ BENCH_SESSIONS=200 BENCH_DIR="$target/bench-agents-small" MCTL="$target/debug/mc
 step "search beside ripgrep at a small scale (hits checked against rg's; figures printed)"
 BENCH_SEARCH_RUNS=100 BENCH_SEARCH_MB=32 BENCH_DIR="$target/bench-search-small" MCTL="$target/debug/mctl" python3 bench/search.py
 
+step "tokens and costs beside ccusage's on the real session files (equal tokens, costs within 1 %)"
+scripts/agree.sh "$target/debug/mctl"
+
 step "load test of live watching (1,000 events/s to 20 transcripts for 30 s, each reported once, in order)"
 MCTL="$target/debug/mctl" python3 bench/watch-load.py

@@ -55,6 +55,9 @@ impl Analyzer {
             run.title = crate::model::title_of(title);
         }
         run.tools = self.tool_names.iter().cloned().collect();
+        // Its own figures until a listing adds its children's (`model::family`).
+        run.tokens_with_children = run.input_tokens.saturating_add(run.output_tokens);
+        run.cost_with_children_usd = run.cost_usd;
         (run, strays)
     }
 

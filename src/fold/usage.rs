@@ -3,7 +3,8 @@
 //! which makes the run's cost unknown (never 0).
 
 use super::Analyzer;
-use crate::model::{ProblemKind, Usage};
+use crate::model::{ModelUsage, ProblemKind, Usage};
+use crate::prices::Tokens;
 
 /// More tokens than any model call spends (10^12): a figure past it is damage, not usage.
 const ABSURD: u64 = 1_000_000_000_000;
@@ -27,22 +28,8 @@ impl Analyzer {
             self.problem(n, ProblemKind::BadUsage, msg.to_owned());
             return Some((0.0, false));
         }
-        let t = crate::prices::Tokens::of(usage);
+        let t = Tokens::of(usage);
         let run = &mut self.run;
-        // Saturating: a hostile figure must not wrap (or panic) the totals.
-        run.input_tokens = run.input_tokens.saturating_add(t.input);
-        run.output_tokens = run.output_tokens.saturating_add(t.output);
-        if usage.cache_write_tokens.is_some() || usage.cache_read_tokens.is_some() {
-            let add = |total: &mut Option<u64>, n: u64| {
-                *total = Some(total.unwrap_or(0).saturating_add(n));
-            };
-            add(&mut run.uncached_input_tokens, t.uncached());
-            add(&mut run.cache_write_tokens, t.cache_write);
-            add(&mut run.cache_read_tokens, t.cache_read);
-        }
-        if let Some(r) = usage.reasoning_tokens {
-            run.reasoning_tokens = Some(run.reasoning_tokens.unwrap_or(0).saturating_add(r));
-        }
         let model = usage.model.as_deref().or(run.model.as_deref());
         let cost = match usage.cost_usd {
             Some(c) => Some((c, false)),
@@ -50,13 +37,75 @@ impl Analyzer {
             None => (model.and_then(|m| crate::prices::current().find(m)))
                 .map(|(_, price)| (price.cost(&t), true)),
         };
-        match cost {
-            Some((c, estimated)) => {
-                run.cost_usd = run.cost_usd.map(|total| total + c);
-                run.cost_estimated |= estimated;
-            }
-            None => run.cost_usd = None,
+        if let Some(model) = model.filter(|_| !t.is_empty()) {
+            let at = match run.models.iter().position(|m| m.model == model) {
+                Some(at) => at,
+                None => {
+                    run.models.push(ModelUsage {
+                        model: model.to_owned(),
+                        cost_usd: Some(0.0),
+                        ..ModelUsage::default()
+                    });
+                    run.models.len() - 1
+                }
+            };
+            let m = &mut run.models[at];
+            add(sums!(m), usage, &t, cost);
         }
+        add(sums!(run), usage, &t, cost);
         cost
+    }
+}
+
+/// The figures a usage adds to: a run's, or one model's in it.
+struct Sums<'a> {
+    input: &'a mut u64,
+    uncached: &'a mut Option<u64>,
+    write: &'a mut Option<u64>,
+    read: &'a mut Option<u64>,
+    output: &'a mut u64,
+    reasoning: &'a mut Option<u64>,
+    cost: &'a mut Option<f64>,
+    estimated: &'a mut bool,
+}
+
+/// The [`Sums`] of a run or a model's usage: the same field names in both.
+macro_rules! sums {
+    ($x:expr) => {
+        Sums {
+            input: &mut $x.input_tokens,
+            uncached: &mut $x.uncached_input_tokens,
+            write: &mut $x.cache_write_tokens,
+            read: &mut $x.cache_read_tokens,
+            output: &mut $x.output_tokens,
+            reasoning: &mut $x.reasoning_tokens,
+            cost: &mut $x.cost_usd,
+            estimated: &mut $x.cost_estimated,
+        }
+    };
+}
+use sums;
+
+/// Adds one call (`usage`, split as `t`, costing `cost`) to `s`. Saturating: a hostile figure
+/// must not wrap (or panic) the totals.
+fn add(s: Sums<'_>, usage: &Usage, t: &Tokens, cost: Option<(f64, bool)>) {
+    *s.input = s.input.saturating_add(t.input);
+    *s.output = s.output.saturating_add(t.output);
+    let plus =
+        |total: &mut Option<u64>, n: u64| *total = Some(total.unwrap_or(0).saturating_add(n));
+    if usage.cache_write_tokens.is_some() || usage.cache_read_tokens.is_some() {
+        plus(s.uncached, t.uncached());
+        plus(s.write, t.cache_write);
+        plus(s.read, t.cache_read);
+    }
+    if let Some(r) = usage.reasoning_tokens {
+        plus(s.reasoning, r);
+    }
+    match cost {
+        Some((c, estimated)) => {
+            *s.cost = s.cost.map(|total| total + c);
+            *s.estimated |= estimated;
+        }
+        None => *s.cost = None,
     }
 }

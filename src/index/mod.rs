@@ -199,7 +199,9 @@ impl RunIndex {
         opts: &RunOptions,
         read: impl Fn(&str) -> ReadRun,
     ) -> Vec<Run> {
-        self.walk(layout, opts, Want::Runs, read, |_, e| e.run)
+        let mut runs = self.walk(layout, opts, Want::Runs, read, |_, e| e.run);
+        crate::model::family::add_children(&mut runs);
+        runs
     }
 
     /// [`list`](Self::list), each run with its id and what `want` asks for: the results of the

@@ -366,7 +366,8 @@ mod tests {
              updatedMs,events,problems,warnings,dispatches,toolCalls,results,inline,retained,\
              retainedBytes,unretained,unretainedBytes,damaged,truncated,sidechainLines,strays,\
              valueFiles,valueBytes,inputTokens,outputTokens,uncachedInputTokens,\
-             cacheWriteTokens,cacheReadTokens,reasoningTokens,costUsd,costEstimated,modelMs,\
+             cacheWriteTokens,cacheReadTokens,reasoningTokens,costUsd,costEstimated,\
+             tokensWithChildren,costWithChildrenUsd,models,modelMs,\
              transcriptBytes,\
              pendingBytes,newerSchema,hasTranscript,hasSummary,errorCode,errorMessage,tools,\
              compactedAtLine",

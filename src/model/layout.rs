@@ -138,6 +138,29 @@ impl Layout {
         source.store().read_layout(root, cache)
     }
 
+    /// The runs the store nests under run `id` (its subagents, theirs...), nearest first. The
+    /// harness's children name their parent in their summaries, which a layout does not read.
+    pub fn descendants(&self, id: &str) -> Vec<String> {
+        let mut found: Vec<String> = Vec::new();
+        let mut next = 0;
+        let mut parent = id.to_owned();
+        loop {
+            let children = (self.runs.iter())
+                .filter(|(child, f)| f.parent.as_deref() == Some(&parent) && child.as_str() != id)
+                .map(|(child, _)| child.clone());
+            for child in children {
+                if !found.contains(&child) {
+                    found.push(child);
+                }
+            }
+            let Some(p) = found.get(next) else {
+                return found;
+            };
+            parent = p.clone();
+            next += 1;
+        }
+    }
+
     /// Whether `<id>.values/` is also the own folder of a run called `<id>.values`.
     pub fn is_shared(&self, id: &str) -> bool {
         self.run_names.contains(&value_dir_name(id))

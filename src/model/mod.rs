@@ -3,6 +3,7 @@
 //! but `crate::retained`, the spec's pure functions on retained values; everything else is
 //! built on it (docs/architecture.md).
 
+pub(crate) mod family;
 pub(crate) mod kind;
 pub(crate) mod layout;
 pub(crate) mod options;
@@ -18,4 +19,4 @@ pub use layout::{Layout, RunFiles, SideKey};
 pub use options::{now_ms, RunOptions, Verify};
 pub(crate) use peek_call::PeekCall;
 pub use run::*;
-pub use usage::{cost_text, Timing, Usage};
+pub use usage::{cost_text, ModelUsage, Timing, Usage};

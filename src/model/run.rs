@@ -154,6 +154,14 @@ pub struct Run {
     pub cost_usd: Option<f64>,
     /// Some of `cost_usd` is an estimate from the price table (docs/costs.md).
     pub cost_estimated: bool,
+    /// Input and output tokens of the run and of every run under it (its subagents', theirs...),
+    /// as a listing knows them; its own when it has none.
+    pub tokens_with_children: u64,
+    /// Cost of the run and of every run under it; `None` when one of them is unknown.
+    pub cost_with_children_usd: Option<f64>,
+    /// The run's figures per model its calls went to, in the order first used (one entry for
+    /// a run of one model; none when no call names a model or spends a token).
+    pub models: Vec<crate::model::ModelUsage>,
     /// Model time summed from `assistant_message.timing.modelMs`.
     pub model_ms: f64,
     /// Size of the transcript file in bytes, a torn last line included.

@@ -49,6 +49,30 @@ pub struct Usage {
     pub cost_estimated: Option<bool>,
 }
 
+/// One model's part of a run: the figures of the calls that went to it.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelUsage {
+    /// The model's name, as the store records it.
+    pub model: String,
+    /// All input, cached or not.
+    pub input_tokens: u64,
+    /// Of the input, the tokens read afresh (`None`: the store does not say).
+    pub uncached_input_tokens: Option<u64>,
+    /// Of the input, the tokens written to the prompt cache (`None`: the store does not say).
+    pub cache_write_tokens: Option<u64>,
+    /// Of the input, the tokens read from the prompt cache (`None`: the store does not say).
+    pub cache_read_tokens: Option<u64>,
+    /// All output, reasoning included.
+    pub output_tokens: u64,
+    /// Of the output, the reasoning tokens (`None`: the store does not say).
+    pub reasoning_tokens: Option<u64>,
+    /// What the calls cost (`None`: the model has no price and they record none).
+    pub cost_usd: Option<f64>,
+    /// Some of `cost_usd` is an estimate from the price table.
+    pub cost_estimated: bool,
+}
+
 /// A cost as people read it, with `decimals` places: `$1.23`, `≈$1.23` for an estimate, `—`
 /// when unknown (never `$0.00`).
 pub fn cost_text(cost: Option<f64>, estimated: bool, decimals: usize) -> String {

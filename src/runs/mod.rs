@@ -149,11 +149,13 @@ impl RunsDir {
         let opts = self.listing_opts(self.opts.now_ms);
         let mut runs = match self.index() {
             Some(mut index) => index.list(&layout, &opts, |id| read_row(&layout, id, &opts)),
-            None => layout
-                .runs
-                .keys()
-                .filter_map(|id| list_row(&layout, id, &opts))
-                .collect(),
+            None => {
+                let mut runs: Vec<Run> = (layout.runs.keys())
+                    .filter_map(|id| list_row(&layout, id, &opts))
+                    .collect();
+                crate::model::family::add_children(&mut runs);
+                runs
+            }
         };
         sort_runs(&mut runs);
         tracing::debug!(runs = runs.len(), "listed the runs directory");
@@ -246,8 +248,15 @@ impl RunsDir {
         let _span = tracing::info_span!("run_detail", dir = %self.root.display(), query).entered();
         let layout = self.layout()?;
         let id = self.resolve_run(&layout, query)?;
-        analyze_run(&layout, &id, &self.opts, true)
-            .map_err(|e| Error::io(format!("reading run {id}"), &e))
+        let mut detail = analyze_run(&layout, &id, &self.opts, true)
+            .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
+        // The runs its store nests under it (subagents): their own figures, as listed.
+        let opts = self.listing_opts(self.opts.now_ms);
+        let children: Vec<Run> = (layout.descendants(&id).iter())
+            .filter_map(|child| list_row(&layout, child, &opts))
+            .collect();
+        crate::model::family::add_children_of(&mut detail.run, &children);
+        Ok(detail)
     }
 }
 

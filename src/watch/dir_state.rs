@@ -177,6 +177,7 @@ impl DirState {
         let ids: BTreeSet<&String> = self.tails.keys().chain(&self.summaries).collect();
         let mut runs: Vec<Run> = ids.into_iter().filter_map(|id| self.run(id)).collect();
         sort_runs(&mut runs);
+        crate::model::family::add_children(&mut runs);
         Some(runs)
     }
 

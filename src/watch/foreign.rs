@@ -143,6 +143,7 @@ impl ForeignWatch {
             .filter_map(|id| self.run(id, opts))
             .collect();
         sort_runs(&mut runs);
+        crate::model::family::add_children(&mut runs);
         runs
     }
 }

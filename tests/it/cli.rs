@@ -384,15 +384,20 @@ fn json_into_a_closed_pipe_is_not_an_error() {
 }
 
 #[test]
-fn hostile_token_counts_saturate_instead_of_wrapping() {
+fn hostile_token_counts_are_left_out_and_never_wrap() {
     let dir = tempfile::tempdir().unwrap();
     let mut run = RunFile::new(dir.path(), "r");
     run.user("go");
     for _ in 0..2 {
         run.event(serde_json::json!({"type": "assistant_message", "messageId": "a", "content": [], "usage": {"promptTokens": u64::MAX}}));
     }
+    // At the bound: counted.
+    let most = 1_000_000_000_000u64;
+    run.event(serde_json::json!({"type": "assistant_message", "messageId": "b", "content": [], "usage": {"promptTokens": most}}));
     run.done().write();
-    assert_eq!(mctl_json(dir.path(), &["runs"])[0]["inputTokens"], u64::MAX);
+    let listed = &mctl_json(dir.path(), &["runs"])[0];
+    assert_eq!(listed["inputTokens"], most, "no call spends 2^64 tokens");
+    assert_eq!(listed["warnings"], 2, "each said");
 }
 
 #[test]

@@ -174,6 +174,25 @@ pub fn run_detail(d: &RunDetail) -> String {
         tokens_text(r),
         cost_text(r.cost_usd, r.cost_estimated, 4)
     );
+    // A run of several models says each one's part.
+    for m in r.models.iter().filter(|_| r.models.len() > 1) {
+        let _ = writeln!(
+            out,
+            "    {:<28} {} in, {} out  cost {}",
+            clip(&m.model, 28),
+            m.input_tokens,
+            m.output_tokens,
+            cost_text(m.cost_usd, m.cost_estimated, 4)
+        );
+    }
+    if r.tokens_with_children > r.input_tokens.saturating_add(r.output_tokens) {
+        let _ = writeln!(
+            out,
+            "  with subagents  {} tokens  cost {}",
+            r.tokens_with_children,
+            cost_text(r.cost_with_children_usd, r.cost_estimated, 4)
+        );
+    }
     let _ = writeln!(
         out,
         "  retained  {} ({} kept out of context, about {} tokens); unretained {}; damaged {}; strays {}",

@@ -200,3 +200,62 @@ fn a_damaged_usage_is_left_out_with_a_warning_and_its_message_kept() {
         show["problems"]
     );
 }
+
+#[test]
+fn a_session_says_its_figures_with_its_subagents_and_per_model() {
+    let store = tempfile::tempdir().unwrap();
+    let project = store.path().join("-home-ana-app");
+    session(store.path(), "claude-sonnet-4-5-20250929");
+    // A third call of the session, to another model.
+    let path = project.join(format!("{SESSION}.jsonl"));
+    let line = json!({"type": "assistant", "uuid": "h1", "sessionId": SESSION, "timestamp": "2026-04-02T10:00:09.000Z",
+        "message": {"id": "msg_h", "role": "assistant", "model": "claude-haiku-4-5-20251001",
+            "usage": {"input_tokens": 1000, "output_tokens": 100}, "content": [{"type": "text", "text": "Short."}]}});
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(&format!("{line}\n"));
+    std::fs::write(&path, text).unwrap();
+    crate::support::set_mtime(&path, crate::support::OLD_MS);
+    // Its subagent spent 500 in and 50 out on the session's model.
+    let agents = project.join(SESSION).join("subagents");
+    std::fs::create_dir_all(&agents).unwrap();
+    let mut a = Session::new(&agents, "agent-a1");
+    a.line(json!({"type": "user", "uuid": "a1-1", "isSidechain": true, "agentId": "a1", "sessionId": SESSION,
+        "message": {"role": "user", "content": "Look it up"}}));
+    a.line(json!({"type": "assistant", "uuid": "a1-2", "isSidechain": true, "agentId": "a1", "sessionId": SESSION,
+        "timestamp": "2026-04-02T10:00:07.000Z", "message": {"id": "msg_a1", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+            "usage": {"input_tokens": 500, "output_tokens": 50}, "content": [{"type": "text", "text": "Found."}]}}));
+    a.write();
+
+    let listed = mctl_json(store.path(), &["runs"]);
+    let parent = (listed.as_array().unwrap().iter())
+        .find(|r| r["id"] == SESSION)
+        .unwrap();
+    let own = parent["inputTokens"].as_u64().unwrap() + parent["outputTokens"].as_u64().unwrap();
+    assert_eq!(parent["tokensWithChildren"], own + 550, "{parent}");
+    let with = parent["costWithChildrenUsd"].as_f64().unwrap();
+    let child_cost = (500.0 * 3.0 + 50.0 * 15.0) / 1e6;
+    assert!((with - parent["costUsd"].as_f64().unwrap() - child_cost).abs() < 1e-9);
+    let show = mctl_json(store.path(), &["show", SESSION]);
+    assert_eq!(
+        show["run"]["tokensWithChildren"], parent["tokensWithChildren"],
+        "show agrees"
+    );
+    let models: Vec<&str> = (show["run"]["models"].as_array().unwrap().iter())
+        .map(|m| m["model"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        models,
+        ["claude-sonnet-4-5-20250929", "claude-haiku-4-5-20251001"]
+    );
+    let haiku = &show["run"]["models"][1];
+    assert_eq!(
+        (
+            haiku["inputTokens"].as_u64(),
+            haiku["outputTokens"].as_u64()
+        ),
+        (Some(1000), Some(100))
+    );
+    let text = stdout(&mctl(store.path(), &["show", SESSION]));
+    assert!(text.contains("with subagents"), "{text}");
+    assert!(text.contains("claude-haiku-4-5-20251001"), "{text}");
+}

@@ -8,7 +8,7 @@ export function run(over: Partial<Run> = {}): Run {
     startedMs: null, updatedMs: null, events: 0, problems: 0, warnings: 0, dispatches: 0, toolCalls: 0, results: 0,
     inline: 0, retained: 0, retainedBytes: 0, unretained: 0, unretainedBytes: 0, damaged: 0, truncated: 0,
     sidechainLines: 0, strays: 0,
-    valueFiles: 0, valueBytes: 0, inputTokens: 0, outputTokens: 0, uncachedInputTokens: null, cacheWriteTokens: null, cacheReadTokens: null, reasoningTokens: null, costUsd: 0, costEstimated: false, modelMs: 0, transcriptBytes: 0,
+    valueFiles: 0, valueBytes: 0, inputTokens: 0, outputTokens: 0, uncachedInputTokens: null, cacheWriteTokens: null, cacheReadTokens: null, reasoningTokens: null, costUsd: 0, costEstimated: false, tokensWithChildren: 0, costWithChildrenUsd: 0, models: [], modelMs: 0, transcriptBytes: 0,
     pendingBytes: 0, newerSchema: false, hasTranscript: true, hasSummary: false, errorCode: null,
     errorMessage: null, tools: [], compactedAtLine: null, ...over,
   };
