@@ -78,10 +78,7 @@ pub(crate) fn build(
         facts.push(("Started", iso(start)));
         facts.push(("Duration", duration(end - start)));
     }
-    facts.push((
-        "Tokens",
-        format!("{} in, {} out", r.input_tokens, r.output_tokens),
-    ));
+    facts.push(("Tokens", crate::model::tokens_text(r)));
     facts.push((
         "Cost",
         crate::model::cost_text(r.cost_usd, r.cost_estimated, 4),

@@ -19,4 +19,4 @@ pub use layout::{Layout, RunFiles, SideKey};
 pub use options::{now_ms, RunOptions, Verify};
 pub(crate) use peek_call::PeekCall;
 pub use run::*;
-pub use usage::{cost_text, ModelUsage, Timing, Usage};
+pub use usage::{cost_text, tokens_text, ModelUsage, Timing, Usage};

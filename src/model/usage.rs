@@ -73,6 +73,28 @@ pub struct ModelUsage {
     pub cost_estimated: bool,
 }
 
+/// `93010 in (1010 fresh, 2000 cache write, 90000 cache read), 320 out (10 reasoning)`: a
+/// run's tokens, with their parts only where the store says them.
+pub fn tokens_text(r: &crate::model::Run) -> String {
+    use std::fmt::Write as _;
+    let mut out = format!("{} in", r.input_tokens);
+    if let (Some(fresh), Some(write), Some(read)) = (
+        r.uncached_input_tokens,
+        r.cache_write_tokens,
+        r.cache_read_tokens,
+    ) {
+        let _ = write!(
+            out,
+            " ({fresh} fresh, {write} cache write, {read} cache read)"
+        );
+    }
+    let _ = write!(out, ", {} out", r.output_tokens);
+    if let Some(reasoning) = r.reasoning_tokens {
+        let _ = write!(out, " ({reasoning} reasoning)");
+    }
+    out
+}
+
 /// A cost as people read it, with `decimals` places: `$1.23`, `≈$1.23` for an estimate, `—`
 /// when unknown (never `$0.00`).
 pub fn cost_text(cost: Option<f64>, estimated: bool, decimals: usize) -> String {

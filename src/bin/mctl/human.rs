@@ -1,7 +1,7 @@
 //! Text for people: tables and timelines. Scripts use `--json`, whose fields are the contract;
 //! this layout may change.
 
-use mission_control::model::cost_text;
+use mission_control::model::{cost_text, tokens_text};
 use mission_control::runs::{Problem, ResultInfo, Run, RunDetail, TimelineEvent};
 use mission_control::watch::Change;
 use std::fmt::Write as _;
@@ -127,27 +127,6 @@ pub fn runs_table(runs: &[Run], now_ms: i64) -> String {
         );
     }
     let _ = writeln!(out, "{}", plurals(runs.len() as u64, "run"));
-    out
-}
-
-/// `1,234 in (200 fresh, 30 cache write, 1,004 cache read), 50 out (10 reasoning)`: the
-/// parts only where the store says them.
-fn tokens_text(r: &Run) -> String {
-    let mut out = format!("{} in", r.input_tokens);
-    if let (Some(fresh), Some(write), Some(read)) = (
-        r.uncached_input_tokens,
-        r.cache_write_tokens,
-        r.cache_read_tokens,
-    ) {
-        let _ = write!(
-            out,
-            " ({fresh} fresh, {write} cache write, {read} cache read)"
-        );
-    }
-    let _ = write!(out, ", {} out", r.output_tokens);
-    if let Some(reasoning) = r.reasoning_tokens {
-        let _ = write!(out, " ({reasoning} reasoning)");
-    }
     out
 }
 

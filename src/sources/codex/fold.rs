@@ -145,11 +145,14 @@ impl CodexFold {
                 }
                 Completed::Other => {}
             },
-            ("event_msg", "token_count") => {
-                if let Some(usage) = self.tokens.count(p.get("info")) {
-                    into.add_tokens(n, &usage);
+            ("event_msg", "token_count") => match self.tokens.count(p.get("info")) {
+                Ok(Some(usage)) => into.add_tokens(n, &usage),
+                Ok(None) => {}
+                Err(_) => {
+                    let msg = "a token count with a figure that is not a count: left out";
+                    into.problem(n, ProblemKind::BadUsage, msg.to_owned());
                 }
-            }
+            },
             ("event_msg", "task_complete") => into.set_terminal(Some((n, Terminal::Done))),
             ("event_msg", "turn_aborted") => {
                 let e = Event::RunError {

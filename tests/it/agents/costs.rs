@@ -259,3 +259,77 @@ fn a_session_says_its_figures_with_its_subagents_and_per_model() {
     assert!(text.contains("with subagents"), "{text}");
     assert!(text.contains("claude-haiku-4-5-20251001"), "{text}");
 }
+
+#[test]
+fn a_rollout_resumed_three_times_ends_at_its_agents_own_totals() {
+    let store = tempfile::tempdir().unwrap();
+    let day = store.path().join("sessions/2026/07/02");
+    std::fs::create_dir_all(&day).unwrap();
+    let thread = "019e1625-789d-76c0-80ab-3724b5dd0003";
+    let meta = json!({"timestamp": "2026-07-02T10:00:00.000Z", "type": "session_meta", "payload": {"id": thread, "cwd": "/w"}});
+    let turn = json!({"timestamp": "2026-07-02T10:00:00.000Z", "type": "turn_context", "payload": {"model": "gpt-5-codex"}});
+    let count = |last: u64, total: u64| {
+        json!({"timestamp": "2026-07-02T10:00:02.000Z", "type": "event_msg", "payload": {"type": "token_count", "info": {
+            "last_token_usage": {"input_tokens": last, "output_tokens": 10},
+            "total_token_usage": {"input_tokens": total, "output_tokens": total / 10}}}})
+    };
+    // Each resume writes its session_meta again and says the totals so far once more before
+    // the next call.
+    let mut lines = vec![meta.clone(), turn.clone(), count(100, 100)];
+    for total in [200u64, 300, 400] {
+        lines.extend([
+            meta.clone(),
+            turn.clone(),
+            count(100, total - 100),
+            count(100, total),
+        ]);
+    }
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(
+        day.join(format!("rollout-2026-07-02T10-00-00-{thread}.jsonl")),
+        text,
+    )
+    .unwrap();
+    let run = mctl_json(&store.path().join("sessions"), &["show", thread])["run"].clone();
+    assert_eq!(
+        (run["inputTokens"].as_u64(), run["outputTokens"].as_u64()),
+        (Some(400), Some(40)),
+        "the last totals, not every event summed: {run}"
+    );
+}
+
+#[test]
+fn a_streamed_claude_message_counts_once_at_its_largest() {
+    let store = tempfile::tempdir().unwrap();
+    let mut s = Session::new(&store.path().join("-home-ana-app"), SESSION);
+    s.prompt("Stream it");
+    // One API message written as three lines, one per block; the last holds the final output.
+    for (i, (out, block)) in [
+        (1, json!({"type": "thinking", "thinking": "hm"})),
+        (1, json!({"type": "text", "text": "Part one."})),
+        (
+            250,
+            json!({"type": "tool_use", "id": "toolu_S", "name": "Read", "input": {}}),
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        s.line(json!({"type": "assistant", "uuid": format!("s{i}"), "sessionId": SESSION, "requestId": "req_1",
+            "timestamp": "2026-04-02T10:00:05.000Z",
+            "message": {"id": "msg_stream", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+                "usage": {"input_tokens": 3, "cache_read_input_tokens": 20000, "output_tokens": out},
+                "content": [block]}}));
+    }
+    s.write();
+    let run = mctl_json(store.path(), &["show", SESSION])["run"].clone();
+    assert_eq!(
+        (
+            run["inputTokens"].as_u64(),
+            run["cacheReadTokens"].as_u64(),
+            run["outputTokens"].as_u64()
+        ),
+        (Some(20_003), Some(20_000), Some(250)),
+        "{run}"
+    );
+}
