@@ -18,4 +18,6 @@ pub enum SourceKind {
     Claude,
     /// Codex CLI's sessions directory.
     Codex,
+    /// Gemini CLI's chats (`~/.gemini/tmp`, a project folder in it, or its `chats` folder).
+    Gemini,
 }

@@ -55,7 +55,7 @@ pub(crate) fn analyze_run_with(
                 own_bytes += 1 + len;
             }
         };
-        let mut outcome = crate::sources::read_store_lines(path, &mut take)?;
+        let mut outcome = layout.store().read_records(path, &mut take)?;
         let modified = fs::metadata(path).ok().as_ref().and_then(modified_ms);
         // A last line without its newline in a file left alone for longer than the running
         // window will not get one: when it is one whole JSON value, it is the last line.

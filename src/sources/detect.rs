@@ -35,7 +35,7 @@ fn detect_here(root: &Path) -> SourceKind {
     };
     // Every signal of the first entries is gathered before deciding: a harness runs directory
     // is never taken for another store because of the order its entries come in.
-    let (mut klide, mut codex, mut claude) = (false, false, false);
+    let (mut klide, mut codex, mut claude, mut gemini) = (false, false, false, false);
     let mut folders = Vec::new();
     for entry in entries.filter_map(Result::ok).take(LOOK_AT) {
         let (Ok(kind), Ok(name)) = (entry.file_type(), entry.file_name().into_string()) else {
@@ -46,11 +46,14 @@ fn detect_here(root: &Path) -> SourceKind {
                 klide = true;
             } else if super::codex::rollout_id(&name).is_some() {
                 codex = true;
+            } else if super::gemini::is_session_file(&name) {
+                gemini = true;
             } else if name.ends_with(".jsonl") && !klide && !claude {
                 match sniff(&entry.path()) {
                     Some(SourceKind::Klide) => klide = true,
                     Some(SourceKind::Claude) => claude = true,
                     Some(SourceKind::Codex) => codex = true,
+                    Some(SourceKind::Gemini) => gemini = true,
                     None => {}
                 }
             }
@@ -59,6 +62,10 @@ fn detect_here(root: &Path) -> SourceKind {
                 klide = true;
             } else if name.len() == 4 && name.bytes().all(|b| b.is_ascii_digit()) {
                 codex = true;
+            } else if name == super::gemini::CHATS
+                || entry.path().join(super::gemini::CHATS).is_dir()
+            {
+                gemini = true;
             } else {
                 folders.push(entry.path());
             }
@@ -73,6 +80,9 @@ fn detect_here(root: &Path) -> SourceKind {
     if codex {
         return SourceKind::Codex;
     }
+    if gemini {
+        return SourceKind::Gemini;
+    }
     match root.file_name().and_then(|n| n.to_str()) {
         Some("projects") => SourceKind::Claude,
         Some("sessions") => SourceKind::Codex,
@@ -85,7 +95,7 @@ fn detect_here(root: &Path) -> SourceKind {
 /// folder is taken for an agent's own when it holds no transcript of its own, has that store
 /// folder, and is named as the agent names it or holds the agent's own files beside it.
 pub fn store_root(root: &Path) -> PathBuf {
-    const HOMES: [(&str, &str, &[&str]); 2] = [
+    const HOMES: [(&str, &str, &[&str]); 3] = [
         (
             "projects",
             ".claude",
@@ -109,6 +119,17 @@ pub fn store_root(root: &Path) -> PathBuf {
                 "history.jsonl",
                 "log",
                 "version.json",
+            ],
+        ),
+        (
+            "tmp",
+            ".gemini",
+            &[
+                "projects.json",
+                "oauth_creds.json",
+                "google_accounts.json",
+                "installation_id",
+                "GEMINI.md",
             ],
         ),
     ];
@@ -194,6 +215,9 @@ fn sniff(path: &Path) -> Option<SourceKind> {
     let has = |key: &str| line.contains(key);
     if has("\"schemaVersion\"") && has("\"event\"") {
         Some(SourceKind::Klide)
+    } else if has("\"projectHash\"") {
+        // A Gemini CLI chat log's metadata line names its session too: looked at first.
+        Some(SourceKind::Gemini)
     } else if [
         "\"sessionId\"",
         "\"parentUuid\"",
@@ -222,7 +246,8 @@ pub struct AgentLocation {
 }
 
 /// The agents' default stores that exist here: `$CLAUDE_CONFIG_DIR/projects` (else
-/// `~/.claude/projects`) and `$CODEX_HOME/sessions` (else `~/.codex/sessions`).
+/// `~/.claude/projects`), `$CODEX_HOME/sessions` (else `~/.codex/sessions`) and
+/// `~/.gemini/tmp`.
 pub fn default_locations() -> Vec<AgentLocation> {
     let env = |k: &str| {
         std::env::var_os(k)
@@ -235,6 +260,10 @@ pub fn default_locations() -> Vec<AgentLocation> {
     [
         (SourceKind::Claude, claude.map(|d| d.join("projects"))),
         (SourceKind::Codex, codex.map(|d| d.join("sessions"))),
+        (
+            SourceKind::Gemini,
+            home.as_ref().map(|h| h.join(".gemini").join("tmp")),
+        ),
     ]
     .into_iter()
     .filter_map(|(source, path)| {

@@ -6,12 +6,14 @@
 //! - `claude`: Claude Code's `projects` directory, or one project folder in it
 //!   ([`claude`], docs/agents.md).
 //! - `codex`: Codex CLI's `sessions` directory of rollouts ([`codex`]).
+//! - `gemini`: Gemini CLI's chats (`~/.gemini/tmp/<project>/chats/`, [`gemini`]).
 //!
 //! This file maps each [`SourceKind`] to its implementation; nothing else does.
 
 pub mod claude;
 pub(crate) mod codex;
 mod detect;
+pub(crate) mod gemini;
 pub(crate) mod images;
 pub(crate) mod klide;
 pub(crate) mod store;
@@ -30,12 +32,18 @@ pub(crate) fn store_of(kind: SourceKind) -> &'static dyn Source {
         SourceKind::Klide => &klide::Harness,
         SourceKind::Claude => &claude::ClaudeCode,
         SourceKind::Codex => &codex::Codex,
+        SourceKind::Gemini => &gemini::Gemini,
     }
 }
 
 impl SourceKind {
     /// Every kind of store, the harness's first.
-    pub const ALL: [SourceKind; 3] = [SourceKind::Klide, SourceKind::Claude, SourceKind::Codex];
+    pub const ALL: [SourceKind; 4] = [
+        SourceKind::Klide,
+        SourceKind::Claude,
+        SourceKind::Codex,
+        SourceKind::Gemini,
+    ];
 
     /// The kind's name, as in JSON, `--source` and the run's `source` (`klide`, `claude`, `codex`).
     pub fn as_str(self) -> &'static str {
@@ -43,6 +51,7 @@ impl SourceKind {
             SourceKind::Klide => "klide",
             SourceKind::Claude => "claude",
             SourceKind::Codex => "codex",
+            SourceKind::Gemini => "gemini",
         }
     }
 }

@@ -11,6 +11,7 @@ use crate::model::recorded::RecordedTexts;
 use crate::model::values::ValueFile;
 use crate::model::{Layout, PeekCall, ResultInfo, RunFiles, RunOptions};
 use crate::retained::Stub;
+use crate::transcript::{RawLine, ReadOutcome};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -98,6 +99,17 @@ pub(crate) trait Source: Send + Sync {
     /// Every run of the store at `root` with its files. What reading a file told of the runs
     /// inside it may be kept between processes in `cache`, when given.
     fn read_layout(&self, root: &Path, cache: Option<&Path>) -> io::Result<Layout>;
+
+    /// Every record of the transcript at `path`, as lines: a store of JSON lines gives its lines
+    /// as they are (the default); one whose session is one JSON document, or a log replayed
+    /// into one (Gemini's chats), gives each record it holds as a line of its own.
+    fn read_records(
+        &self,
+        path: &Path,
+        each: &mut dyn FnMut(RawLine<'_>),
+    ) -> io::Result<ReadOutcome> {
+        super::read_store_lines(path, each)
+    }
 
     /// Forgets what the layout kept in `cache` (a Refresh reads everything again).
     fn forget_scans(&self, _root: &Path, _cache: Option<&Path>) {}

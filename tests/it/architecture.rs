@@ -54,6 +54,7 @@ fn kinds() -> Vec<(&'static str, &'static str)> {
                 "klide" => "Klide",
                 "claude" => "Claude",
                 "codex" => "Codex",
+                "gemini" => "Gemini",
                 other => panic!("a new kind `{other}`: add its variant name here"),
             };
             (k.as_str(), variant)

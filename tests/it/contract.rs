@@ -186,9 +186,71 @@ fn codex_store(kind: &'static str, rollout: fn(&str, &str) -> String) -> Store {
     }
 }
 
+const CHAT: &str = "session-2026-07-01T10-00-5e55c0de";
+
+/// A Gemini CLI chat (v0.29+) whose big output was saved to a file: the model got the stub.
+fn gemini_chat(id: &str, prompt: &str, stub: &str) -> String {
+    let user = json!({"id": format!("{id}-u"), "timestamp": "2026-07-01T10:00:01.000Z", "type": "user", "content": prompt});
+    let call = json!({"id": "run_shell_command-1", "name": "run_shell_command", "args": {"command": "make"},
+        "result": [{"functionResponse": {"id": "run_shell_command-1", "name": "run_shell_command", "response": {"output": stub}}}],
+        "status": "success", "timestamp": "2026-07-01T10:00:40.000Z"});
+    let answer = json!({"id": format!("{id}-g"), "timestamp": "2026-07-01T10:00:41.000Z", "type": "gemini", "content": "Built.",
+        "toolCalls": [call], "model": "gemini-2.5-pro", "tokens": {"input": 900, "output": 20, "cached": 0, "thoughts": 5, "tool": 0, "total": 925}});
+    json!({"sessionId": format!("{id}-session"), "projectHash": "ab14fe39", "startTime": "2026-07-01T10:00:00.000Z",
+        "lastUpdated": "2026-07-01T10:00:41.000Z", "messages": [user, answer]})
+    .to_string()
+}
+
+fn gemini() -> Store {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("tmp/ab14fe39");
+    let chats = project.join("chats");
+    let saved = project.join("tool-outputs/session-5e55c0de-session");
+    std::fs::create_dir_all(&chats).unwrap();
+    std::fs::create_dir_all(&saved).unwrap();
+    let full = big_output();
+    let file = saved.join("run_shell_command-1.txt");
+    std::fs::write(&file, &full).unwrap();
+    let stub = format!(
+        "Output too large. Showing first 8,000 and last 32,000 characters. For full output see: {}\nline 1: compiling module 1 {NEEDLE}\n\n... [1,234 characters omitted] ...\n\nline 900: compiling module 900",
+        file.display()
+    );
+    let prompt = format!("Build it and look for the {NEEDLE}");
+    std::fs::write(
+        chats.join(format!("{CHAT}.json")),
+        gemini_chat(CHAT, &prompt, &stub),
+    )
+    .unwrap();
+    let root = dir.path().join("tmp");
+    set_tree_old(&root);
+    fn add_run(root: &Path) -> String {
+        let id = "session-2026-07-01T11-00-000000ad";
+        let chats = root.join("ab14fe39/chats");
+        std::fs::write(
+            chats.join(format!("{id}.json")),
+            gemini_chat(id, "more", "ok"),
+        )
+        .unwrap();
+        id.into()
+    }
+    Store {
+        kind: "gemini",
+        source: "gemini",
+        _dir: dir,
+        root,
+        run: CHAT.into(),
+        call: "run_shell_command-1".into(),
+        full,
+        stubbed: true,
+        // Its saved outputs are Gemini CLI's to clean: GC takes none of them.
+        value: None,
+        add_run,
+    }
+}
+
 /// One store per source. A new source adds its own here, and every test below runs on it.
 fn stores() -> Vec<Store> {
-    vec![harness(), claude(), codex(), codex_newest()]
+    vec![harness(), claude(), codex(), codex_newest(), gemini()]
 }
 
 fn set_tree_old(dir: &Path) {

@@ -7,6 +7,7 @@ mod codex;
 mod costs;
 mod fidelity;
 mod gc;
+mod gemini;
 mod index;
 mod real;
 mod subagents;
