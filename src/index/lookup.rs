@@ -111,8 +111,14 @@ fn stamp_of(
 /// new name: the folder's own stamp stands for its files, as a value directory's does.)
 fn foreign_stamp(layout: &Layout, id: &str, files: &RunFiles, threshold: u64) -> RunStamp {
     let values = layout.value_dir(id).or(files.parent_values.as_deref());
+    // A run whose store says when it changed (opencode's database, which all its sessions
+    // share) is kept by that: another session's writes to the file leave it be.
+    let transcript = match files.revision {
+        Some(_) => None,
+        None => files.transcript.as_deref().and_then(FileStamp::of),
+    };
     RunStamp {
-        transcript: files.transcript.as_deref().and_then(FileStamp::of),
+        transcript,
         summary: None,
         values: values.and_then(FileStamp::of),
         threshold,

@@ -20,4 +20,6 @@ pub enum SourceKind {
     Codex,
     /// Gemini CLI's chats (`~/.gemini/tmp`, a project folder in it, or its `chats` folder).
     Gemini,
+    /// opencode's data folder (`~/.local/share/opencode`: its database and JSON tree).
+    Opencode,
 }

@@ -107,6 +107,9 @@ pub struct RunFiles {
     /// The side conversation this run is inside its transcript, which it shares with its
     /// session (Claude Code's older builds wrote subagents into the session's file).
     pub side: Option<SideKey>,
+    /// What a store whose runs share one file (opencode's database) says of the run's last
+    /// change: the index reads the run again when this changes, not when the file does.
+    pub revision: Option<String>,
 }
 
 /// Every run of a directory and its files, as its kind of store lays them out.
@@ -183,6 +186,7 @@ impl Layout {
             files.and_then(|f| f.parent_call.as_deref()),
             side,
             linked,
+            files.and_then(|f| f.revision.as_deref()),
         ];
         parts.map(|p| p.unwrap_or("-")).join("|")
     }

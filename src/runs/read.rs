@@ -55,7 +55,7 @@ pub(crate) fn analyze_run_with(
                 own_bytes += 1 + len;
             }
         };
-        let mut outcome = layout.store().read_records(path, &mut take)?;
+        let mut outcome = layout.store().read_records(path, id, &mut take)?;
         let modified = fs::metadata(path).ok().as_ref().and_then(modified_ms);
         // A last line without its newline in a file left alone for longer than the running
         // window will not get one: when it is one whole JSON value, it is the last line.
@@ -74,7 +74,9 @@ pub(crate) fn analyze_run_with(
         transcript_bytes = if side { own_bytes } else { outcome.file_len };
         // A torn last line is its session's until it is whole.
         pending = if side { 0 } else { outcome.pending_bytes };
-        if !side {
+        // A run that shares its file with others (a side conversation, a session of a
+        // database) is not as recent as the file: its own records say when it was.
+        if !side && files.revision.is_none() {
             mtime = modified;
         }
     } else {

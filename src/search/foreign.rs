@@ -19,7 +19,7 @@ pub(crate) fn search_foreign(
     mut lines: Box<dyn LineFilter>,
 ) -> io::Result<u64> {
     let mut pending: Vec<SearchHit> = Vec::new();
-    let outcome = store.read_records(t.path, &mut |line| {
+    let outcome = store.read_records(t.path, t.run, &mut |line| {
         // Every line is looked at, so that a side conversation knows its lines' links.
         if ctx.stopped() || !lines.takes_raw(line.bytes) {
             return;

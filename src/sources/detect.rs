@@ -54,7 +54,7 @@ fn detect_here(root: &Path) -> SourceKind {
                     Some(SourceKind::Claude) => claude = true,
                     Some(SourceKind::Codex) => codex = true,
                     Some(SourceKind::Gemini) => gemini = true,
-                    None => {}
+                    Some(SourceKind::Opencode) | None => {}
                 }
             }
         } else if kind.is_dir() {
@@ -82,6 +82,11 @@ fn detect_here(root: &Path) -> SourceKind {
     }
     if gemini {
         return SourceKind::Gemini;
+    }
+    let opencode = root.join(super::opencode::DATABASE).is_file()
+        || root.join(super::opencode::STORAGE).join("session").is_dir();
+    if opencode {
+        return SourceKind::Opencode;
     }
     match root.file_name().and_then(|n| n.to_str()) {
         Some("projects") => SourceKind::Claude,
@@ -247,7 +252,7 @@ pub struct AgentLocation {
 
 /// The agents' default stores that exist here: `$CLAUDE_CONFIG_DIR/projects` (else
 /// `~/.claude/projects`), `$CODEX_HOME/sessions` (else `~/.codex/sessions`) and
-/// `~/.gemini/tmp`.
+/// `~/.gemini/tmp` and opencode's `$XDG_DATA_HOME/opencode` (else `~/.local/share/opencode`).
 pub fn default_locations() -> Vec<AgentLocation> {
     let env = |k: &str| {
         std::env::var_os(k)
@@ -263,6 +268,13 @@ pub fn default_locations() -> Vec<AgentLocation> {
         (
             SourceKind::Gemini,
             home.as_ref().map(|h| h.join(".gemini").join("tmp")),
+        ),
+        (
+            SourceKind::Opencode,
+            env("XDG_DATA_HOME")
+                .filter(|p| p.is_absolute())
+                .or_else(|| home.as_ref().map(|h| h.join(".local/share")))
+                .map(|d| d.join("opencode")),
         ),
     ]
     .into_iter()

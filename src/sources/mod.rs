@@ -7,6 +7,7 @@
 //!   ([`claude`], docs/agents.md).
 //! - `codex`: Codex CLI's `sessions` directory of rollouts ([`codex`]).
 //! - `gemini`: Gemini CLI's chats (`~/.gemini/tmp/<project>/chats/`, [`gemini`]).
+//! - `opencode`: opencode's data folder (`~/.local/share/opencode`, [`opencode`]).
 //!
 //! This file maps each [`SourceKind`] to its implementation; nothing else does.
 
@@ -16,6 +17,7 @@ mod detect;
 pub(crate) mod gemini;
 pub(crate) mod images;
 pub(crate) mod klide;
+pub(crate) mod opencode;
 pub(crate) mod store;
 pub mod sweep;
 
@@ -33,16 +35,18 @@ pub(crate) fn store_of(kind: SourceKind) -> &'static dyn Source {
         SourceKind::Claude => &claude::ClaudeCode,
         SourceKind::Codex => &codex::Codex,
         SourceKind::Gemini => &gemini::Gemini,
+        SourceKind::Opencode => &opencode::Opencode,
     }
 }
 
 impl SourceKind {
     /// Every kind of store, the harness's first.
-    pub const ALL: [SourceKind; 4] = [
+    pub const ALL: [SourceKind; 5] = [
         SourceKind::Klide,
         SourceKind::Claude,
         SourceKind::Codex,
         SourceKind::Gemini,
+        SourceKind::Opencode,
     ];
 
     /// The kind's name, as in JSON, `--source` and the run's `source` (`klide`, `claude`, `codex`).
@@ -52,6 +56,7 @@ impl SourceKind {
             SourceKind::Claude => "claude",
             SourceKind::Codex => "codex",
             SourceKind::Gemini => "gemini",
+            SourceKind::Opencode => "opencode",
         }
     }
 }

@@ -103,9 +103,11 @@ pub(crate) trait Source: Send + Sync {
     /// Every record of the transcript at `path`, as lines: a store of JSON lines gives its lines
     /// as they are (the default); one whose session is one JSON document, or a log replayed
     /// into one (Gemini's chats), gives each record it holds as a line of its own.
+    /// `run` is the run's id: a store whose runs share one file (a database) reads its own.
     fn read_records(
         &self,
         path: &Path,
+        _run: &str,
         each: &mut dyn FnMut(RawLine<'_>),
     ) -> io::Result<ReadOutcome> {
         super::read_store_lines(path, each)

@@ -55,6 +55,7 @@ fn kinds() -> Vec<(&'static str, &'static str)> {
                 "claude" => "Claude",
                 "codex" => "Codex",
                 "gemini" => "Gemini",
+                "opencode" => "Opencode",
                 other => panic!("a new kind `{other}`: add its variant name here"),
             };
             (k.as_str(), variant)

@@ -248,9 +248,110 @@ fn gemini() -> Store {
     }
 }
 
+const OC_SESSION: &str = "ses_3000000000001c0c0c0c0c0c0c";
+
+/// Session `id` of an opencode database at `db` (made when missing): a prompt and one call
+/// whose output opencode cut, saying where it saved the whole.
+fn opencode_session(db: &Path, id: &str, prompt: &str, output: &str, saved: Option<&Path>) {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE IF NOT EXISTS session (id text PRIMARY KEY, project_id text NOT NULL, parent_id text, slug text NOT NULL, directory text NOT NULL, title text NOT NULL, version text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL);
+         CREATE TABLE IF NOT EXISTS message (id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
+         CREATE TABLE IF NOT EXISTS part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);",
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO session VALUES (?1, 'p', NULL, 's', '/home/ana/app', ?2, '1.2.15', 1772444841143, 1772444863151)",
+        rusqlite::params![id, prompt],
+    )
+    .unwrap();
+    let metadata = match saved {
+        Some(p) => json!({"truncated": true, "outputPath": p.display().to_string()}),
+        None => json!({"truncated": false}),
+    };
+    let rows = [
+        (
+            format!("{id}_m1"),
+            json!({"role": "user", "time": {"created": 1}}),
+            vec![json!({"type": "text", "text": prompt})],
+        ),
+        (
+            format!("{id}_m2"),
+            json!({"role": "assistant", "time": {"created": 2, "completed": 3}, "modelID": "glm-5", "providerID": "zai", "cost": 0, "finish": "stop"}),
+            vec![
+                json!({"type": "tool", "callID": "call_oc", "tool": "bash", "state": {"status": "completed", "input": {"command": "make"}, "output": output, "title": "make", "metadata": metadata, "time": {"start": 2, "end": 3}}}),
+                json!({"type": "text", "text": "Built."}),
+                json!({"type": "step-finish", "cost": 0, "tokens": {"input": 10, "output": 2, "reasoning": 0, "cache": {"read": 0, "write": 0}}}),
+            ],
+        ),
+    ];
+    for (i, (mid, data, parts)) in rows.into_iter().enumerate() {
+        conn.execute(
+            "INSERT INTO message VALUES (?1, ?2, ?3, ?3, ?4)",
+            rusqlite::params![mid, id, i as i64 + 1, data.to_string()],
+        )
+        .unwrap();
+        for (j, p) in parts.into_iter().enumerate() {
+            conn.execute(
+                "INSERT INTO part VALUES (?1, ?2, ?3, 1, 1, ?4)",
+                rusqlite::params![format!("{mid}_{j}"), mid, id, p.to_string()],
+            )
+            .unwrap();
+        }
+    }
+}
+
+fn opencode() -> Store {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("opencode");
+    let saved = root.join("tool-output");
+    std::fs::create_dir_all(&saved).unwrap();
+    let full = big_output();
+    let file = saved.join("tool_c0ffee0000010000000000");
+    std::fs::write(&file, &full).unwrap();
+    let cut = format!(
+        "line 1: compiling module 1 {NEEDLE}\n\n...899 lines truncated...\n\nThe tool call succeeded but the output was truncated. Full output saved to: {}\nUse Grep to search the full content or Read with offset/limit to view specific sections.",
+        file.display()
+    );
+    let prompt = format!("Build it and look for the {NEEDLE}");
+    opencode_session(
+        &root.join("opencode.db"),
+        OC_SESSION,
+        &prompt,
+        &cut,
+        Some(&file),
+    );
+    set_tree_old(&root);
+    fn add_run(root: &Path) -> String {
+        let id = "ses_2000000000001c0c0c0c0c0cad";
+        opencode_session(&root.join("opencode.db"), id, "more", "ok", None);
+        id.into()
+    }
+    Store {
+        kind: "opencode",
+        source: "opencode",
+        _dir: dir,
+        root,
+        run: OC_SESSION.into(),
+        call: "call_oc".into(),
+        full,
+        stubbed: true,
+        // Its saved outputs are opencode's to sweep: GC takes none of them.
+        value: None,
+        add_run,
+    }
+}
+
 /// One store per source. A new source adds its own here, and every test below runs on it.
 fn stores() -> Vec<Store> {
-    vec![harness(), claude(), codex(), codex_newest(), gemini()]
+    vec![
+        harness(),
+        claude(),
+        codex(),
+        codex_newest(),
+        gemini(),
+        opencode(),
+    ]
 }
 
 fn set_tree_old(dir: &Path) {

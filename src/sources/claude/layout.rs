@@ -240,6 +240,7 @@ impl Found<'_> {
                     parent_values: values.clone(),
                     parent_call: call,
                     side: Some(side.side.clone()),
+                    revision: None,
                 },
             );
         }

@@ -64,6 +64,7 @@ impl Source for Gemini {
     fn read_records(
         &self,
         path: &Path,
+        _run: &str,
         each: &mut dyn FnMut(RawLine<'_>),
     ) -> io::Result<ReadOutcome> {
         records::read(path, each)

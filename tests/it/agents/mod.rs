@@ -9,6 +9,7 @@ mod fidelity;
 mod gc;
 mod gemini;
 mod index;
+mod opencode;
 mod real;
 mod subagents;
 

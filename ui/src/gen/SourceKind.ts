@@ -3,4 +3,4 @@
 /**
  * The kind of store a directory is.
  */
-export type SourceKind = "klide" | "claude" | "codex" | "gemini";
+export type SourceKind = "klide" | "claude" | "codex" | "gemini" | "opencode";

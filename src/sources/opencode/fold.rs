@@ -1,0 +1,277 @@
+//! An opencode session's records (`records.rs`) folded into the run model (docs/agents.md).
+//!
+//! - The session gives the title (unless opencode's default `New session - …`), the folder and
+//!   the version.
+//! - A user message's text parts (less the `synthetic` ones opencode adds) are the prompt.
+//! - An assistant message's parts are the answer: `text`, `reasoning` as thinking, each `tool`
+//!   part a call and its result (`completed`: its output; `error`: a failed result; one still
+//!   `pending` or `running` has no result yet), `compaction` a compaction. Its `step-finish`
+//!   parts give the tokens and cost each step spent (the message's own `tokens` are only its
+//!   last step's); its `finish` and `error` how the turn ended.
+//! - A tool output opencode cut and saved (`metadata.truncated` with `metadata.outputPath`) is
+//!   a retained value while the file is there, unretained once its 7-day sweep took it. An
+//!   output pruned from the model's context (`time.compacted`) stays whole in the store.
+
+use crate::fold::{Analyzer, ForeignResult, Terminal};
+use crate::model::{ProblemKind, RetentionState, Usage};
+use crate::retained::{count_format_chars, count_lines};
+use crate::transcript::event::{ContentBlock, Event, RunErrorBody, ToolResult};
+use crate::transcript::RawLine;
+use serde_json::Value;
+
+#[derive(Default)]
+pub(crate) struct OpencodeFold;
+
+fn str_of<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+fn ms(v: &Value, pointer: &str) -> Option<i64> {
+    v.pointer(pointer).and_then(Value::as_i64)
+}
+
+impl OpencodeFold {
+    pub(crate) fn line(&mut self, into: &mut Analyzer, line: RawLine<'_>) {
+        let n = line.number;
+        let Ok(record) = serde_json::from_slice::<Value>(line.bytes) else {
+            return into.problem(n, ProblemKind::Corrupt, "not a session record".to_owned());
+        };
+        if let Some(s) = record.get("session") {
+            return session(into, n, s);
+        }
+        let (Some(m), parts) = (record.get("message"), record.get("parts")) else {
+            return into.problem(n, ProblemKind::Corrupt, "not a session record".to_owned());
+        };
+        let parts: Vec<&Value> = parts
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .collect();
+        match str_of(m, "role") {
+            Some("user") => user(into, n, m, &parts),
+            Some("assistant") => assistant(into, n, m, &parts),
+            other => into.emit_unknown(n, ms(m, "/time/created"), other.unwrap_or("message")),
+        }
+    }
+}
+
+fn session(into: &mut Analyzer, n: u64, s: &Value) {
+    let e = Event::RunStarted {
+        cwd: str_of(s, "directory").map(str::to_owned),
+        mode: str_of(s, "version").map(|v| format!("opencode {v}")),
+        provider: None,
+        model: None,
+    };
+    into.emit(n, 0, ms(s, "/time/created"), "run_started", &e, None);
+    let title = str_of(s, "title").unwrap_or("");
+    let default = title.starts_with("New session - ") || title.starts_with("Child session - ");
+    if !title.trim().is_empty() && !default {
+        into.set_title(title.to_owned());
+    }
+}
+
+fn user(into: &mut Analyzer, n: u64, m: &Value, parts: &[&Value]) {
+    let text = parts
+        .iter()
+        .filter(|p| {
+            str_of(p, "type") == Some("text") && p.get("synthetic") != Some(&Value::Bool(true))
+        })
+        .filter_map(|p| str_of(p, "text"))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    if text.trim().is_empty() {
+        return;
+    }
+    let e = Event::UserMessage {
+        message_id: str_of(m, "id").map(str::to_owned),
+        text,
+        attachments: Vec::new(),
+    };
+    into.emit(n, 0, ms(m, "/time/created"), "user_message", &e, None);
+}
+
+fn assistant(into: &mut Analyzer, n: u64, m: &Value, parts: &[&Value]) {
+    let ts = ms(m, "/time/created");
+    let model = str_of(m, "modelID").map(str::to_owned);
+    {
+        let run = into.run_mut();
+        if run.model.is_none() {
+            run.model = model.clone();
+            run.provider = str_of(m, "providerID").map(str::to_owned);
+        }
+    }
+    let mut blocks = Vec::new();
+    let mut answered = false;
+    for p in parts {
+        match str_of(p, "type") {
+            Some("reasoning") => blocks
+                .extend(str_of(p, "text").map(|t| ContentBlock::Thinking { text: t.to_owned() })),
+            Some("text") => {
+                if let Some(t) = str_of(p, "text").filter(|t| !t.trim().is_empty()) {
+                    answered = true;
+                    blocks.push(ContentBlock::Text { text: t.to_owned() });
+                }
+            }
+            Some("tool") => blocks.push(ContentBlock::ToolCall {
+                tool_call_id: str_of(p, "callID").unwrap_or("").to_owned(),
+                name: str_of(p, "tool").map(str::to_owned),
+            }),
+            _ => {}
+        }
+    }
+    let e = Event::AssistantMessage {
+        message_id: str_of(m, "id").map(str::to_owned),
+        content: blocks,
+        usage: None,
+        timing: None,
+    };
+    into.emit(n, 0, ts, "assistant_message", &e, None);
+    let mut calls = false;
+    for p in parts {
+        match str_of(p, "type") {
+            Some("tool") => {
+                calls = true;
+                tool(into, n, ts, p);
+            }
+            Some("step-finish") => {
+                if let Some(u) = step_usage(p, model.clone()) {
+                    into.add_tokens(n, &u);
+                }
+            }
+            Some("compaction") => {
+                let e = Event::ContextCompacted { summary: None };
+                into.emit(n, 0, ts, "context_compacted", &e, None);
+            }
+            _ => {}
+        }
+    }
+    let terminal = match (m.get("error"), str_of(m, "finish")) {
+        (Some(err), _) => {
+            let name = str_of(err, "name").unwrap_or("Error");
+            let message = err
+                .pointer("/data/message")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            let e = Event::RunError {
+                error: Some(RunErrorBody {
+                    code: Some(name.to_owned()),
+                    message,
+                    detail: None,
+                    retryable: None,
+                }),
+            };
+            into.emit(n, 0, ts, "run_error", &e, None);
+            Some(match name {
+                "MessageAbortedError" => Terminal::Cancelled,
+                _ => Terminal::Error,
+            })
+        }
+        // A step that ended calling tools goes on with the next.
+        (None, Some("tool-calls")) => None,
+        (None, Some(_)) if answered || !calls => Some(Terminal::Done),
+        _ => None,
+    };
+    into.set_terminal(terminal.map(|t| (n, t)));
+}
+
+fn tool(into: &mut Analyzer, n: u64, ts: Option<i64>, p: &Value) {
+    let id = str_of(p, "callID").unwrap_or("").to_owned();
+    let state = p.get("state").unwrap_or(&Value::Null);
+    let started = Event::ToolCallStarted {
+        tool_call_id: id.clone(),
+        name: str_of(p, "tool").map(str::to_owned),
+        input: state.get("input").cloned(),
+        summary: str_of(state, "title").map(str::to_owned),
+        capability: None,
+    };
+    let start = ms(state, "/time/start").or(ts);
+    into.emit(n, 0, start, "tool_call_started", &started, None);
+    let (content, ok) = match str_of(state, "status") {
+        Some("completed") => (str_of(state, "output").unwrap_or("").to_owned(), true),
+        Some("error") => (str_of(state, "error").unwrap_or("").to_owned(), false),
+        // Still pending or running: no result yet.
+        _ => return,
+    };
+    let class = classify(&id, &content, state);
+    let finished = Event::ToolCallFinished {
+        tool_call_id: id,
+        result: ToolResult {
+            ok,
+            content,
+            metadata: None,
+        },
+    };
+    into.emit(
+        n,
+        0,
+        ms(state, "/time/end").or(ts),
+        "tool_call_finished",
+        &finished,
+        Some(class),
+    );
+}
+
+/// A step's tokens and cost: `input` is the fresh input alone (cache reads and writes apart);
+/// reasoning is output.
+fn step_usage(p: &Value, model: Option<String>) -> Option<Usage> {
+    let t = p.get("tokens")?;
+    let get = |ptr: &str| t.pointer(ptr).and_then(Value::as_u64).unwrap_or(0);
+    let (read, write) = (get("/cache/read"), get("/cache/write"));
+    let reasoning = get("/reasoning");
+    Some(Usage {
+        prompt_tokens: Some(get("/input").saturating_add(read).saturating_add(write)),
+        completion_tokens: Some(get("/output").saturating_add(reasoning)),
+        cache_write_tokens: Some(write),
+        cache_read_tokens: Some(read),
+        reasoning_tokens: Some(reasoning),
+        cost_usd: p.get("cost").and_then(Value::as_f64),
+        model,
+        ..Usage::default()
+    })
+}
+
+/// A result as opencode kept it: cut and saved to a file (retained while the file is there),
+/// else whole.
+fn classify(id: &str, seen: &str, state: &Value) -> ForeignResult {
+    let seen_bytes = seen.len() as u64;
+    let inline = ForeignResult {
+        state: RetentionState::Inline,
+        bytes: seen_bytes,
+        lines: Some(count_lines(seen.as_bytes())),
+        format_chars: count_format_chars(seen),
+        value_id: id.to_owned(),
+        value_file_bytes: None,
+        context_bytes: seen_bytes,
+        stub_bytes: None,
+    };
+    let truncated = state.pointer("/metadata/truncated") == Some(&Value::Bool(true));
+    let Some(path) = state
+        .pointer("/metadata/outputPath")
+        .and_then(Value::as_str)
+    else {
+        return inline;
+    };
+    if !truncated {
+        return inline;
+    }
+    match std::fs::read(path) {
+        Ok(full) => {
+            let full = String::from_utf8_lossy(&full);
+            ForeignResult {
+                state: RetentionState::Retained,
+                bytes: full.len() as u64,
+                lines: Some(count_lines(full.as_bytes())),
+                format_chars: count_format_chars(&full),
+                value_file_bytes: Some(full.len() as u64),
+                stub_bytes: Some(seen_bytes),
+                ..inline
+            }
+        }
+        Err(_) => ForeignResult {
+            state: RetentionState::Unretained,
+            lines: None,
+            stub_bytes: Some(seen_bytes),
+            ..inline
+        },
+    }
+}

@@ -1,0 +1,88 @@
+//! Which runs an opencode store holds (docs/agents.md): its data folder
+//! (`~/.local/share/opencode`) keeps sessions in `opencode.db` (SQLite, from v1.2.0) and, from
+//! before, as a JSON tree under `storage/` (`session/<project>/<session>.json`, messages in
+//! `message/<session>/`, their parts in `part/<message>/`). The database's one-time migration
+//! copies the tree in and leaves it behind: a session in both is the database's. A session
+//! with a parent (`parentID`) is a run under it.
+
+use super::db;
+use crate::model::layout::{Layout, RunFiles};
+use crate::model::SourceKind;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::path::Path;
+
+/// The database's file name.
+pub(crate) const DATABASE: &str = "opencode.db";
+/// The JSON tree's folder.
+pub(crate) const STORAGE: &str = "storage";
+
+pub(crate) fn read(root: &Path) -> io::Result<Layout> {
+    if !root.is_dir() {
+        return Err(io::Error::new(io::ErrorKind::NotFound, "no such folder"));
+    }
+    let mut runs: BTreeMap<String, RunFiles> = BTreeMap::new();
+    let database = root.join(DATABASE);
+    if database.is_file() {
+        for s in db::sessions(&database)? {
+            runs.insert(
+                s.id,
+                RunFiles {
+                    transcript: Some(database.clone()),
+                    parent: s.parent,
+                    revision: Some(s.revision),
+                    ..Default::default()
+                },
+            );
+        }
+    }
+    read_tree(&root.join(STORAGE), &mut runs);
+    Ok(Layout {
+        root: root.to_path_buf(),
+        source: SourceKind::Opencode,
+        run_names: runs.keys().cloned().collect(),
+        runs,
+        ..Default::default()
+    })
+}
+
+/// The sessions of the JSON tree that the database does not hold.
+fn read_tree(storage: &Path, runs: &mut BTreeMap<String, RunFiles>) {
+    let Ok(projects) = fs::read_dir(storage.join("session")) else {
+        return;
+    };
+    for project in projects.filter_map(Result::ok) {
+        let Ok(files) = fs::read_dir(project.path()) else {
+            continue;
+        };
+        for f in files.filter_map(Result::ok) {
+            let name = f.file_name().to_string_lossy().into_owned();
+            let Some(id) = name.strip_suffix(".json") else {
+                continue;
+            };
+            if runs.contains_key(id) || !f.file_type().is_ok_and(|t| t.is_file()) {
+                continue;
+            }
+            let parent = fs::read(f.path())
+                .ok()
+                .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+                .and_then(|v| v.get("parentID").and_then(Value::as_str).map(str::to_owned));
+            // New messages land in the session's message folder, which its time says.
+            let revision = fs::metadata(storage.join("message").join(id))
+                .and_then(|m| m.modified())
+                .ok()
+                .map(|t| format!("{t:?}"));
+            runs.insert(
+                id.to_owned(),
+                RunFiles {
+                    transcript: Some(f.path()),
+                    parent,
+                    revision,
+                    ..Default::default()
+                },
+            );
+        }
+    }
+}

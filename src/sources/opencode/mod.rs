@@ -1,0 +1,221 @@
+//! opencode's sessions as runs (docs/agents.md): from its SQLite database, read-only, and from
+//! the JSON tree it kept before (`layout.rs`), each session's messages and parts as records
+//! (`records.rs`) folded like any store's lines (`fold.rs`). An output opencode cut and saved to
+//! its `tool-output/` folder is a retained value. Read-only: GC collects nothing here yet.
+
+mod db;
+mod fold;
+mod layout;
+mod records;
+
+pub(crate) use fold::OpencodeFold;
+pub(crate) use layout::{DATABASE, STORAGE};
+
+use crate::model::recorded::{transcript_of, FullText, RecordedTexts};
+use crate::model::values::ValueFile;
+use crate::model::{Layout, PeekCall, ResultInfo, RunFiles, RunOptions};
+use crate::retained::Stub;
+use crate::sources::store::NoValueFolders;
+use crate::sources::{
+    Capabilities, Piece, PieceKind, Source, SourceInfo, SourceKind, StoreFold, ValueFolders,
+};
+use crate::transcript::{RawLine, ReadOutcome};
+use serde_json::Value;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// opencode's data folder.
+pub(crate) struct Opencode;
+
+impl StoreFold for OpencodeFold {
+    fn line(&mut self, into: &mut crate::fold::Analyzer, line: RawLine<'_>) {
+        OpencodeFold::line(self, into, line)
+    }
+}
+
+/// What the user and the app are told of this store.
+static INFO: SourceInfo = SourceInfo {
+    kind: SourceKind::Opencode,
+    label: Cow::Borrowed("opencode"),
+    noun: Cow::Borrowed("opencode session"),
+    mark: Cow::Borrowed("OC"),
+    color: Cow::Borrowed("#b8860b"),
+    capabilities: Capabilities {
+        retention_threshold: false,
+        resume_replay: false,
+        agent_sweep: false,
+        value_files: false,
+        flat_names: false,
+    },
+};
+
+impl Source for Opencode {
+    fn info(&self) -> &'static SourceInfo {
+        &INFO
+    }
+
+    fn read_layout(&self, root: &Path, _cache: Option<&Path>) -> io::Result<Layout> {
+        layout::read(root)
+    }
+
+    fn read_records(
+        &self,
+        path: &Path,
+        run: &str,
+        each: &mut dyn FnMut(RawLine<'_>),
+    ) -> io::Result<ReadOutcome> {
+        records::read(path, run, each)
+    }
+
+    fn fold(
+        &self,
+        _layout: &Layout,
+        _id: &str,
+        _opts: &RunOptions,
+    ) -> io::Result<Option<Box<dyn StoreFold>>> {
+        Ok(Some(Box::new(OpencodeFold)))
+    }
+
+    fn run_values(&self, _: &Layout, _: &str) -> io::Result<BTreeMap<String, ValueFile>> {
+        Ok(BTreeMap::new())
+    }
+
+    fn list_values(&self, _: &Path) -> io::Result<BTreeMap<String, ValueFile>> {
+        Ok(BTreeMap::new())
+    }
+
+    fn recorded_texts(
+        &self,
+        layout: &Layout,
+        id: &str,
+        info: &ResultInfo,
+    ) -> Option<io::Result<RecordedTexts>> {
+        Some(texts(layout, id, info))
+    }
+
+    fn value_file(&self, _: &Layout, _: &str, _: &str) -> Option<PathBuf> {
+        None
+    }
+
+    fn stub_of_seen(&self, seen: &str) -> Option<Stub> {
+        seen.contains("Full output saved to: ").then(|| Stub {
+            text: seen.to_owned(),
+            head: None,
+            tail: None,
+        })
+    }
+
+    fn read_backs(&self, _: &Path, _: &RunFiles) -> io::Result<Vec<PeekCall>> {
+        Ok(Vec::new())
+    }
+
+    fn search_pieces<'v>(&self, line: &'v Value) -> Option<Vec<Piece<'v>>> {
+        Some(pieces(line))
+    }
+
+    fn value_folders(&self, _: &Layout) -> Box<dyn ValueFolders> {
+        Box::new(NoValueFolders)
+    }
+
+    fn value_folder_name(&self, id: &str) -> String {
+        id.to_owned()
+    }
+}
+
+/// The tool part of call `info`, read again.
+fn texts(layout: &Layout, id: &str, info: &ResultInfo) -> io::Result<RecordedTexts> {
+    let path = transcript_of(layout, id)?;
+    let mut found: Option<Value> = None;
+    records::read(&path, id, &mut |line| {
+        if found.is_some() {
+            return;
+        }
+        let Ok(v) = serde_json::from_slice::<Value>(line.bytes) else {
+            return;
+        };
+        for p in v
+            .get("parts")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if p.get("callID").and_then(Value::as_str) == Some(info.tool_call_id.as_str()) {
+                found = p.get("state").cloned();
+            }
+        }
+    })?;
+    let state = found.ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            "the session no longer holds this call",
+        )
+    })?;
+    let text = |k: &str| {
+        state
+            .get(k)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
+    let seen = match state.get("status").and_then(Value::as_str) {
+        Some("error") => text("error"),
+        _ => text("output"),
+    };
+    let saved = (state.pointer("/metadata/truncated") == Some(&Value::Bool(true)))
+        .then(|| {
+            state
+                .pointer("/metadata/outputPath")
+                .and_then(Value::as_str)
+        })
+        .flatten()
+        .map(PathBuf::from)
+        .filter(|p| p.is_file());
+    let stub = saved.as_ref().and_then(|_| Opencode.stub_of_seen(&seen));
+    let full = match saved {
+        Some(p) => FullText::File(p),
+        None => FullText::Seen,
+    };
+    Ok(RecordedTexts { seen, stub, full })
+}
+
+/// The searchable strings of a record: prompts, answers and reasoning, tool inputs and
+/// outputs.
+fn pieces(v: &Value) -> Vec<Piece<'_>> {
+    let mut out = Vec::new();
+    for p in v
+        .get("parts")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let str_of = |k: &str| p.get(k).and_then(Value::as_str);
+        match str_of("type") {
+            Some("text" | "reasoning") => {
+                out.extend(str_of("text").map(|t| (PieceKind::Message, None, t)));
+            }
+            Some("tool") => {
+                let call = str_of("callID").map(str::to_owned);
+                let state = p.get("state");
+                let mut inputs = Vec::new();
+                crate::sources::strings(
+                    state.and_then(|s| s.get("input")).unwrap_or(&Value::Null),
+                    &mut inputs,
+                );
+                out.extend(
+                    inputs
+                        .into_iter()
+                        .map(|s| (PieceKind::Input, call.clone(), s)),
+                );
+                for key in ["output", "error"] {
+                    if let Some(s) = state.and_then(|s| s.get(key)).and_then(Value::as_str) {
+                        out.push((PieceKind::Result, call.clone(), s));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
