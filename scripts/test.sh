@@ -60,6 +60,9 @@ BENCH_RUNS=300 BENCH_BIG_RUNS=0 BENCH_PROFILE=debug BENCH_DIR="$target/bench-sca
 step "a Claude Code store through the index at a small scale (answers equal a full read; figures printed)"
 BENCH_SESSIONS=200 BENCH_DIR="$target/bench-agents-small" MCTL="$target/debug/mctl" python3 bench/agents-scale.py
 
+step "a Gemini CLI store and an opencode database through the index at a small scale (answers equal a full read; figures printed)"
+BENCH_CHATS=100 BENCH_SESSIONS=100 BENCH_DIR="$target/bench-other-agents-small" MCTL="$target/debug/mctl" python3 bench/other-agents.py
+
 step "search beside ripgrep at a small scale (hits checked against rg's; figures printed)"
 BENCH_SEARCH_RUNS=100 BENCH_SEARCH_MB=32 BENCH_DIR="$target/bench-search-small" MCTL="$target/debug/mctl" python3 bench/search.py
 

@@ -140,8 +140,13 @@ pub(super) fn to_row(
     let run = &detail.run;
     let files = &layout.runs[id];
     let clock_since_ms = match run.status {
-        // A side conversation's clock is its last line's time: its session moves the file.
-        RunStatus::Running | RunStatus::Interrupted if files.side.is_some() => run.updated_ms,
+        // A side conversation's clock is its last line's time: its session moves the file. So
+        // is a session of a file all the store's sessions share (a database).
+        RunStatus::Running | RunStatus::Interrupted
+            if files.side.is_some() || files.revision.is_some() =>
+        {
+            run.updated_ms
+        }
         RunStatus::Running | RunStatus::Interrupted => {
             // A run without a terminal event is running while its transcript changed within the
             // running window: the transcript's modification time is the instant that counts.
