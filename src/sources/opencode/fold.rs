@@ -13,7 +13,7 @@
 //!   output pruned from the model's context (`time.compacted`) stays whole in the store.
 
 use crate::fold::{Analyzer, ForeignResult, Terminal};
-use crate::model::{ProblemKind, RetentionState, Usage};
+use crate::model::{ProblemKind, RetentionState, TimelineEvent, Usage};
 use crate::retained::{count_format_chars, count_lines};
 use crate::transcript::event::{ContentBlock, Event, RunErrorBody, ToolResult};
 use crate::transcript::RawLine;
@@ -209,6 +209,19 @@ fn tool(into: &mut Analyzer, n: u64, ts: Option<i64>, p: &Value) {
         &finished,
         Some(class),
     );
+    // Pruned later: the model was sent "[Old tool result content cleared]" in its place from
+    // then on, while the store kept the whole output.
+    if let Some(at) = ms(state, "/time/compacted") {
+        let item = TimelineEvent {
+            kind: "output_pruned".to_owned(),
+            tool_call_id: str_of(p, "callID").map(str::to_owned),
+            text: Some(
+                "Cleared from the model's context by opencode's prune (it was sent \"[Old tool result content cleared]\" from then on); the store keeps the whole output".to_owned(),
+            ),
+            ..Default::default()
+        };
+        into.emit_aside(n, Some(at), item);
+    }
 }
 
 /// A step's tokens and cost: `input` is the fresh input alone (cache reads and writes apart);

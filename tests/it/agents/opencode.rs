@@ -188,6 +188,16 @@ fn store(root: &Path) {
                 json!({"truncated": true, "outputPath": saved.join("tool_swept").display().to_string()}),
             ),
             tool("call_failed", "error", "Tool execution aborted", json!({})),
+            {
+                let mut pruned = tool(
+                    "call_pruned",
+                    "completed",
+                    "old output",
+                    json!({"truncated": false}),
+                );
+                pruned["state"]["time"]["compacted"] = json!(1_772_444_900_000i64);
+                pruned
+            },
             step(1000, 4000, 50, 0.015),
             step(200, 5000, 30, 0.005),
         ],
@@ -299,6 +309,20 @@ fn a_hand_built_store_reads_its_sessions_saved_outputs_and_children() {
     );
     assert!(result("call_swept")["lines"].is_null());
     assert_eq!(result("call_failed")["ok"], false);
+    let pruned: Vec<&Value> = (show["events"].as_array().unwrap().iter())
+        .filter(|e| e["type"] == "output_pruned")
+        .collect();
+    assert_eq!(
+        pruned.len(),
+        1,
+        "a pruned output is marked where it was pruned"
+    );
+    assert_eq!(pruned[0]["toolCallId"], "call_pruned");
+    assert_eq!(
+        stdout(&mctl(&root, &["full", MAIN, "call_pruned"])),
+        "old output",
+        "kept whole"
+    );
     assert_eq!(
         stdout(&mctl(&root, &["full", MAIN, "call_kept"]))
             .lines()
