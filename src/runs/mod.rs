@@ -94,6 +94,22 @@ impl RunsDir {
         self
     }
 
+    /// Pins (or unpins) the run `run` names: the one check every door shares (`mctl pin`, the
+    /// app, `PUT /api/pins/{run}`, `/api/call/set_pinned`). A name that is no run of the
+    /// directory (a path, a run that does not exist, a name no run could have) is refused as
+    /// an unknown run and nothing is stored; a pin whose run has gone may still be taken off.
+    /// Returns the run's id and whether anything changed.
+    pub fn set_pinned(&self, run: &str, pinned: bool) -> Result<(String, bool)> {
+        let mut pins = crate::pins::Pins::load_in(self.config_dir())?;
+        let id = match self.resolve_run(&self.layout()?, run) {
+            Ok(id) => id,
+            Err(_) if !pinned && pins.list(self.root()).iter().any(|p| p == run) => run.to_owned(),
+            Err(e) => return Err(e),
+        };
+        let changed = pins.set(self.root(), &id, pinned)?;
+        Ok((id, changed))
+    }
+
     /// Where Mission Control keeps its own files for this directory (pins, the GC journal).
     pub fn config_dir(&self) -> Option<&Path> {
         self.config.as_deref()

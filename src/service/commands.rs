@@ -274,8 +274,7 @@ impl Service {
     pub fn set_pinned(&self, req: c::set_pinned::Request) -> Res<c::set_pinned::Response> {
         self.may_change(if req.pinned { "pinning" } else { "unpinning" })?;
         let d = self.runs_dir(&req.dir)?;
-        let mut pins = Pins::load_in(d.config_dir())?;
-        pins.set(d.root(), &req.run, req.pinned)
+        Ok(d.set_pinned(&req.run, req.pinned)?.1)
     }
 
     /// The pinned runs of `dir`.

@@ -5,10 +5,7 @@ use mission_control::pins::{PinChange, Pins};
 use mission_control::runs::RunsDir;
 
 pub fn pin(dir: RunsDir, run: &str, pinned: bool, json: bool) -> anyhow::Result<()> {
-    let layout = dir.layout()?;
-    let id = dir.resolve_run(&layout, run)?;
-    let mut pins = Pins::load_in(dir.config_dir())?;
-    let changed = pins.set(dir.root(), &id, pinned)?;
+    let (id, changed) = dir.set_pinned(run, pinned)?;
     if json {
         print_json(&PinChange {
             run: id,

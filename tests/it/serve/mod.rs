@@ -378,6 +378,34 @@ fn read_only_unless_allow_gc() {
         b"",
     );
     assert_eq!(unpin.json()["pinned"], false);
+
+    // The command the app calls checks a run as the REST route does: a path, a run the
+    // directory does not have and a name no run could have are refused alike, nothing stored.
+    let rest = s.send(
+        "PUT",
+        "/api/pins/no_such_run",
+        &[&s.bearer(), &s.origin()],
+        b"",
+    );
+    assert_eq!(rest.status, 404);
+    let long = "x".repeat(900_000);
+    for run in ["../../../../etc/passwd", "no_such_run", long.as_str()] {
+        let set = s.post(
+            "/api/call/set_pinned",
+            &json!({"dir": d, "run": run, "pinned": true}),
+        );
+        assert_eq!(set.status, rest.status, "{}", &run[..run.len().min(40)]);
+    }
+    assert!(
+        stdout(&mctl(&dir, &["pins"])).is_empty(),
+        "nothing was pinned"
+    );
+    let set = s.post(
+        "/api/call/set_pinned",
+        &json!({"dir": d, "run": RUN, "pinned": true}),
+    );
+    assert_eq!((set.status, set.json()), (200, json!(true)));
+    assert_eq!(stdout(&mctl(&dir, &["pins"])).trim(), RUN);
 }
 
 #[test]

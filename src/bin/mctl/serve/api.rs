@@ -206,10 +206,7 @@ async fn set_pin(
         return error_response(read_only(if pinned { "pinning" } else { "unpinning" }));
     }
     with_dir(s, &p, move |d| {
-        let layout = d.layout()?;
-        let id = d.resolve_run(&layout, &run)?;
-        let mut pins = Pins::load_in(d.config_dir())?;
-        let changed = pins.set(d.root(), &id, pinned)?;
+        let (id, changed) = d.set_pinned(&run, pinned)?;
         Ok(PinChange {
             run: id,
             pinned,
