@@ -221,6 +221,14 @@ describe('Mission Control desktop app', () => {
   it('shows where the value bytes are and collects orphans after a confirmation', async () => {
     await (await browser.$('[data-testid="open-storage"]')).click();
     await waitFor(async () => (await text('[data-testid="storage-total"]')).includes('B'), 'the storage figures');
+    // Two runs of the demo share a title (the same task, two models): each has its own bar.
+    const perRun = await browser.execute(() => {
+      const figure = [...document.querySelectorAll('figure.bars')]
+        .find((f) => f.querySelector('figcaption')?.textContent === 'Value bytes per run');
+      return figure ? [...figure.querySelectorAll('.bar .label')].map((l) => l.textContent) : [];
+    });
+    const shared = 'The release build is failing on CI. Find out why and fix it.';
+    assert.equal(perRun.filter((t) => t === shared).length, 2, `per-run bars: ${JSON.stringify(perRun)}`);
     await (await browser.$('[data-testid="gc-older"]')).setValue('1');
     const plan = await waitFor(async () => {
       const t = await text('[data-testid="gc-plan"]');
