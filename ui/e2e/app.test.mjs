@@ -336,22 +336,20 @@ describe('Mission Control desktop app', () => {
     assert.equal(await text(`[data-run="${parent}"] [data-toggle]`), '▸ 1');
     assert.equal(await browser.$(`[data-run="${child}"]`).isExisting(), false);
     await openRun(parent);
-    // The call is far down a virtualized timeline: scroll until its card is there.
-    const button = await waitFor(async () => {
-      const el = await browser.$('[data-testid="open-subagent"]');
-      if (await el.isExisting()) return el;
-      await browser.execute(() => {
+    // The call is far down a virtualized timeline: scroll until its card is there, and click
+    // it in the same step. (The timeline re-renders as it scrolls: a reference to the card
+    // taken in one step may be gone by the next, and a pointer click may miss it.)
+    await waitFor(async () => browser.execute(() => {
+      const el = document.querySelector('[data-testid="open-subagent"]');
+      if (!el) {
         const s = document.querySelector('[data-testid="timeline"]');
         s.scrollTop += s.clientHeight / 2;
-      });
-      return null;
-    }, 'the subagent tool call');
-    // Clicked where it is once scrolled to: the virtualized timeline may move it under a
-    // pointer click (the driver's own scroll can miss it), never under the element's own click.
-    await browser.execute((el) => {
+        return false;
+      }
       el.scrollIntoView({ block: 'center' });
       el.click();
-    }, button);
+      return true;
+    }), 'the subagent tool call');
     await waitFor(async () => (await runTitle()) === 'Which dependency requires left-pad?', 'the child run');
     // The list shows it now, one level under its parent.
     await waitFor(async () => (await browser.$(`[data-run="${child}"]`).getAttribute('data-depth').catch(() => null)) === '1', 'the child row, nested');
