@@ -6,6 +6,7 @@ use super::{Analyzer, Terminal};
 use crate::fold::timeline::describe;
 use crate::model::values::ValueFile;
 use crate::model::{ProblemKind, ResultInfo, RetentionState, Run, TimelineEvent, Usage};
+use crate::retained::{count_format_chars, count_lines};
 use crate::transcript::event::Event;
 
 /// A result classified by its store: what the model got, what the full text is and where.
@@ -24,6 +25,48 @@ pub(crate) struct ForeignResult {
     pub context_bytes: u64,
     /// The stub's size, when the model got one.
     pub stub_bytes: Option<u64>,
+}
+
+impl ForeignResult {
+    /// A result whose whole output the model got (`seen`).
+    pub(crate) fn inline(id: &str, seen: &str) -> Self {
+        let bytes = seen.len() as u64;
+        Self {
+            state: RetentionState::Inline,
+            bytes,
+            lines: Some(count_lines(seen.as_bytes())),
+            format_chars: count_format_chars(seen),
+            value_id: id.to_owned(),
+            value_file_bytes: None,
+            context_bytes: bytes,
+            stub_bytes: None,
+        }
+    }
+
+    /// A result whose output its store saved to a file, the model getting `stub`: retained
+    /// while the file is there (`full`: its text and its size on disk), unretained once the
+    /// store's own cleanup took it (`None`: its length is then unknown).
+    pub(crate) fn saved(id: &str, stub: &str, full: Option<(&str, u64)>) -> Self {
+        let seen = Self {
+            stub_bytes: Some(stub.len() as u64),
+            ..Self::inline(id, stub)
+        };
+        match full {
+            Some((text, file_bytes)) => Self {
+                state: RetentionState::Retained,
+                bytes: text.len() as u64,
+                lines: Some(count_lines(text.as_bytes())),
+                format_chars: count_format_chars(text),
+                value_file_bytes: Some(file_bytes),
+                ..seen
+            },
+            None => Self {
+                state: RetentionState::Unretained,
+                lines: None,
+                ..seen
+            },
+        }
+    }
 }
 
 impl Analyzer {

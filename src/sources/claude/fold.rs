@@ -509,7 +509,7 @@ impl ClaudeFold {
         };
         let class = match seen.starts_with(STUB_PREFIX) {
             true => self.persisted(into, at.n, &id, &seen, raw),
-            false => inline(&id, &seen),
+            false => ForeignResult::inline(&id, &seen),
         };
         let event = Event::ToolCallFinished {
             tool_call_id: id,
@@ -717,20 +717,6 @@ fn image_of(block: &Value) -> (Option<String>, u64) {
     let field = |k: &str| source.and_then(|s| s.get(k)).and_then(Value::as_str);
     let mime = field("media_type").map(str::to_owned);
     (mime, images::decoded_len(field("data").unwrap_or("")))
-}
-
-fn inline(id: &str, seen: &str) -> ForeignResult {
-    let bytes = seen.len() as u64;
-    ForeignResult {
-        state: RetentionState::Inline,
-        bytes,
-        lines: Some(count_lines(seen.as_bytes())),
-        format_chars: count_format_chars(seen),
-        value_id: id.to_owned(),
-        value_file_bytes: None,
-        context_bytes: bytes,
-        stub_bytes: None,
-    }
 }
 
 /// A persisted result whose file is not there: unretained. Its size is the raw output's when

@@ -12,8 +12,7 @@
 
 use super::saved::{saved_stub, SavedStub};
 use crate::fold::{Analyzer, ForeignResult, Terminal};
-use crate::model::{ProblemKind, RetentionState, TimelineEvent, Usage};
-use crate::retained::{count_format_chars, count_lines};
+use crate::model::{ProblemKind, TimelineEvent, Usage};
 use crate::transcript::event::{ContentBlock, Event, RunErrorBody, ToolResult};
 use crate::transcript::RawLine;
 use serde_json::Value;
@@ -263,39 +262,13 @@ fn usage(t: &Value, model: Option<String>) -> Option<Usage> {
 /// (retained while the file is there, unretained once the CLI's cleanup took it), else the
 /// output itself.
 fn classify(id: &str, seen: &str) -> ForeignResult {
-    let seen_bytes = seen.len() as u64;
-    let inline = ForeignResult {
-        state: RetentionState::Inline,
-        bytes: seen_bytes,
-        lines: Some(count_lines(seen.as_bytes())),
-        format_chars: count_format_chars(seen),
-        value_id: id.to_owned(),
-        value_file_bytes: None,
-        context_bytes: seen_bytes,
-        stub_bytes: None,
-    };
     let Some(SavedStub { path, json }) = saved_stub(seen) else {
-        return inline;
+        return ForeignResult::inline(id, seen);
     };
-    let full = std::fs::read(&path)
-        .ok()
-        .map(|b| super::saved::saved_text(String::from_utf8_lossy(&b).into_owned(), json));
-    match full {
-        Some(full) => ForeignResult {
-            state: RetentionState::Retained,
-            bytes: full.len() as u64,
-            lines: Some(count_lines(full.as_bytes())),
-            format_chars: count_format_chars(&full),
-            value_file_bytes: std::fs::metadata(&path).ok().map(|m| m.len()),
-            stub_bytes: Some(seen_bytes),
-            ..inline
-        },
-        // The file is gone (the CLI's cleanup): only the stub is left, its length unknown.
-        None => ForeignResult {
-            state: RetentionState::Unretained,
-            lines: None,
-            stub_bytes: Some(seen_bytes),
-            ..inline
-        },
-    }
+    let full = std::fs::read(&path).ok().map(|b| {
+        let size = b.len() as u64;
+        let text = super::saved::saved_text(String::from_utf8_lossy(&b).into_owned(), json);
+        (text, size)
+    });
+    ForeignResult::saved(id, seen, full.as_ref().map(|(t, size)| (t.as_str(), *size)))
 }

@@ -13,8 +13,7 @@
 //!   output pruned from the model's context (`time.compacted`) stays whole in the store.
 
 use crate::fold::{Analyzer, ForeignResult, Terminal};
-use crate::model::{ProblemKind, RetentionState, TimelineEvent, Usage};
-use crate::retained::{count_format_chars, count_lines};
+use crate::model::{ProblemKind, TimelineEvent, Usage};
 use crate::transcript::event::{ContentBlock, Event, RunErrorBody, ToolResult};
 use crate::transcript::RawLine;
 use serde_json::Value;
@@ -246,45 +245,16 @@ fn step_usage(p: &Value, model: Option<String>) -> Option<Usage> {
 /// A result as opencode kept it: cut and saved to a file (retained while the file is there),
 /// else whole.
 fn classify(id: &str, seen: &str, state: &Value) -> ForeignResult {
-    let seen_bytes = seen.len() as u64;
-    let inline = ForeignResult {
-        state: RetentionState::Inline,
-        bytes: seen_bytes,
-        lines: Some(count_lines(seen.as_bytes())),
-        format_chars: count_format_chars(seen),
-        value_id: id.to_owned(),
-        value_file_bytes: None,
-        context_bytes: seen_bytes,
-        stub_bytes: None,
-    };
     let truncated = state.pointer("/metadata/truncated") == Some(&Value::Bool(true));
-    let Some(path) = state
+    let path = state
         .pointer("/metadata/outputPath")
-        .and_then(Value::as_str)
-    else {
-        return inline;
+        .and_then(Value::as_str);
+    let Some(path) = path.filter(|_| truncated) else {
+        return ForeignResult::inline(id, seen);
     };
-    if !truncated {
-        return inline;
-    }
-    match std::fs::read(path) {
-        Ok(full) => {
-            let full = String::from_utf8_lossy(&full);
-            ForeignResult {
-                state: RetentionState::Retained,
-                bytes: full.len() as u64,
-                lines: Some(count_lines(full.as_bytes())),
-                format_chars: count_format_chars(&full),
-                value_file_bytes: Some(full.len() as u64),
-                stub_bytes: Some(seen_bytes),
-                ..inline
-            }
-        }
-        Err(_) => ForeignResult {
-            state: RetentionState::Unretained,
-            lines: None,
-            stub_bytes: Some(seen_bytes),
-            ..inline
-        },
-    }
+    let full = std::fs::read(path).ok();
+    let full = full
+        .as_ref()
+        .map(|b| (String::from_utf8_lossy(b), b.len() as u64));
+    ForeignResult::saved(id, seen, full.as_ref().map(|(t, size)| (t.as_ref(), *size)))
 }
