@@ -9,6 +9,7 @@ mod text;
 
 use crate::error::{Error, Result};
 use crate::model::{ResultInfo, RetentionState, RunDetail, RunStatus, TimelineEvent};
+use crate::retained::ValueText;
 use crate::runs::RunsDir;
 use align::{align, Step};
 use serde::Serialize;
@@ -374,11 +375,30 @@ fn same_content(a: &Side, x: &ResultInfo, b: &Side, y: &ResultInfo) -> Result<bo
     if x.bytes == 0 {
         return Ok(true);
     }
+    // Two texts are compared same-sized or not at all, so each side is hashed as it streams.
     let digest = |side: &Side, r: &ResultInfo| -> Result<[u8; 32]> {
         use sha2::Digest;
-        Ok(sha2::Sha256::digest(side.content(r)?.as_bytes()).into())
+        let mut hasher = sha2::Sha256::new();
+        let text = side.content(r)?;
+        text.write_to(&mut DigestWriter(&mut hasher))
+            .map_err(|e| Error::io(format!("reading the result of {}", r.tool_call_id), &e))?;
+        Ok(hasher.finalize().into())
     };
     Ok(digest(a, x)? == digest(b, y)?)
+}
+
+/// A hasher as a writer, for [`ValueText::write_to`].
+struct DigestWriter<'a>(&'a mut sha2::Sha256);
+
+impl std::io::Write for DigestWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        sha2::Digest::update(self.0, buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Whitespace collapsed: two prompts that differ only in spacing are the same anchor.
@@ -470,8 +490,8 @@ impl Side {
 
     /// A result's full text: the transcript's copy (which holds every result whole), or another
     /// agent's value file.
-    fn content(&self, r: &ResultInfo) -> Result<String> {
-        crate::runs::access::result_text(&self.layout, &self.id, r)
+    fn content(&self, r: &ResultInfo) -> Result<ValueText> {
+        crate::runs::access::result_source(&self.layout, &self.id, r)
             .map_err(|e| Error::io(format!("reading the result of {}", r.tool_call_id), &e))
     }
 }

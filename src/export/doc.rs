@@ -5,7 +5,7 @@
 use super::{visible, ExportValues, Redactor};
 use crate::error::{Error, Result};
 use crate::model::{ResultInfo, RetentionState, TimelineEvent, TEXT_MAX};
-use crate::retained::stub_for;
+use crate::retained::stub_from_source;
 use crate::runs::access::read_result_content;
 use crate::runs::RunsDir;
 use std::fmt::Write;
@@ -267,24 +267,29 @@ fn result_blocks(
     };
     let content = read_result_content(path, r.offset)
         .map_err(|e| Error::io(format!("reading line {} of {}", r.line, path.display()), &e))?;
+    let reading =
+        |e: std::io::Error| Error::io(format!("reading the result of {}", r.tool_call_id), &e);
     if r.bytes <= threshold {
         blocks.push(Block::Code {
             label: "Result (the model saw it whole)".into(),
-            text: clean(&content),
+            text: clean(&content.into_string().map_err(reading)?),
         });
         return Ok(());
     }
+    let index = content.line_index().map_err(reading)?;
+    let stub = stub_from_source(&r.value_id, &r.tool, &content, &index).map_err(reading)?;
     blocks.push(Block::Code {
         label: "Stub (what the model saw in its place)".into(),
-        text: clean(&stub_for(&r.value_id, &r.tool, &content)),
+        text: clean(&stub.text),
     });
     if values == ExportValues::Full {
         // The value file when it holds the value, else the transcript's copy.
         let full = match (value_file, r.state) {
-            (Some(f), RetentionState::Retained) => std::fs::read(f)
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-                .unwrap_or(content),
-            _ => content,
+            (Some(f), RetentionState::Retained) => match std::fs::read(f) {
+                Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+                Err(_) => content.into_string().map_err(reading)?,
+            },
+            _ => content.into_string().map_err(reading)?,
         };
         blocks.push(Block::Folded {
             summary: format!("Full output ({})", bytes(r.bytes)),

@@ -84,7 +84,7 @@ impl Analyzer {
     ) {
         self.foreign_result = result;
         let mut item = describe(kind, event);
-        self.fold(n, offset, ts, event, &mut item);
+        self.fold(n, offset, ts, event, &[], &mut item);
         self.foreign_result = None;
         self.note(n, None, ts, item);
     }

@@ -7,6 +7,7 @@ use crate::model::{title_of, Problem, ProblemKind, TimelineEvent};
 use crate::transcript::event::{
     known_event_keys, unknown_keys, Envelope, Event, EventType, ENVELOPE_KEYS,
 };
+use crate::transcript::spans::{display, resolve, strip_marker, BigString, LineText};
 use crate::transcript::{RawLine, SCHEMA_VERSION};
 
 impl Analyzer {
@@ -56,6 +57,9 @@ impl Analyzer {
             return;
         }
         let n = line.number;
+        if let Some(why) = line.broken {
+            return self.problem(n, ProblemKind::Corrupt, format!("not JSON text: {why}"));
+        }
         let Ok(text) = std::str::from_utf8(line.bytes) else {
             return self.problem(n, ProblemKind::Corrupt, "not UTF-8 text".to_owned());
         };
@@ -132,7 +136,10 @@ impl Analyzer {
             }
         };
         let mut item = describe(&kind, &event);
-        self.fold(n, line.offset, env.ts, &event, &mut item);
+        if !line.spans.is_empty() {
+            show_spans(&mut item, &event, line.spans);
+        }
+        self.fold(n, line.offset, env.ts, &event, line.spans, &mut item);
         self.note_event(n, &env, item);
     }
 
@@ -166,6 +173,7 @@ impl Analyzer {
         offset: u64,
         ts: Option<i64>,
         event: &Event,
+        spans: &[BigString],
         item: &mut TimelineEvent,
     ) {
         let run = &mut self.run;
@@ -186,7 +194,7 @@ impl Analyzer {
                 run.dispatches += 1;
                 self.last_user_line = Some(n);
                 if run.title.is_empty() {
-                    run.title = title_of(text);
+                    run.title = title_of(display(text, spans));
                 }
             }
             Event::AssistantMessage { usage, timing, .. } => {
@@ -226,7 +234,11 @@ impl Analyzer {
                 if self.tool_ids.insert(tool_call_id.clone()) {
                     run.tool_calls += 1;
                 }
-                let info = self.result(n, offset, ts, tool_call_id, result.ok, &result.content);
+                let text = match resolve(&result.content, spans) {
+                    Some(big) => LineText::Span(big),
+                    None => LineText::Inline(&result.content),
+                };
+                let info = self.result(n, offset, ts, tool_call_id, result.ok, text);
                 item.tool = Some(info.tool.clone());
                 self.results.push(info.clone());
                 item.result = Some(info);
@@ -246,5 +258,22 @@ impl Analyzer {
             }
             _ => {}
         }
+    }
+}
+
+/// A timeline row whose text is a big string's placeholder: its start, and its whole size, as
+/// a row shows any text too long to carry. (The row's text was cut from the placeholder, which
+/// is longer than a row's text: the size is the string's, not the cut's.)
+fn show_spans(item: &mut TimelineEvent, event: &Event, spans: &[BigString]) {
+    let big = match event {
+        Event::UserMessage { text, .. } => resolve(text, spans).map(|big| (text, big)),
+        _ => None,
+    };
+    if let Some((text, big)) = big {
+        item.text = Some(display(text, spans).to_owned());
+        item.text_bytes = Some(big.bytes());
+    } else if let Some(text) = &mut item.text {
+        // Any other row keeps the text before the marker (its size is the placeholder's).
+        strip_marker(text);
     }
 }

@@ -5,7 +5,10 @@ use super::Analyzer;
 use crate::model::layout::stem_file_name;
 use crate::model::values::{find_value_file, matches_content};
 use crate::model::{Problem, ProblemKind, ResultInfo, RetentionState};
-use crate::retained::{count_format_chars, count_lines, stub_for, value_id};
+use crate::retained::{
+    count_format_chars, count_lines, stub_for, stub_from_source, value_id, ByteSource,
+};
+use crate::transcript::spans::{LineText, SpanSource};
 
 impl Analyzer {
     fn tool_name(&self, id: &str) -> String {
@@ -24,7 +27,7 @@ impl Analyzer {
         ts: Option<i64>,
         id: &str,
         ok: bool,
-        content: &str,
+        content: LineText<'_>,
     ) -> ResultInfo {
         let tool = self.tool_name(id);
         if !self.tool_names.contains(&tool) {
@@ -34,7 +37,31 @@ impl Analyzer {
             return self.foreign_info(f, (n, offset, ts), id, tool, ok);
         }
         let vid = value_id(id);
-        let bytes = content.len() as u64;
+        // A big string is read again from the transcript, in slices, for what needs its bytes.
+        let span = match content {
+            LineText::Span(big) => match SpanSource::open(big) {
+                Ok(src) => Some(src),
+                Err(e) => {
+                    let msg = format!("the transcript cannot be read again: {e}");
+                    self.problems.push(Problem {
+                        line: n,
+                        kind: ProblemKind::Run,
+                        message: msg,
+                    });
+                    None
+                }
+            },
+            LineText::Inline(_) => None,
+        };
+        let inline = match content {
+            LineText::Inline(s) => s,
+            LineText::Span(_) => "",
+        };
+        let text: &dyn ByteSource = match &span {
+            Some(src) => src,
+            None => &inline,
+        };
+        let bytes = text.len();
         self.matched_values.insert(vid.clone());
         if bytes > self.opts.threshold && !self.values.contains_key(&vid) {
             let found = self
@@ -49,7 +76,7 @@ impl Analyzer {
         let state = if bytes <= self.opts.threshold {
             RetentionState::Inline
         } else {
-            match file.map(|f| matches_content(f, content.as_bytes(), self.opts.verify)) {
+            match file.map(|f| matches_content(f, text, self.opts.verify)) {
                 None => RetentionState::Unretained,
                 Some(Ok(true)) => RetentionState::Retained,
                 Some(Ok(false)) => RetentionState::Damaged,
@@ -84,8 +111,13 @@ impl Analyzer {
         // bytes), so a damaged result costs a stub too. Other results' stubs are measured only
         // when asked for (the threshold what-if asks what any of them would cost retained).
         let stubbed = matches!(state, RetentionState::Retained | RetentionState::Damaged);
-        let stub_bytes = (stubbed || self.opts.measure_stubs)
-            .then(|| stub_for(&vid, &tool, content).len() as u64);
+        let stub_bytes = (stubbed || self.opts.measure_stubs).then(|| match (content, &span) {
+            (LineText::Span(big), Some(src)) => {
+                stub_from_source(&vid, &tool, src, big.index()).map_or(0, |s| s.text.len() as u64)
+            }
+            (LineText::Inline(s), _) => stub_for(&vid, &tool, s).len() as u64,
+            (LineText::Span(_), None) => 0,
+        });
         let context_bytes = match (stubbed, stub_bytes) {
             (true, Some(stub)) => stub,
             _ => bytes,
@@ -95,8 +127,14 @@ impl Analyzer {
             tool,
             ok,
             bytes,
-            lines: Some(count_lines(content.as_bytes())),
-            format_chars: count_format_chars(content),
+            lines: Some(match content {
+                LineText::Span(big) => big.index().lines(),
+                LineText::Inline(s) => count_lines(s.as_bytes()),
+            }),
+            format_chars: match content {
+                LineText::Span(big) => big.format_chars(),
+                LineText::Inline(s) => count_format_chars(s),
+            },
             state,
             value_id: vid,
             line: n,

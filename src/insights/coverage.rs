@@ -7,7 +7,7 @@ use super::errors::ErrorPattern;
 use super::peeks::{shown_lines, PeekCall};
 use crate::error::{Error, Result};
 use crate::model::{ResultInfo, RetentionState};
-use crate::retained::{stub_layout, Stub};
+use crate::retained::{stub_from_source, Stub, ValueText};
 use crate::runs::{analyze_run, RunsDir};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -120,17 +120,20 @@ pub fn coverage(
                 let Some(stub) = store.stub_of_seen(&texts.seen) else {
                     continue; // a store whose model got no stub: nothing was kept back
                 };
-                (texts.into_string().map_err(reading)?, stub)
+                (texts.value_text().map_err(reading)?, stub)
             }
             None => {
-                let content = crate::runs::access::result_text(&layout, &id, r).map_err(reading)?;
-                let stub = stub_layout(&r.value_id, &r.tool, &content);
+                let content =
+                    crate::runs::access::result_source(&layout, &id, r).map_err(reading)?;
+                let index = content.line_index().map_err(reading)?;
+                let stub =
+                    stub_from_source(&r.value_id, &r.tool, &content, &index).map_err(reading)?;
                 (content, stub)
             }
         };
         // A full text that is lost leaves only the stub: nothing of it can be missed.
         let content = r.lines.map(|_| content);
-        values.push(cover(r, content.as_deref(), stub, &peeks, errors));
+        values.push(cover(r, content.as_ref(), stub, &peeks, errors).map_err(reading)?);
     }
     if let (Some(c), true) = (call, values.is_empty()) {
         if !detail
@@ -147,11 +150,11 @@ pub fn coverage(
 /// The coverage of result `r`, whose full text is `content` (`None`: lost).
 fn cover(
     r: &ResultInfo,
-    content: Option<&str>,
+    content: Option<&ValueText>,
     stub: Stub,
     peeks: &[PeekCall],
     errors: &ErrorPattern,
-) -> ValueCoverage {
+) -> std::io::Result<ValueCoverage> {
     let mut seen = SeenLines::of(&stub, &r.value_id, peeks).lines;
     if let Some(total) = r.lines {
         // Only lines that exist are seen: a stub's preview or a peek past the end shows none.
@@ -181,7 +184,11 @@ fn cover(
         });
     }
     let seen_lines = seen.len() as u64;
-    ValueCoverage {
+    let missed_errors = match content {
+        Some(c) => missed(c, &seen, errors)?,
+        None => MissedErrors::default(),
+    };
+    Ok(ValueCoverage {
         tool_call_id: r.tool_call_id.clone(),
         value_id: r.value_id.clone(),
         tool: r.tool.clone(),
@@ -197,8 +204,8 @@ fn cover(
         peek_bytes: shown.iter().map(|p| p.bytes).sum(),
         never_peeked: shown.is_empty(),
         peeks: shown,
-        missed_errors: content.map_or_else(MissedErrors::default, |c| missed(c, &seen, errors)),
-    }
+        missed_errors,
+    })
 }
 
 /// The lines of one value the model was shown: those of its stub's head and tail previews and
@@ -231,19 +238,65 @@ fn peeks_of<'p>(peeks: &'p [PeekCall], value_id: &'p str) -> impl Iterator<Item 
 }
 
 /// The error-looking lines of `content` not in `seen`.
-fn missed(content: &str, seen: &BTreeSet<u64>, errors: &ErrorPattern) -> MissedErrors {
+/// A line longer than this is matched on its first this many bytes.
+const MATCHED_LINE_MAX: usize = 16 << 20;
+
+fn missed(
+    content: &ValueText,
+    seen: &BTreeSet<u64>,
+    errors: &ErrorPattern,
+) -> std::io::Result<MissedErrors> {
     let mut out = MissedErrors::default();
     // Lines as the line model splits them: on `\n`, a `\r` before it not part of the line.
-    for (i, line) in content.lines().enumerate() {
-        let n = i as u64 + 1;
-        if !seen.contains(&n) && errors.matches(line) {
+    // The text is streamed, one line held at a time.
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, content.reader());
+    let mut line = Vec::new();
+    let mut n = 0u64;
+    loop {
+        line.clear();
+        let (len, ended) = read_line_capped(&mut reader, &mut line, MATCHED_LINE_MAX)?;
+        if len == 0 {
+            break;
+        }
+        n += 1;
+        if ended && line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        if !seen.contains(&n) && errors.matches(&String::from_utf8_lossy(&line)) {
             out.count += 1;
             if out.lines.len() < MISSED_LISTED {
                 out.lines.push(n);
             }
         }
     }
-    out
+    Ok(out)
+}
+
+/// Reads one line (its `\n` dropped) keeping at most `cap` bytes of it; returns the bytes it
+/// spans and whether a `\n` ended it within the cap.
+fn read_line_capped(
+    reader: &mut impl std::io::BufRead,
+    line: &mut Vec<u8>,
+    cap: usize,
+) -> std::io::Result<(u64, bool)> {
+    let mut len = 0u64;
+    loop {
+        let avail = reader.fill_buf()?;
+        if avail.is_empty() {
+            return Ok((len, false));
+        }
+        let (take, newline) = match memchr::memchr(b'\n', avail) {
+            Some(at) => (at, true),
+            None => (avail.len(), false),
+        };
+        let room = cap.saturating_sub(line.len()).min(take);
+        line.extend_from_slice(&avail[..room]);
+        len += take as u64 + u64::from(newline);
+        reader.consume(take + usize::from(newline));
+        if newline {
+            return Ok((len, line.len() < cap || room == take));
+        }
+    }
 }
 
 /// Line numbers as merged `[first, last]` ranges.

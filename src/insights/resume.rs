@@ -4,10 +4,11 @@
 
 use crate::error::{Error, Result};
 use crate::model::{RetentionState, RunOptions, Verify};
-use crate::retained::stub_for;
+use crate::retained::{stub_for, stub_from_source, ValueText};
 use crate::runs::{analyze_run, RunsDir};
 use crate::transcript::event::{Attachment, Envelope};
-use crate::transcript::{read_lines, Cursor};
+use crate::transcript::spans::{resolve, BigString};
+use crate::transcript::{read_transcript_lines, Cursor, SpanSource};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -181,6 +182,45 @@ enum Replayed {
     Other,
 }
 
+impl Replayed {
+    /// Puts back, in place of each big string's placeholder, the whole text: a resume sends
+    /// messages whole. A result's text stays a placeholder: it is sent as its stub when it has
+    /// a value file, which reads only its previews.
+    fn expand(&mut self, spans: &[BigString]) {
+        let whole = |text: &mut String| {
+            if let Some(big) = resolve(text, spans) {
+                *text = SpanSource::open(big)
+                    .and_then(|src| ValueText::Span(std::sync::Arc::new(src)).into_string())
+                    .unwrap_or_else(|e| format!("[the text cannot be read again: {e}]"));
+            }
+        };
+        match self {
+            Replayed::UserMessage { text, attachments } => {
+                text.iter_mut().for_each(whole);
+                for a in attachments.iter_mut().flatten() {
+                    a.content.iter_mut().for_each(whole);
+                }
+            }
+            Replayed::AssistantMessage { content } => {
+                for block in content.iter_mut().flatten() {
+                    expand_value(block, &whole);
+                }
+            }
+            Replayed::ContextCompacted { summary } => summary.iter_mut().for_each(whole),
+            Replayed::ToolCallFinished { .. } | Replayed::Other => {}
+        }
+    }
+}
+
+fn expand_value(value: &mut Value, whole: &impl Fn(&mut String)) {
+    match value {
+        Value::String(s) => whole(s),
+        Value::Array(items) => items.iter_mut().for_each(|v| expand_value(v, whole)),
+        Value::Object(map) => map.values_mut().for_each(|v| expand_value(v, whole)),
+        _ => {}
+    }
+}
+
 /// A result as replayed: its text only (`ok` is never sent).
 #[derive(Deserialize)]
 struct ReplayResult {
@@ -269,12 +309,15 @@ pub fn resume(
         if shape == ReplayShape::Structured {
             replay.answered = answered_calls(&path).map_err(reading)?;
         }
-        read_lines(&path, Cursor::default(), |line| {
+        read_transcript_lines(&path, Cursor::default(), |line| {
             let Ok(env) = serde_json::from_slice::<Envelope>(line.bytes) else {
                 return; // unreadable lines are skipped, as the run model skips them
             };
-            if let Ok(event) = serde_json::from_str::<Replayed>(env.event.get()) {
-                replay.event(line.number, event, &stubbed);
+            if let Ok(mut event) = serde_json::from_str::<Replayed>(env.event.get()) {
+                if !line.spans.is_empty() {
+                    event.expand(line.spans);
+                }
+                replay.event(line.number, event, line.spans, &stubbed);
             }
         })
         .map_err(reading)?;
@@ -285,7 +328,7 @@ pub fn resume(
 /// The ids of the calls that have a `tool_call_finished` anywhere in transcript `path`.
 fn answered_calls(path: &std::path::Path) -> std::io::Result<HashSet<String>> {
     let mut ids = HashSet::new();
-    read_lines(path, Cursor::default(), |line| {
+    read_transcript_lines(path, Cursor::default(), |line| {
         let Ok(env) = serde_json::from_slice::<Envelope>(line.bytes) else {
             return;
         };
@@ -341,7 +384,13 @@ impl Replay {
         self.messages.last_mut().expect("just pushed")
     }
 
-    fn event(&mut self, line: u64, event: Replayed, stubbed: &HashMap<u64, (String, String)>) {
+    fn event(
+        &mut self,
+        line: u64,
+        event: Replayed,
+        spans: &[BigString],
+        stubbed: &HashMap<u64, (String, String)>,
+    ) {
         match event {
             Replayed::UserMessage { text, attachments } => {
                 self.pending.clear();
@@ -358,7 +407,10 @@ impl Replay {
                 result,
             } => {
                 let content = result.and_then(|r| r.content).unwrap_or_default();
-                let text = result_text(&tool_call_id, content, stubbed.get(&line));
+                let text = match resolve(&content, spans) {
+                    Some(big) => span_text(&tool_call_id, big, stubbed.get(&line)),
+                    None => result_text(&tool_call_id, content, stubbed.get(&line)),
+                };
                 match self.shape {
                     ReplayShape::TextFold => self.pending.push(text),
                     ReplayShape::Structured => {
@@ -502,6 +554,33 @@ fn result_text(call: &str, content: String, stubbed: Option<&(String, String)>) 
             stub: None,
         },
     }
+}
+
+/// [`result_text`] of a text too big to hold, read again from its transcript: a stub reads
+/// only its previews; a text sent whole is read whole (it is what the resume would send).
+fn span_text(call: &str, big: &BigString, stubbed: Option<&(String, String)>) -> ResultText {
+    let read = SpanSource::open(big).and_then(|src| match stubbed {
+        Some((value_id, tool)) => {
+            let stub = stub_from_source(value_id, tool, &src, big.index())?;
+            Ok(ResultText {
+                stub: Some(StubbedResult {
+                    tool_call_id: call.to_owned(),
+                    value_id: value_id.clone(),
+                    full_bytes: big.bytes(),
+                    stub_bytes: stub.text.len() as u64,
+                }),
+                content: stub.text,
+            })
+        }
+        None => Ok(ResultText {
+            content: ValueText::Span(std::sync::Arc::new(src)).into_string()?,
+            stub: None,
+        }),
+    });
+    read.unwrap_or_else(|e| ResultText {
+        content: format!("[the result's text cannot be read again: {e}]"),
+        stub: None,
+    })
 }
 
 #[cfg(test)]

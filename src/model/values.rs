@@ -2,7 +2,7 @@
 
 use super::layout::{stem_file_name, VALUE_EXT};
 use super::options::{modified_ms, mtime_ns, Verify};
-use crate::retained::source::{read_range, same_bytes, FileSource};
+use crate::retained::source::{read_range, same_bytes, ByteSource, FileSource};
 use std::collections::BTreeMap;
 use std::fs;
 use std::io;
@@ -67,26 +67,29 @@ pub(crate) fn value_file_of(stem: &str, path: PathBuf, meta: &fs::Metadata) -> V
 }
 
 /// Bytes compared at each end of a value by [`Verify::Sampled`].
-const SAMPLE: usize = 64 * 1024;
+const SAMPLE: u64 = 64 * 1024;
 
 /// Whether a value file holds `content`: sizes first, then every byte streamed, or (sampled)
 /// only its first and last [`SAMPLE`] bytes.
 pub(crate) fn matches_content(
     file: &ValueFile,
-    content: &[u8],
+    content: &(impl ByteSource + ?Sized),
     verify: Verify,
 ) -> io::Result<bool> {
-    if file.bytes != content.len() as u64 {
+    if file.bytes != content.len() {
         return Ok(false);
     }
     if verify == Verify::Size {
         return Ok(true);
     }
     let src = FileSource::open(&file.path)?;
-    if verify == Verify::Full || content.len() <= 2 * SAMPLE {
+    let len = content.len();
+    if verify == Verify::Full || len <= 2 * SAMPLE {
         return same_bytes(&src, content);
     }
-    let tail_at = content.len() - SAMPLE;
-    Ok(read_range(&src, 0, SAMPLE as u64)? == content[..SAMPLE]
-        && read_range(&src, tail_at as u64, content.len() as u64)? == content[tail_at..])
+    let tail_at = len - SAMPLE;
+    Ok(
+        read_range(&src, 0, SAMPLE)? == read_range(content, 0, SAMPLE)?
+            && read_range(&src, tail_at, len)? == read_range(content, tail_at, len)?,
+    )
 }

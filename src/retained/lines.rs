@@ -52,46 +52,12 @@ pub struct LineIndex {
 impl LineIndex {
     /// One sequential pass over `src`.
     pub fn build(src: &(impl ByteSource + ?Sized)) -> io::Result<Self> {
-        let mut checkpoints = vec![0u64];
-        let mut newlines: u64 = 0;
-        scan_chunks::<()>(src, 0, |offset, chunk| {
-            // Count a block at a time (SIMD); walk newline by newline only through the few
-            // blocks where a checkpoint falls.
-            for (b, block) in chunk.chunks(BLOCK).enumerate() {
-                let count = bytecount::count(block, b'\n') as u64;
-                if newlines % STRIDE + count < STRIDE {
-                    newlines += count;
-                    continue;
-                }
-                let block_offset = offset + (b * BLOCK) as u64;
-                for pos in memchr::memchr_iter(b'\n', block) {
-                    newlines += 1;
-                    if newlines % STRIDE == 0 {
-                        checkpoints.push(block_offset + pos as u64 + 1);
-                    }
-                }
-            }
+        let mut builder = LineIndexBuilder::default();
+        scan_chunks::<()>(src, 0, |_, chunk| {
+            builder.feed(chunk);
             ControlFlow::Continue(())
         })?;
-        let bytes = src.len();
-        let ends_with_newline = newlines > 0 && last_byte(src)? == Some(b'\n');
-        let lines = if bytes == 0 {
-            0
-        } else if ends_with_newline {
-            newlines
-        } else {
-            newlines + 1
-        };
-        // A checkpoint for a line that does not exist (the text ends right after a newline
-        // that closes line k*STRIDE) would point at the end; drop it.
-        while checkpoints.len() as u64 > lines.div_ceil(STRIDE).max(1) {
-            checkpoints.pop();
-        }
-        Ok(Self {
-            bytes,
-            lines,
-            checkpoints,
-        })
+        Ok(builder.finish())
     }
 
     /// Number of lines in the text (spec B.3: a final `\n` starts no new line).
@@ -154,13 +120,71 @@ impl LineIndex {
     }
 }
 
-fn last_byte(src: &(impl ByteSource + ?Sized)) -> io::Result<Option<u8>> {
-    if src.is_empty() {
-        return Ok(None);
+/// A [`LineIndex`] built from a text handed over in consecutive chunks (a file read in order,
+/// or a string decoded as it streams by), so no caller holds the text whole.
+#[derive(Debug, Default)]
+pub(crate) struct LineIndexBuilder {
+    bytes: u64,
+    newlines: u64,
+    last: Option<u8>,
+    checkpoints: Vec<u64>,
+}
+
+impl LineIndexBuilder {
+    /// Bytes fed so far.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
     }
-    let mut b = [0u8; 1];
-    let n = src.read_at(src.len() - 1, &mut b)?;
-    Ok((n == 1).then_some(b[0]))
+
+    /// The next bytes of the text.
+    pub(crate) fn feed(&mut self, chunk: &[u8]) {
+        let offset = self.bytes;
+        // Count a block at a time (SIMD); walk newline by newline only through the few blocks
+        // where a checkpoint falls.
+        for (b, block) in chunk.chunks(BLOCK).enumerate() {
+            let count = bytecount::count(block, b'\n') as u64;
+            if self.newlines % STRIDE + count < STRIDE {
+                self.newlines += count;
+                continue;
+            }
+            let block_offset = offset + (b * BLOCK) as u64;
+            for pos in memchr::memchr_iter(b'\n', block) {
+                self.newlines += 1;
+                if self.newlines % STRIDE == 0 {
+                    self.checkpoints.push(block_offset + pos as u64 + 1);
+                }
+            }
+        }
+        self.bytes += chunk.len() as u64;
+        if let Some(&b) = chunk.last() {
+            self.last = Some(b);
+        }
+    }
+
+    /// The index of everything fed.
+    pub(crate) fn finish(self) -> LineIndex {
+        let newlines = self.newlines;
+        let lines = if self.bytes == 0 {
+            0
+        } else if self.last == Some(b'\n') {
+            newlines
+        } else {
+            newlines + 1
+        };
+        let mut checkpoints = Vec::with_capacity(self.checkpoints.len() + 1);
+        checkpoints.push(0);
+        checkpoints.extend(self.checkpoints);
+        // A checkpoint for a line that does not exist (the text ends right after a newline
+        // that closes line k*STRIDE) would point at the end; drop it.
+        while checkpoints.len() as u64 > lines.div_ceil(STRIDE).max(1) {
+            checkpoints.pop();
+        }
+        LineIndex {
+            bytes: self.bytes,
+            lines,
+            checkpoints,
+        }
+    }
 }
 
 /// Number of lines of an in-memory text, by the same model.

@@ -2,11 +2,13 @@
 //! pure function used by every caller: the CLI, the desktop app and GC.
 
 mod format_chars;
+pub(crate) mod json_string;
 pub(crate) mod lines;
 pub(crate) mod open;
 pub(crate) mod peek;
 pub(crate) mod query;
 pub(crate) mod source;
+pub(crate) mod span;
 pub(crate) mod stub;
 pub(crate) mod value_id;
 
@@ -18,6 +20,7 @@ pub use peek::{
 };
 pub use query::{scan_query_chunked, QueryHit, QueryScan};
 pub use source::{ByteSource, FileSource};
+pub use span::{BigString, SpanSource};
 pub use stub::{stub_for, stub_from_source, stub_layout, Stub, STUB_MAX};
 pub use value_id::{fnv1a32, value_id, ValueIdPair};
 

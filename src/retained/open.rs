@@ -4,6 +4,7 @@
 
 use super::lines::{utf8_prefix, LineIndex};
 use super::source::{read_range, ByteSource, FileSource};
+use super::span::SpanSource;
 use serde::Serialize;
 use std::io;
 use std::sync::Arc;
@@ -15,6 +16,50 @@ pub enum ValueText {
     File(FileSource),
     /// The result's `content` from the transcript (no value file, or a damaged one).
     Memory(Arc<String>),
+    /// The same, when the transcript's line was too long to hold: the string is read again
+    /// from the transcript, in slices, as it is asked for.
+    Span(Arc<SpanSource>),
+}
+
+impl ValueText {
+    /// Its line index: built by one pass, or the one counted when a span was read.
+    pub fn line_index(&self) -> io::Result<LineIndex> {
+        match self {
+            ValueText::Span(s) => Ok(s.span().index().clone()),
+            other => LineIndex::build(other),
+        }
+    }
+
+    /// Writes the whole text to `out`, a chunk at a time.
+    pub fn write_to(&self, out: &mut impl io::Write) -> io::Result<()> {
+        let mut failed = None;
+        super::source::scan_chunks(self, 0, |_, chunk| match out.write_all(chunk) {
+            Ok(()) => std::ops::ControlFlow::Continue(()),
+            Err(e) => {
+                failed = Some(e);
+                std::ops::ControlFlow::Break(())
+            }
+        })?;
+        failed.map_or(Ok(()), Err)
+    }
+
+    /// The text as a reader, from its start.
+    pub fn reader(&self) -> impl io::Read + '_ {
+        TextReader { text: self, at: 0 }
+    }
+
+    /// Bytes `start..end` of the text (clipped to it).
+    pub fn read_range(&self, start: u64, end: u64) -> io::Result<Vec<u8>> {
+        read_range(self, start, end)
+    }
+
+    /// The whole text in memory, for a caller that has checked its size first.
+    pub fn into_string(self) -> io::Result<String> {
+        match self {
+            ValueText::Memory(s) => Ok(Arc::unwrap_or_clone(s)),
+            other => Ok(String::from_utf8_lossy(&read_range(&other, 0, other.len())?).into_owned()),
+        }
+    }
 }
 
 impl ByteSource for ValueText {
@@ -22,6 +67,7 @@ impl ByteSource for ValueText {
         match self {
             ValueText::File(f) => f.len(),
             ValueText::Memory(s) => s.as_str().len() as u64,
+            ValueText::Span(s) => s.len(),
         }
     }
 
@@ -29,7 +75,21 @@ impl ByteSource for ValueText {
         match self {
             ValueText::File(f) => f.read_at(offset, buf),
             ValueText::Memory(s) => s.as_bytes().read_at(offset, buf),
+            ValueText::Span(s) => s.read_at(offset, buf),
         }
+    }
+}
+
+struct TextReader<'a> {
+    text: &'a ValueText,
+    at: u64,
+}
+
+impl io::Read for TextReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.text.read_at(self.at, buf)?;
+        self.at += n as u64;
+        Ok(n)
     }
 }
 
@@ -79,7 +139,7 @@ pub struct OpenValue {
 impl OpenValue {
     /// Opens `text`: one pass over it builds its line index.
     pub fn new(text: ValueText) -> io::Result<Self> {
-        let index = LineIndex::build(&text)?;
+        let index = text.line_index()?;
         Ok(Self { text, index })
     }
 

@@ -25,6 +25,16 @@ pub trait ByteSource {
     }
 }
 
+impl<T: ByteSource + ?Sized> ByteSource for &T {
+    fn len(&self) -> u64 {
+        (**self).len()
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        (**self).read_at(offset, buf)
+    }
+}
+
 impl ByteSource for [u8] {
     fn len(&self) -> u64 {
         <[u8]>::len(self) as u64
@@ -160,20 +170,50 @@ pub(crate) fn scan_chunks<B>(
     }
 }
 
-/// Streams `src` and tells whether it holds exactly `expected`. Reads at most one chunk at a
-/// time, so comparing a 1 GiB value file costs no more memory than comparing a small one.
-pub(crate) fn same_bytes(src: &(impl ByteSource + ?Sized), expected: &[u8]) -> io::Result<bool> {
-    if src.len() != expected.len() as u64 {
+/// Streams `src` and tells whether it holds exactly the bytes of `expected`. Reads at most one
+/// chunk of each at a time, so comparing a 1 GiB value file costs no more memory than comparing
+/// a small one.
+pub(crate) fn same_bytes(
+    src: &(impl ByteSource + ?Sized),
+    expected: &(impl ByteSource + ?Sized),
+) -> io::Result<bool> {
+    if src.len() != expected.len() {
         return Ok(false);
     }
+    let mut want = Vec::new();
+    let mut failed = None;
     let differs = scan_chunks(src, 0, |offset, chunk| {
-        let at = offset as usize;
-        match expected.get(at..at + chunk.len()) {
-            Some(want) if want == chunk => ControlFlow::Continue(()),
-            _ => ControlFlow::Break(()),
+        want.resize(chunk.len(), 0);
+        match read_exact_at(expected, offset, &mut want) {
+            Ok(true) if want == chunk => ControlFlow::Continue(()),
+            Ok(_) => ControlFlow::Break(()),
+            Err(e) => {
+                failed = Some(e);
+                ControlFlow::Break(())
+            }
         }
     })?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
     Ok(differs.is_none())
+}
+
+/// Fills `buf` from `offset`; false when the source ends first.
+fn read_exact_at(
+    src: &(impl ByteSource + ?Sized),
+    offset: u64,
+    buf: &mut [u8],
+) -> io::Result<bool> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        let n = src.read_at(offset + filled as u64, &mut buf[filled..])?;
+        if n == 0 {
+            return Ok(false);
+        }
+        filled += n;
+    }
+    Ok(true)
 }
 
 #[cfg(test)]
@@ -193,8 +233,8 @@ mod tests {
     #[test]
     fn same_bytes_compares_length_and_content() {
         let src: &[u8] = b"abc";
-        assert!(same_bytes(src, b"abc").unwrap());
-        assert!(!same_bytes(src, b"abd").unwrap());
-        assert!(!same_bytes(src, b"abcd").unwrap());
+        assert!(same_bytes(src, &b"abc"[..]).unwrap());
+        assert!(!same_bytes(src, &b"abd"[..]).unwrap());
+        assert!(!same_bytes(src, &b"abcd"[..]).unwrap());
     }
 }

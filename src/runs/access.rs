@@ -13,23 +13,22 @@ use super::{analyze_run, read_row, ResultInfo, RetentionState, RunsDir};
 use crate::error::{Error, ErrorCode, Result};
 use crate::retained::open::{OpenValue, ValueText};
 use crate::retained::{
-    peek_source, stub_from_source, stub_layout, value_id, FileSource, Peek, PeekRequest, Stub,
+    peek_source, stub_from_source, value_id, FileSource, Peek, PeekRequest, Stub,
 };
 use crate::transcript::event::{Envelope, Event};
+use crate::transcript::spans::resolve;
+use crate::transcript::{read_transcript_line, SpanSource};
 use serde::Serialize;
-use std::fs::File;
-use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use ts_rs::TS;
 
 /// A tool result with its full text, as the transcript holds it.
-#[derive(Debug, Clone)]
 pub struct FoundResult {
     /// The result's figures.
     pub info: ResultInfo,
-    /// The full text, exactly as the tool returned it.
-    pub content: String,
+    /// The full text, exactly as the tool returned it (read in slices when it is big).
+    pub content: ValueText,
 }
 
 /// Where a value's full text is read from.
@@ -184,7 +183,7 @@ impl RunsDir {
         if let Some(found) = self.foreign_result(run, call)? {
             let (_, info, texts) = found;
             let content = texts
-                .into_string()
+                .value_text()
                 .map_err(|e| Error::io("reading the result", &e))?;
             return Ok(FoundResult { info, content });
         }
@@ -327,10 +326,7 @@ impl RunsDir {
         let file = self.value_file(run, &info.tool_call_id)?;
         let (source, text) = match &file {
             Some(path) => (TextSource::File, ValueText::File(open_file(path)?)),
-            None => (
-                TextSource::Transcript,
-                ValueText::Memory(Arc::new(found.content)),
-            ),
+            None => (TextSource::Transcript, found.content),
         };
         let value = OpenValue::new(text).map_err(|e| Error::io("indexing the value", &e))?;
         let info = ValueInfo {
@@ -481,8 +477,12 @@ impl RunsDir {
     }
 
     /// The stub of a result over the threshold; `None` at or under it.
-    fn stub_of(&self, info: &ResultInfo, content: &str) -> Option<Stub> {
-        (info.bytes > self.opts.threshold).then(|| stub_layout(&info.value_id, &info.tool, content))
+    fn stub_of(&self, info: &ResultInfo, content: &ValueText) -> Option<Stub> {
+        if info.bytes <= self.opts.threshold {
+            return None;
+        }
+        let index = content.line_index().ok()?;
+        stub_from_source(&info.value_id, &info.tool, content, &index).ok()
     }
 
     /// The text a peek of `call` reads: its value file, else its result's text.
@@ -499,8 +499,7 @@ impl RunsDir {
             return Ok((value_id(call), TextSource::File, text));
         }
         let found = self.find_result(run, call)?;
-        let text = ValueText::Memory(Arc::new(found.content));
-        Ok((found.info.value_id, TextSource::Transcript, text))
+        Ok((found.info.value_id, TextSource::Transcript, found.content))
     }
 }
 
@@ -569,10 +568,14 @@ fn foreign_source(texts: &crate::model::recorded::RecordedTexts) -> TextSource {
 }
 
 /// The full text of result `info` of run `id`: the transcript's copy for the harness's runs,
-/// the value file (or what is left of it) for another agent's.
-pub(crate) fn result_text(layout: &Layout, id: &str, info: &ResultInfo) -> std::io::Result<String> {
+/// the value file (or what is left of it) for another agent's. Read in slices as asked for.
+pub(crate) fn result_source(
+    layout: &Layout,
+    id: &str,
+    info: &ResultInfo,
+) -> std::io::Result<ValueText> {
     if let Some(texts) = layout.store().recorded_texts(layout, id, info) {
-        return texts?.into_string();
+        return texts?.value_text();
     }
     let path = layout
         .runs
@@ -580,6 +583,11 @@ pub(crate) fn result_text(layout: &Layout, id: &str, info: &ResultInfo) -> std::
         .and_then(|f| f.transcript.clone())
         .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no transcript"))?;
     read_result_content(&path, info.offset)
+}
+
+/// [`result_source`] in memory, for a caller that has checked its size.
+pub(crate) fn result_text(layout: &Layout, id: &str, info: &ResultInfo) -> std::io::Result<String> {
+    result_source(layout, id, info)?.into_string()
 }
 
 /// The texts store `layout` recorded of result `info` of run `id`; an error for a store whose
@@ -617,18 +625,31 @@ pub(crate) fn unknown_call(run: &str, call: &str) -> Error {
     )
 }
 
-/// The `content` of the `tool_call_finished` line starting at `offset`.
-pub(crate) fn read_result_content(path: &Path, offset: u64) -> std::io::Result<String> {
-    let mut file = File::open(path)?;
-    file.seek(SeekFrom::Start(offset))?;
-    let mut line = Vec::new();
-    BufReader::new(file).read_until(b'\n', &mut line)?;
-    let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_owned());
-    // A value of a glued line is read up to its end, not the line's.
-    let env: Envelope = serde_json::from_slice(crate::transcript::first_value(&line))
-        .map_err(|_| bad("the line changed since it was read"))?;
-    match serde_json::from_str::<Event>(env.event.get()) {
-        Ok(Event::ToolCallFinished { result, .. }) => Ok(result.content),
-        _ => Err(bad("the line changed since it was read")),
-    }
+/// The `content` of the `tool_call_finished` line starting at `offset`: in memory, or (a big
+/// string of a line too long to hold) read again from the transcript in slices.
+pub(crate) fn read_result_content(path: &Path, offset: u64) -> std::io::Result<ValueText> {
+    let bad = || {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "the line changed since it was read",
+        )
+    };
+    let read = read_transcript_line(path, offset, |line| {
+        if line.broken.is_some() {
+            return Err(bad());
+        }
+        // A value of a glued line is read up to its end, not the line's.
+        let env: Envelope = serde_json::from_slice(crate::transcript::first_value(line.bytes))
+            .map_err(|_| bad())?;
+        match serde_json::from_str::<Event>(env.event.get()) {
+            Ok(Event::ToolCallFinished { result, .. }) => {
+                Ok(match resolve(&result.content, line.spans) {
+                    Some(big) => ValueText::Span(Arc::new(SpanSource::open(big)?)),
+                    None => ValueText::Memory(Arc::new(result.content)),
+                })
+            }
+            _ => Err(bad()),
+        }
+    })?;
+    read.unwrap_or_else(|| Err(bad()))
 }

@@ -50,7 +50,7 @@ pub(crate) fn analyze_run_with(
     if let Some(path) = &files.transcript {
         let mut own_bytes = 0u64;
         let mut take = |line: RawLine<'_>| {
-            let len = line.bytes.len() as u64;
+            let len = line.raw_len;
             if analyzer.line_taken(line) {
                 own_bytes += 1 + len;
             }

@@ -4,12 +4,15 @@
 
 pub(crate) mod event;
 pub(crate) mod reader;
+pub(crate) mod spans;
+mod tally;
 
 pub use event::{Timing, Usage};
 
+pub use crate::retained::span::{BigString, SpanSource};
 pub(crate) use event::SCHEMA_VERSION;
 pub(crate) use reader::ReadOutcome;
 pub(crate) use reader::{
-    first_value, read_lines, read_lines_from, read_small_lines, settled_tail, split_glued, Cursor,
-    RawLine,
+    first_value, read_lines, read_lines_from, read_small_lines, read_transcript_line,
+    read_transcript_lines, settled_tail, split_glued, Cursor, RawLine,
 };

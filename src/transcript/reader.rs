@@ -6,9 +6,11 @@
 //! Lines are split on `\n` by the buffered reader (memchr inside), one line in memory at a time,
 //! whatever its size.
 
+use super::spans::{bounds, BigString, Compacted, Compactor};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Seek, SeekFrom};
 use std::path::Path;
+use std::sync::Arc;
 
 /// One complete line of a transcript.
 #[derive(Debug)]
@@ -19,9 +21,17 @@ pub(crate) struct RawLine<'a> {
     pub offset: u64,
     /// The line without its `\n`.
     pub bytes: &'a [u8],
+    /// Its length in the file, its `\n` excluded: `bytes.len()`, except for a line too long to
+    /// hold, whose `bytes` are what is left when its big strings are taken out.
+    pub raw_len: u64,
     /// For one of several JSON values glued together on one line (`}{`): its place among them
     /// and how many there are. `None` for a line as it was written.
     pub glued: Option<(u32, u32)>,
+    /// The big strings of a line too long to hold, which `bytes` holds as placeholders
+    /// (see [`super::spans`]); empty for any other line.
+    pub spans: &'a [BigString],
+    /// Why a line too long to hold is not valid JSON text, found while streaming it.
+    pub broken: Option<&'a str>,
 }
 
 impl<'a> RawLine<'a> {
@@ -31,7 +41,10 @@ impl<'a> RawLine<'a> {
             number,
             offset,
             bytes,
+            raw_len: bytes.len() as u64,
             glued: None,
+            spans: &[],
+            broken: None,
         }
     }
 }
@@ -84,7 +97,10 @@ pub(crate) fn split_glued(line: RawLine<'_>, each: &mut impl FnMut(RawLine<'_>))
             number: line.number,
             offset: line.offset + (start + skip) as u64,
             bytes: &bytes[skip..],
+            raw_len: (bytes.len() - skip) as u64,
             glued: Some((i as u32, count)),
+            spans: line.spans,
+            broken: line.broken,
         });
     }
 }
@@ -111,17 +127,33 @@ pub(crate) struct ReadOutcome {
 const READ_BUFFER: usize = 1 << 20;
 
 /// Reads every complete line from `from` to the current end of `path`, calling `each` for
-/// each, and returns where the next read should start.
+/// each, and returns where the next read should start. Each line is held whole.
 pub(crate) fn read_lines(
     path: &Path,
     from: Cursor,
     each: impl FnMut(RawLine<'_>),
 ) -> io::Result<ReadOutcome> {
+    let (reader, file_len) = open_at(path, from)?;
+    read_lines_at(reader, from, file_len, None, each)
+}
+
+/// [`read_lines`] for a harness transcript: a line over the bound (`spans::LINE_BOUND`) is streamed, its big
+/// strings kept as spans of the file (see [`super::spans`]), so no line costs more memory than
+/// the bound, whatever the size of the result it holds.
+pub(crate) fn read_transcript_lines(
+    path: &Path,
+    from: Cursor,
+    each: impl FnMut(RawLine<'_>),
+) -> io::Result<ReadOutcome> {
+    let (reader, file_len) = open_at(path, from)?;
+    read_lines_at(reader, from, file_len, Some(Arc::from(path)), each)
+}
+
+fn open_at(path: &Path, from: Cursor) -> io::Result<(BufReader<File>, u64)> {
     let mut file = File::open(path)?;
     let file_len = file.metadata()?.len();
     file.seek(SeekFrom::Start(from.offset))?;
-    let reader = BufReader::with_capacity(READ_BUFFER, file);
-    read_lines_at(reader, from, file_len, each)
+    Ok((BufReader::with_capacity(READ_BUFFER, file), file_len))
 }
 
 /// [`read_lines`] over any reader from its start (a decompressed rollout): offsets count the
@@ -131,41 +163,123 @@ pub(crate) fn read_lines_from(
     file_len: u64,
     each: impl FnMut(RawLine<'_>),
 ) -> io::Result<ReadOutcome> {
-    read_lines_at(reader, Cursor::default(), file_len, each)
+    read_lines_at(reader, Cursor::default(), file_len, None, each)
 }
 
+/// The line reader. With `spans_of` (the file being read), a line over the bound goes
+/// through a [`Compactor`] from the moment it passes the bound.
 fn read_lines_at(
     mut reader: impl BufRead,
     from: Cursor,
     file_len: u64,
+    spans_of: Option<Arc<Path>>,
     mut each: impl FnMut(RawLine<'_>),
 ) -> io::Result<ReadOutcome> {
     let mut cursor = from;
     let mut buf = Vec::new();
     loop {
-        buf.clear();
-        let n = reader.read_until(b'\n', &mut buf)?;
-        if n == 0 {
-            return Ok(ReadOutcome {
-                cursor,
-                pending_bytes: 0,
-                file_len,
-            });
-        }
-        if buf.last() != Some(&b'\n') {
-            // A torn tail: leave it for a later pass.
-            return Ok(ReadOutcome {
-                cursor,
-                pending_bytes: n as u64,
-                file_len,
-            });
-        }
+        let line = match next_line(&mut reader, cursor.offset, spans_of.as_ref(), &mut buf)? {
+            Ok(line) => line,
+            // The end, or a torn tail: leave it for a later pass.
+            Err(pending_bytes) => {
+                return Ok(ReadOutcome {
+                    cursor,
+                    pending_bytes,
+                    file_len,
+                })
+            }
+        };
         let number = cursor.lines + 1;
-        each(RawLine::whole(number, cursor.offset, &buf[..n - 1]));
+        line.hand(number, cursor.offset, &buf, &mut each);
         cursor = Cursor {
-            offset: cursor.offset + n as u64,
+            offset: cursor.offset + line.len + 1,
             lines: number,
         };
+    }
+}
+
+/// The complete line of `path` that starts at `offset`, read as [`read_transcript_lines`]
+/// reads it; `None` when there is no complete line there.
+pub(crate) fn read_transcript_line<T>(
+    path: &Path,
+    offset: u64,
+    f: impl FnOnce(RawLine<'_>) -> T,
+) -> io::Result<Option<T>> {
+    let (mut reader, _) = open_at(path, Cursor { offset, lines: 0 })?;
+    let mut buf = Vec::new();
+    let Ok(line) = next_line(&mut reader, offset, Some(&Arc::from(path)), &mut buf)? else {
+        return Ok(None);
+    };
+    let mut f = Some(f);
+    let mut out = None;
+    line.hand(1, offset, &buf, &mut |l| out = f.take().map(|f| f(l)));
+    Ok(out)
+}
+
+/// One line read by [`next_line`]: held in the caller's buffer, or compacted.
+struct NextLine {
+    /// Its length in the file, the newline excluded.
+    len: u64,
+    compacted: Option<Compacted>,
+}
+
+impl NextLine {
+    fn hand(&self, number: u64, offset: u64, buf: &[u8], each: &mut impl FnMut(RawLine<'_>)) {
+        match &self.compacted {
+            None => each(RawLine::whole(number, offset, buf)),
+            Some(Ok((small, spans))) => each(RawLine {
+                spans,
+                raw_len: self.len,
+                ..RawLine::whole(number, offset, small)
+            }),
+            Some(Err(why)) => each(RawLine {
+                broken: Some(why),
+                raw_len: self.len,
+                ..RawLine::whole(number, offset, b"")
+            }),
+        }
+    }
+}
+
+/// Reads the next line into `buf` (or through a compactor, past the bound). At the end, or at
+/// a torn tail, the size of what was there (0 at the end).
+fn next_line(
+    reader: &mut impl BufRead,
+    offset: u64,
+    spans_of: Option<&Arc<Path>>,
+    buf: &mut Vec<u8>,
+) -> io::Result<Result<NextLine, u64>> {
+    buf.clear();
+    let mut compactor: Option<Compactor> = None;
+    let mut len = 0u64;
+    loop {
+        let avail = reader.fill_buf()?;
+        if avail.is_empty() {
+            return Ok(Err(len));
+        }
+        let (take, newline) = match memchr::memchr(b'\n', avail) {
+            Some(at) => (at, true),
+            None => (avail.len(), false),
+        };
+        if let Some(c) = &mut compactor {
+            c.feed(&avail[..take]);
+        } else {
+            buf.extend_from_slice(&avail[..take]);
+            if let Some(path) = spans_of.filter(|_| buf.len() > bounds().0) {
+                let mut c = Compactor::new(path.clone(), offset);
+                c.feed(buf);
+                *buf = Vec::new();
+                compactor = Some(c);
+            }
+        }
+        len += take as u64;
+        reader.consume(take + usize::from(newline));
+        if newline {
+            return Ok(Ok(NextLine {
+                len,
+                compacted: compactor.map(Compactor::finish),
+            }));
+        }
     }
 }
 

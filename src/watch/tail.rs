@@ -12,7 +12,7 @@ use crate::index::Entry;
 use crate::model::layout::{is_link, is_regular_file, value_dir_name, RunPaths};
 use crate::model::values::{find_value_file, list_value_files};
 use crate::model::{now_ms, Run, RunOptions, TimelineEvent};
-use crate::transcript::{read_lines, Cursor};
+use crate::transcript::{read_transcript_lines, Cursor};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -174,8 +174,8 @@ impl Tail {
         let same_file = fs::metadata(&self.transcript)
             .is_ok_and(|m| identity(&m).ino == kept.ino && m.len() >= known_end);
         let mut analyzer = begin(&self.id, &self.values_dir, self.opts);
-        let read = read_lines(&self.transcript, Cursor::default(), |line| {
-            let end = line.offset + line.bytes.len() as u64 + 1;
+        let read = read_transcript_lines(&self.transcript, Cursor::default(), |line| {
+            let end = line.offset + line.raw_len + 1;
             analyzer.line(line);
             if same_file && end <= known_end {
                 analyzer.take_events(); // known already: not news
@@ -264,7 +264,8 @@ impl Tail {
         }
         self.file = Some(now);
         let analyzer = &mut self.analyzer;
-        let outcome = read_lines(&self.transcript, self.cursor, |line| analyzer.line(line))?;
+        let outcome =
+            read_transcript_lines(&self.transcript, self.cursor, |line| analyzer.line(line))?;
         self.cursor = outcome.cursor;
         self.file_len = outcome.file_len;
         self.pending_bytes = outcome.pending_bytes;

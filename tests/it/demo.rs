@@ -128,7 +128,7 @@ fn a_coloured_log_keeps_its_line_numbers_and_peek_answers() {
     let full = runs
         .find_result("run_hostile_markup", &log.tool_call_id)
         .unwrap();
-    let text = full.content;
+    let text = full.content.into_string().unwrap();
     assert!(text.contains("\u{1b}[1;31mFAILED\u{1b}[0m"));
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(log.lines, Some(lines.len() as u64));

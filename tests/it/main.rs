@@ -2,6 +2,7 @@
 
 mod agents;
 mod architecture;
+mod bounded;
 mod cli;
 mod contract;
 mod coverage;

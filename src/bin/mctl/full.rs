@@ -1,8 +1,13 @@
-//! `mctl full RUN CALL`: the exact bytes of a result's full text, as the transcript holds it.
+//! `mctl full RUN CALL`: the exact bytes of a result's full text, as the transcript holds it,
+//! streamed: a result of any size costs one buffer.
 
-use crate::output::print_text;
 use mission_control::runs::RunsDir;
+use std::io::Write;
 
 pub fn run(dir: RunsDir, run: &str, call: &str) -> anyhow::Result<()> {
-    print_text(&dir.find_result(run, call)?.content)
+    let found = dir.find_result(run, call)?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    found.content.write_to(&mut out)?;
+    out.flush()?;
+    Ok(())
 }

@@ -614,7 +614,7 @@ impl ClaudeFold {
         }
         let same = match recorded {
             None => true,
-            Some(r) if raw.complete => matches_content(file, r.as_bytes(), self.verify)?,
+            Some(r) if raw.complete => matches_content(file, r, self.verify)?,
             Some(r) => starts_with(file, r.as_bytes())?,
         };
         // A file that holds the recorded output is counted from memory; another is read.

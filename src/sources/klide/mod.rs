@@ -12,6 +12,7 @@ use crate::model::values::{list_value_files, ValueFile};
 use crate::model::PeekCall;
 use crate::model::{Layout, RunFiles, RunOptions};
 use crate::sources::{Capabilities, Source, SourceInfo, SourceKind, StoreFold, ValueFolders};
+use crate::transcript::{read_transcript_lines, split_glued, Cursor, RawLine, ReadOutcome};
 use peeks::peek_calls;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -48,6 +49,18 @@ impl Source for Harness {
 
     fn read_layout(&self, root: &Path, _cache: Option<&Path>) -> io::Result<Layout> {
         Layout::read(root)
+    }
+
+    /// A transcript line holds its result's full text: a line over the bound is streamed, its
+    /// big strings kept as spans of the file, so no result is held whole.
+    fn read_records(
+        &self,
+        path: &Path,
+        _run: &str,
+        each: &mut dyn FnMut(RawLine<'_>),
+    ) -> io::Result<ReadOutcome> {
+        let mut each = |line: RawLine<'_>| split_glued(line, &mut &mut *each);
+        read_transcript_lines(path, Cursor::default(), &mut each)
     }
 
     fn fold(

@@ -9,7 +9,7 @@ use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use mission_control::gc::{self, GcPolicy};
 use mission_control::pins::{PinChange, Pins};
-use mission_control::retained::PeekRequest;
+use mission_control::retained::{ByteSource, PeekRequest, ValueText};
 use mission_control::runs::{now_ms, RunsDir};
 use mission_control::service::read_only;
 use mission_control::{Error, ErrorCode};
@@ -118,28 +118,52 @@ pub async fn full(
     let dir = p.get("dir").cloned();
     let done = tokio::task::spawn_blocking(move || {
         let found = s.open_dir(dir.as_deref())?.find_result(&run, &call)?;
-        let bytes = found.content.into_bytes();
-        let total = bytes.len() as u64;
-        let start = usize::try_from(offset.min(total)).unwrap_or(usize::MAX);
+        let total = found.content.len();
+        let start = offset.min(total);
         let end = limit.map_or(total, |l| offset.saturating_add(l).min(total));
-        let end = usize::try_from(end).unwrap_or(usize::MAX);
-        Ok::<_, Error>((total, bytes[start..end.max(start)].to_vec()))
+        Ok::<_, Error>((found.content, total, start, end.max(start)))
     })
     .await;
-    match done {
-        Ok(Ok((total, body))) => {
-            let mut resp = bytes_response("text/plain; charset=utf-8", body);
-            if let Ok(v) = HeaderValue::from_str(&total.to_string()) {
-                resp.headers_mut().insert("x-total-bytes", v);
-            }
-            resp
+    let (text, total, start, end) = match done {
+        Ok(Ok(found)) => found,
+        Ok(Err(e)) => return error_response(e),
+        Err(e) => {
+            return error_response(Error::new(
+                ErrorCode::Io,
+                format!("the request failed: {e}"),
+            ))
         }
-        Ok(Err(e)) => error_response(e),
-        Err(e) => error_response(Error::new(
-            ErrorCode::Io,
-            format!("the request failed: {e}"),
-        )),
+    };
+    let mut resp = Response::new(stream_range(text, start, end));
+    let headers = resp.headers_mut();
+    headers.insert(
+        axum::http::header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    if let Ok(v) = HeaderValue::from_str(&total.to_string()) {
+        headers.insert("x-total-bytes", v);
     }
+    resp
+}
+
+/// Bytes `start..end` of `text` as a streamed body: read a chunk at a time, only as fast as
+/// the client takes them (the channel holds two), and not at all once it has gone away.
+fn stream_range(text: ValueText, start: u64, end: u64) -> axum::body::Body {
+    const CHUNK: u64 = 256 << 10;
+    let (tx, rx) = tokio::sync::mpsc::channel::<std::io::Result<Vec<u8>>>(2);
+    tokio::task::spawn_blocking(move || {
+        let mut at = start;
+        while at < end {
+            let next = (at + CHUNK).min(end);
+            let chunk = text.read_range(at, next);
+            let failed = chunk.is_err();
+            if tx.blocking_send(chunk).is_err() || failed {
+                return;
+            }
+            at = next;
+        }
+    });
+    axum::body::Body::from_stream(tokio_stream::wrappers::ReceiverStream::new(rx))
 }
 
 /// The body of `POST /api/gc`: the policy (as `mctl gc` takes it, in `GcPolicy`'s JSON
