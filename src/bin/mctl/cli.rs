@@ -25,7 +25,8 @@ pub struct Global {
     #[arg(long, global = true, value_name = "DIR", action = clap::ArgAction::Append)]
     pub runs_dir: Vec<PathBuf>,
     /// What kind of store the directory is: klide (the harness's runs), claude (Claude Code's
-    /// projects directory or one project in it), codex (Codex's sessions directory)
+    /// projects directory or one project in it), codex (Codex's sessions directory), gemini
+    /// (Gemini CLI's tmp directory or one project in it), opencode (opencode's data directory)
     /// [default: detected from what it holds]
     #[arg(long, global = true, env = "MCTL_SOURCE", value_name = "KIND", value_parser = parse_source)]
     pub source: Option<mission_control::sources::SourceKind>,
