@@ -27,7 +27,14 @@ async fn with_dir<T: Serialize + Send + 'static>(
     f: impl FnOnce(RunsDir) -> Result<T, Error> + Send + 'static,
 ) -> Response {
     let dir = params.get("dir").cloned();
-    let done = tokio::task::spawn_blocking(move || f(s.open_dir(dir.as_deref())?)).await;
+    let Ok(turn) = s.reads.clone().acquire_owned().await else {
+        return error_response(Error::new(ErrorCode::Io, "the server is stopping"));
+    };
+    let done = tokio::task::spawn_blocking(move || {
+        let _turn = turn;
+        f(s.open_dir(dir.as_deref())?)
+    })
+    .await;
     match done {
         Ok(Ok(value)) => json_response(&value),
         Ok(Err(e)) => error_response(e),
@@ -116,6 +123,9 @@ pub async fn full(
         (Err(e), _) | (_, Err(e)) => return error_response(e),
     };
     let dir = p.get("dir").cloned();
+    let Ok(turn) = s.reads.clone().acquire_owned().await else {
+        return error_response(Error::new(ErrorCode::Io, "the server is stopping"));
+    };
     let done = tokio::task::spawn_blocking(move || {
         let found = s.open_dir(dir.as_deref())?.find_result(&run, &call)?;
         let total = found.content.len();
@@ -134,6 +144,8 @@ pub async fn full(
             ))
         }
     };
+    // Streaming the range holds two chunks: it needs no turn, and a slow client holds none.
+    drop(turn);
     let mut resp = Response::new(stream_range(text, start, end));
     let headers = resp.headers_mut();
     headers.insert(

@@ -35,14 +35,14 @@ use tokio_stream::StreamExt as _;
 /// Events waiting for a client to read them.
 const BUFFER: usize = 256;
 /// How long a live change or a run update waits for a client that is behind before its stream
-/// is ended: it never holds up what sends them for longer (each page has its own watcher).
-const STALL: Duration = Duration::from_secs(10);
+/// is ended: it never holds up what sends them for longer.
+pub(super) const STALL: Duration = Duration::from_secs(10);
 
 /// Sends `event`, waiting at most `patience` while the client is behind; false when the event
 /// could not be sent. After `patience` the stream is ended (given up) unless `keep` says to
 /// only drop the event. Called only off the async runtime's workers (the blocking pool, a
 /// watcher's thread, a search's threads).
-fn send(outlet: &Outlet, mut event: Event, patience: Duration, keep: bool) -> bool {
+pub(super) fn send(outlet: &Outlet, mut event: Event, patience: Duration, keep: bool) -> bool {
     let started = Instant::now();
     loop {
         let mut tx = outlet.lock().unwrap_or_else(|e| e.into_inner());
@@ -71,7 +71,7 @@ fn send(outlet: &Outlet, mut event: Event, patience: Duration, keep: bool) -> bo
     }
 }
 
-fn event(name: &str, data: &Value) -> Event {
+pub(super) fn event(name: &str, data: &Value) -> Event {
     Event::default().event(name).data(data.to_string())
 }
 
@@ -105,9 +105,14 @@ pub async fn call(
     };
     let name = spec.name;
     if !spec.streams {
-        let done =
-            tokio::task::spawn_blocking(move || dispatch(&service, name, req, Box::new(|_| {})))
-                .await;
+        let Ok(turn) = s.reads.clone().acquire_owned().await else {
+            return busy("the server is stopping");
+        };
+        let done = tokio::task::spawn_blocking(move || {
+            let _turn = turn;
+            dispatch(&service, name, req, Box::new(|_| {}))
+        })
+        .await;
         return match done {
             Ok(Ok(value)) => axum::Json(value).into_response(),
             Ok(Err(e)) => error_response(e),
@@ -248,29 +253,16 @@ pub async fn page(State(s): State<Arc<Server>>, headers: HeaderMap) -> Response 
 }
 
 /// `GET /api/events`: every change of the served directories, as `change` events, until the
-/// client goes away.
+/// client goes away. Every such stream shares one live watch (see [`super::hub`]).
 pub async fn events(State(s): State<Arc<Server>>) -> Response {
     let Ok(permit) = s.streams.clone().try_acquire_owned() else {
         return busy("too many streams are open: try again later");
     };
     let (tx, rx) = mpsc::channel(BUFFER);
-    let service = Arc::new(s.new_service());
-    s.clients.keep(&service);
     let outlet: Outlet = Arc::new(Mutex::new(Some(tx)));
-    let watching = service.clone();
-    tokio::task::spawn_blocking(move || {
-        watching.start();
-        let changes: Sink<Value> = {
-            let outlet = outlet.clone();
-            Box::new(move |change| {
-                send(&outlet, event("change", &change), STALL, false);
-            })
-        };
-        if let Err(e) = dispatch(&watching, "watch_changes", Value::Null, changes) {
-            send(&outlet, event("error", &json!(e)), STALL, false);
-        }
-    });
-    events_response(rx, permit, move || service.stop())
+    let id = s.events.join(&s, outlet);
+    let server = s.clone();
+    events_response(rx, permit, move || server.events.leave(id))
 }
 
 /// Runs its closure once, on a thread of its own, when dropped: when a stream's response ends,

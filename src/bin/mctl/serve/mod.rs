@@ -9,6 +9,7 @@ mod assets;
 mod calls;
 mod clients;
 mod guard;
+mod hub;
 
 use crate::cli::{Global, ServeArgs};
 use anyhow::Context as _;
@@ -28,6 +29,10 @@ const BODY_LIMIT: usize = 1 << 20;
 const MAX_STREAMS: usize = 64;
 /// Searches running at once, over all clients (each one already uses every core).
 const MAX_SEARCHES: usize = 2;
+/// Requests that read runs at once; more wait their turn. With a line of any transcript held to
+/// about a megabyte and texts read in slices, each costs a few megabytes at most: this caps what
+/// all of them together hold, however many clients ask at once.
+const MAX_READS: usize = 4;
 /// Threads reading files for requests at once; more requests wait their turn.
 const BLOCKING_THREADS: usize = 32;
 /// How long a shutdown waits for open streams to end.
@@ -52,6 +57,10 @@ pub struct Server {
     pub clients: Clients,
     pub streams: Arc<Semaphore>,
     pub searches: Arc<Semaphore>,
+    /// Turns to read runs (see `MAX_READS`).
+    pub reads: Arc<Semaphore>,
+    /// The live watch every `GET /api/events` stream shares.
+    pub events: hub::Hub,
 }
 
 impl Server {
@@ -143,6 +152,8 @@ pub fn run(g: &Global, args: &ServeArgs) -> anyhow::Result<()> {
             clients: Clients::default(),
             streams: Arc::new(Semaphore::new(MAX_STREAMS)),
             searches: Arc::new(Semaphore::new(MAX_SEARCHES)),
+            reads: Arc::new(Semaphore::new(MAX_READS)),
+            events: hub::Hub::default(),
         });
         announce(&server, g.json, args.open)?;
         let app = router(server.clone());
@@ -155,6 +166,7 @@ pub fn run(g: &Global, args: &ServeArgs) -> anyhow::Result<()> {
                 tracing::info!("shutting down");
                 // Streams that never end on their own (live changes) end now.
                 server.clients.stop_all();
+                server.events.close_all();
                 stop.notify_one();
             }
         });
