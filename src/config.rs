@@ -29,6 +29,34 @@ pub(crate) fn cache_dir() -> Option<PathBuf> {
     dirs::home_dir().map(|h| h.join(".cache").join("mission-control"))
 }
 
+/// Sets how many threads read files at once (a cold listing, a full read, GC planning,
+/// search): `jobs` when given, else `$MCTL_JOBS`, else every core. Called once, at start,
+/// before anything reads; the answer is the number in effect (a bad `$MCTL_JOBS` is an error,
+/// not a silent default).
+pub fn init_jobs(jobs: Option<usize>) -> Result<usize, String> {
+    let jobs = match jobs {
+        Some(n) => Some(n),
+        None => match std::env::var("MCTL_JOBS") {
+            Ok(v) if !v.trim().is_empty() => Some(parse_jobs(&v)?),
+            _ => None,
+        },
+    };
+    let n = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // A second call (a test, an embedding) keeps the pool it has.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build_global();
+    Ok(rayon::current_num_threads())
+}
+
+/// A number of threads, 1 or more.
+pub fn parse_jobs(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("`{s}` is not a number of jobs (1 or more)")),
+    }
+}
+
 /// Opens (creating it and its directory) the lock file at `path`, for `flock`: the GC lock and
 /// the pins lock are both such files in the config directory.
 pub(crate) fn open_lock_file(path: &Path) -> crate::Result<std::fs::File> {

@@ -33,6 +33,7 @@
 #![warn(missing_docs)]
 
 pub(crate) mod config;
+pub use config::{init_jobs, parse_jobs};
 pub mod demo;
 pub mod diff;
 mod error;

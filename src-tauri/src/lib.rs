@@ -14,6 +14,11 @@ use tauri::Manager;
 /// Starts the app; returns the process exit code.
 pub fn main() -> i32 {
     let args = settings::Args::parse();
+    // How many files are read at once: `$MCTL_JOBS`, as for `mctl`, else every core.
+    if let Err(e) = mission_control::init_jobs(None) {
+        eprintln!("mission-control: MCTL_JOBS: {e}");
+        return 1;
+    }
     if cfg!(target_os = "linux")
         && std::env::var_os("DISPLAY").is_none()
         && std::env::var_os("WAYLAND_DISPLAY").is_none()

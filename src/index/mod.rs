@@ -197,7 +197,7 @@ impl RunIndex {
         &mut self,
         layout: &Layout,
         opts: &RunOptions,
-        read: impl Fn(&str) -> ReadRun,
+        read: impl Fn(&str) -> ReadRun + Sync,
     ) -> Vec<Run> {
         let mut runs = self.walk(layout, opts, Want::Runs, read, |_, e| e.run);
         crate::model::family::add_children(&mut runs);
@@ -212,7 +212,7 @@ impl RunIndex {
         layout: &Layout,
         opts: &RunOptions,
         want: Want,
-        read: impl Fn(&str) -> ReadRun,
+        read: impl Fn(&str) -> ReadRun + Sync,
     ) -> Vec<(String, Entry)> {
         self.walk(layout, opts, want, read, |id, e| (id.clone(), e))
     }
@@ -224,7 +224,7 @@ impl RunIndex {
         layout: &Layout,
         opts: &RunOptions,
         want: Want,
-        read: impl Fn(&str) -> ReadRun,
+        read: impl Fn(&str) -> ReadRun + Sync,
         out: impl FnMut(&String, Entry) -> T,
     ) -> Vec<T> {
         let rows = match self.store.as_ref().map(|s| s.rows(want)) {
@@ -255,7 +255,7 @@ impl RunIndex {
         layout: &Layout,
         id: &str,
         opts: &RunOptions,
-        read: impl Fn(&str) -> ReadRun,
+        read: impl Fn(&str) -> ReadRun + Sync,
     ) -> Option<Entry> {
         let (key, files) = layout.runs.get_key_value(id)?;
         let row = match self.store.as_ref().map(|s| s.row(id)) {
@@ -283,21 +283,29 @@ impl RunIndex {
         layout: &Layout,
         looked: Vec<(&String, &crate::model::RunFiles, Found)>,
         rest: Rest,
-        read: impl Fn(&str) -> ReadRun,
+        read: impl Fn(&str) -> ReadRun + Sync,
         mut out: impl FnMut(&String, Entry) -> T,
     ) -> Vec<T> {
+        // The runs the index cannot vouch for are read on every core (the reads are
+        // independent); what they gave is kept in the layout's order, by this one writer.
+        // Read now: a file changed while it is read has a later time, and is read again next
+        // time. (Never later than the clock the read judged the run by: a torn last line it
+        // judged still pending is read again once the file is idle.)
+        let read_ms = crate::model::now_ms().min(rest.clock_ms);
+        let reads: Vec<Option<ReadRun>> = {
+            use rayon::prelude::*;
+            looked
+                .par_iter()
+                .map(|(id, _, found)| matches!(found, Found::Changed(_)).then(|| read(id)))
+                .collect()
+        };
         let mut entries = Vec::with_capacity(looked.len());
         let mut put = Vec::new();
-        for (id, _, found) in looked {
-            match found {
-                Found::Kept(entry) => entries.push(out(id, *entry)),
-                Found::Changed(stamp) => {
-                    // Read now: a file changed while it is read has a later time, and is read
-                    // again next time.
-                    // (Never later than the clock the read judged the run by: a torn last line
-                    // it judged still pending is read again once the file is idle.)
-                    let read_ms = crate::model::now_ms().min(rest.clock_ms);
-                    let entry = match read(id) {
+        for ((id, _, found), read) in looked.into_iter().zip(reads) {
+            match (found, read) {
+                (Found::Kept(entry), _) => entries.push(out(id, *entry)),
+                (Found::Changed(stamp), Some(read)) => {
+                    let entry = match read {
                         ReadRun::Read(detail) => {
                             if let Some(row) = to_row(layout, id, &detail, &stamp, read_ms) {
                                 put.push((id.clone(), row));
@@ -310,6 +318,7 @@ impl RunIndex {
                     };
                     entries.push(out(id, entry));
                 }
+                (Found::Changed(_), None) => unreachable!("every changed run is read"),
             }
         }
         let Rest { gone, empty, .. } = rest;

@@ -166,7 +166,11 @@ impl RunsDir {
         let mut runs = match self.index() {
             Some(mut index) => index.list(&layout, &opts, |id| read_row(&layout, id, &opts)),
             None => {
-                let mut runs: Vec<Run> = (layout.runs.keys())
+                // Every run read, on every core; the order stays the layout's.
+                use rayon::prelude::*;
+                let ids: Vec<&String> = layout.runs.keys().collect();
+                let mut runs: Vec<Run> = ids
+                    .par_iter()
                     .filter_map(|id| list_row(&layout, id, &opts))
                     .collect();
                 crate::model::family::add_children(&mut runs);

@@ -420,3 +420,52 @@ fn the_list_samples_value_files_and_one_run_compares_every_byte() {
         "damaged"
     );
 }
+
+/// `--jobs` (and `$MCTL_JOBS`) limits how many files are read at once; the answer is the same
+/// on one thread as on every core, with the index being built or without it.
+#[test]
+fn jobs_change_the_pace_not_the_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    let out = mctl_command()
+        .args(["demo", "--seed", "3"])
+        .arg(&runs)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listing = |extra: &[&str], env: Option<&str>| {
+        let mut cmd = mctl_command();
+        cmd.arg("--runs-dir").arg(&runs).args(["runs", "--json"]);
+        cmd.args(extra);
+        cmd.env("MCTL_CACHE_DIR", dir.path().join("cache"));
+        if let Some(n) = env {
+            cmd.env("MCTL_JOBS", n);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        out.stdout
+    };
+    let one = listing(&["--no-index", "--jobs", "1"], None);
+    assert!(one.len() > 1000);
+    assert_eq!(listing(&["--no-index"], None), one);
+    assert_eq!(listing(&["--no-index"], Some("1")), one);
+    // A cold index on every core, then on one (its file removed in between).
+    assert_eq!(listing(&[], None), one);
+    fs::remove_dir_all(dir.path().join("cache")).unwrap();
+    assert_eq!(listing(&["--jobs", "1"], None), one);
+    for bad in ["0", "many"] {
+        let out = mctl_command()
+            .arg("--runs-dir")
+            .arg(&runs)
+            .arg("runs")
+            .env("MCTL_JOBS", bad)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        assert!(
+            stderr(&out).contains("is not a number of jobs"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}

@@ -37,6 +37,10 @@ pub struct Global {
     /// Print JSON for scripts instead of text for people
     #[arg(long, global = true)]
     pub json: bool,
+    /// Read at most this many files at once (a listing without the index, a cold index, GC
+    /// planning, search) [default: every core]
+    #[arg(long, global = true, env = "MCTL_JOBS", value_name = "N", value_parser = parse_jobs)]
+    pub jobs: Option<usize>,
     /// Retention threshold (20480, 8KiB, 1MiB): a result longer than this is retained. `whatif`
     /// takes several, separated by commas
     #[arg(long, global = true, env = "MCTL_THRESHOLD", value_name = "SIZE", value_delimiter = ',', value_parser = parse_size, default_values_t = [retained::DEFAULT_THRESHOLD])]
@@ -276,6 +280,10 @@ impl Global {
             _ => anyhow::bail!("--threshold takes one size here (several only for `whatif`)"),
         }
     }
+}
+
+fn parse_jobs(s: &str) -> Result<usize, String> {
+    mission_control::parse_jobs(s)
 }
 
 fn parse_source(s: &str) -> Result<mission_control::sources::SourceKind, String> {

@@ -34,6 +34,8 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     logging::init();
     let cli = Cli::parse();
+    // `--jobs` was checked by the parser, and `$MCTL_JOBS` with it.
+    let _ = mission_control::init_jobs(cli.global.jobs);
     // `search` answers as grep does: 0 with hits, 1 without, 2 on an error.
     if let Command::Search(args) = &cli.command {
         return match search::run(&cli.global, args) {
