@@ -3,7 +3,7 @@
 
 use super::{Analyzer, Terminal};
 use crate::fold::timeline::describe;
-use crate::model::{title_of, Problem, ProblemKind, TimelineEvent};
+use crate::model::{title_of, Problem, ProblemKind, TimelineEvent, TEXT_MAX};
 use crate::transcript::event::{
     known_event_keys, unknown_keys, Envelope, Event, EventType, ENVELOPE_KEYS,
 };
@@ -261,9 +261,9 @@ impl Analyzer {
     }
 }
 
-/// A timeline row whose text is a big string's placeholder: its start, and its whole size, as
-/// a row shows any text too long to carry. (The row's text was cut from the placeholder, which
-/// is longer than a row's text: the size is the string's, not the cut's.)
+/// A timeline row whose text is a big string's placeholder: its start, and its whole size when
+/// that is more than a row shows, as a row shows any text. (The row's text was cut from the
+/// placeholder, which is longer than a row's text: the size is the string's, not the cut's.)
 fn show_spans(item: &mut TimelineEvent, event: &Event, spans: &[BigString]) {
     let big = match event {
         Event::UserMessage { text, .. } => resolve(text, spans).map(|big| (text, big)),
@@ -271,9 +271,12 @@ fn show_spans(item: &mut TimelineEvent, event: &Event, spans: &[BigString]) {
     };
     if let Some((text, big)) = big {
         item.text = Some(display(text, spans).to_owned());
-        item.text_bytes = Some(big.bytes());
+        item.text_bytes = (big.bytes() > TEXT_MAX as u64).then_some(big.bytes());
     } else if let Some(text) = &mut item.text {
         // Any other row keeps the text before the marker (its size is the placeholder's).
         strip_marker(text);
+    }
+    if let Some(thinking) = &mut item.thinking {
+        strip_marker(thinking);
     }
 }

@@ -61,7 +61,10 @@ impl Analyzer {
             Some(src) => src,
             None => &inline,
         };
-        let bytes = text.len();
+        let bytes = match content {
+            LineText::Span(big) => big.bytes(),
+            LineText::Inline(_) => text.len(),
+        };
         self.matched_values.insert(vid.clone());
         if bytes > self.opts.threshold && !self.values.contains_key(&vid) {
             let found = self

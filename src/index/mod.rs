@@ -24,7 +24,7 @@ use files::{open_store, set_aside};
 use lookup::{look_up, merge, to_row, Found};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use store::{Store, Unusable};
+use store::{Row, Store, Unusable};
 
 pub use files::index_path;
 
@@ -39,6 +39,10 @@ pub struct RunIndex {
     /// The runs directory, canonical, as the index names it.
     runs_dir: String,
 }
+
+/// A run read for the index: its row to keep (none for a run that must be read again next
+/// time) and its entry; `None` for a run gone since the directory was listed.
+type Settled = Option<(Option<Row>, Entry)>;
 
 /// What reading one run's files gave, for the index to keep or not.
 pub enum ReadRun {
@@ -292,11 +296,28 @@ impl RunIndex {
         // time. (Never later than the clock the read judged the run by: a torn last line it
         // judged still pending is read again once the file is idle.)
         let read_ms = crate::model::now_ms().min(rest.clock_ms);
-        let reads: Vec<Option<ReadRun>> = {
+        // Each read becomes its row and its entry at once, on its thread: no run's whole
+        // detail waits for the others.
+        let reads: Vec<Option<Settled>> = {
             use rayon::prelude::*;
             looked
                 .par_iter()
-                .map(|(id, _, found)| matches!(found, Found::Changed(_)).then(|| read(id)))
+                .map(|(id, _, found)| {
+                    let Found::Changed(stamp) = found else {
+                        return None;
+                    };
+                    Some(match read(id) {
+                        ReadRun::Read(detail) => {
+                            let row = to_row(layout, id, &detail, stamp, read_ms);
+                            let RunDetail { run, results, .. } = *detail;
+                            Some((row, Entry::read(run, Some(results), None)))
+                        }
+                        ReadRun::Unreadable(run, why) => {
+                            Some((None, Entry::read(*run, None, Some(why))))
+                        }
+                        ReadRun::Gone => None,
+                    })
+                })
                 .collect()
         };
         let mut entries = Vec::with_capacity(looked.len());
@@ -304,20 +325,14 @@ impl RunIndex {
         for ((id, _, found), read) in looked.into_iter().zip(reads) {
             match (found, read) {
                 (Found::Kept(entry), _) => entries.push(out(id, *entry)),
-                (Found::Changed(stamp), Some(read)) => {
-                    let entry = match read {
-                        ReadRun::Read(detail) => {
-                            if let Some(row) = to_row(layout, id, &detail, &stamp, read_ms) {
-                                put.push((id.clone(), row));
-                            }
-                            let RunDetail { run, results, .. } = *detail;
-                            Entry::read(run, Some(results), None)
-                        }
-                        ReadRun::Unreadable(run, why) => Entry::read(*run, None, Some(why)),
-                        ReadRun::Gone => continue,
-                    };
+                (Found::Changed(_), Some(Some((row, entry)))) => {
+                    if let Some(row) = row {
+                        put.push((id.clone(), row));
+                    }
                     entries.push(out(id, entry));
                 }
+                // Gone since the directory was listed.
+                (Found::Changed(_), Some(None)) => {}
                 (Found::Changed(_), None) => unreachable!("every changed run is read"),
             }
         }

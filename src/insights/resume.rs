@@ -199,6 +199,7 @@ impl Replayed {
                 text.iter_mut().for_each(whole);
                 for a in attachments.iter_mut().flatten() {
                     a.content.iter_mut().for_each(whole);
+                    a.data_uri.iter_mut().for_each(whole);
                 }
             }
             Replayed::AssistantMessage { content } => {

@@ -32,12 +32,25 @@ pub(crate) struct Decoder {
     state: State,
     /// A high surrogate waiting for its low half.
     high: Option<u16>,
+    /// In the last [`feed`](Self::feed): the last place between escapes, as (raw bytes read,
+    /// bytes decoded) — where decoding may restart even when the input ended inside an escape.
+    last_clean: Option<(usize, usize)>,
 }
 
 impl Decoder {
     /// True between escapes: decoding may stop here and restart with a fresh decoder.
     pub(crate) fn clean(&self) -> bool {
         matches!(self.state, State::Normal) && self.high.is_none()
+    }
+
+    /// The last place between escapes in the last feed's input, as (raw bytes read, bytes
+    /// decoded); the end of that input when the decoder is [`clean`](Self::clean) there.
+    pub(crate) fn last_clean(&self, raw_len: usize, decoded: usize) -> Option<(usize, usize)> {
+        if self.clean() {
+            Some((raw_len, decoded))
+        } else {
+            self.last_clean
+        }
     }
 
     /// Decodes `raw` onto `out`; `Some(n)` when the closing quote is byte `n - 1` of `raw`
@@ -48,7 +61,12 @@ impl Decoder {
         out: &mut Vec<u8>,
     ) -> Result<Option<usize>, DecodeError> {
         let mut i = 0;
+        let start = out.len();
+        self.last_clean = None;
         while i < raw.len() {
+            if self.clean() {
+                self.last_clean = Some((i, out.len() - start));
+            }
             match self.state {
                 State::Normal => {
                     if self.high.is_some() {

@@ -27,6 +27,10 @@ pub struct BigString {
     format_chars: u64,
     /// (decoded offset, raw offset from `raw_start`) pairs where decoding can restart.
     restarts: Vec<(u64, u64)>,
+    /// Where the string's placeholder ends in its line as held, and how many bytes longer the
+    /// string is in the file than its placeholder: what turns a place in the held line into
+    /// its place in the file.
+    shift: (usize, i64),
 }
 
 impl BigString {
@@ -39,6 +43,7 @@ impl BigString {
         index: LineIndex,
         format_chars: u64,
         restarts: Vec<(u64, u64)>,
+        shift: (usize, i64),
     ) -> Self {
         Self {
             path,
@@ -47,7 +52,20 @@ impl BigString {
             index,
             format_chars,
             restarts,
+            shift,
         }
+    }
+
+    /// How many places decoding can restart from.
+    #[cfg(test)]
+    pub(crate) fn restart_count(&self) -> usize {
+        self.restarts.len()
+    }
+
+    /// Where the string's placeholder ends in its line as held, and how much longer the string
+    /// is in the file.
+    pub(crate) fn shift(&self) -> (usize, i64) {
+        self.shift
     }
 
     /// Size of the decoded text in bytes.

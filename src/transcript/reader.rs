@@ -90,14 +90,16 @@ pub(crate) fn split_glued(line: RawLine<'_>, each: &mut impl FnMut(RawLine<'_>))
         return each(line);
     }
     let count = spans.len() as u32;
+    // In a line held with placeholders, places are turned into the file's.
+    let in_file = |at: usize| super::spans::file_position(at, line.spans);
     for (i, (start, end)) in spans.into_iter().enumerate() {
         let bytes = &line.bytes[start..end];
         let skip = bytes.iter().take_while(|b| b.is_ascii_whitespace()).count();
         each(RawLine {
             number: line.number,
-            offset: line.offset + (start + skip) as u64,
+            offset: line.offset + in_file(start + skip),
             bytes: &bytes[skip..],
-            raw_len: (bytes.len() - skip) as u64,
+            raw_len: in_file(end) - in_file(start + skip),
             glued: Some((i as u32, count)),
             spans: line.spans,
             broken: line.broken,
@@ -207,13 +209,64 @@ pub(crate) fn read_transcript_line<T>(
 ) -> io::Result<Option<T>> {
     let (mut reader, _) = open_at(path, Cursor { offset, lines: 0 })?;
     let mut buf = Vec::new();
-    let Ok(line) = next_line(&mut reader, offset, Some(&Arc::from(path)), &mut buf)? else {
-        return Ok(None);
+    // A last line its writer left without a newline may be read as a line (a settled tail):
+    // here the end of the file ends it too.
+    let line = match next_line(&mut reader, offset, Some(&Arc::from(path)), &mut buf)? {
+        Ok(line) => line,
+        Err(0) => return Ok(None),
+        Err(_) => {
+            let (mut reader, _) = open_at(path, Cursor { offset, lines: 0 })?;
+            let mut tail = EndsAtEof {
+                inner: &mut reader,
+                done: false,
+            };
+            match next_line(&mut tail, offset, Some(&Arc::from(path)), &mut buf)? {
+                Ok(line) => line,
+                Err(_) => return Ok(None),
+            }
+        }
     };
     let mut f = Some(f);
     let mut out = None;
     line.hand(1, offset, &buf, &mut |l| out = f.take().map(|f| f(l)));
     Ok(out)
+}
+
+/// A reader that gives one `\n` after its inner reader's end: the last line of a file ends
+/// there.
+struct EndsAtEof<'a, R> {
+    inner: &'a mut R,
+    done: bool,
+}
+
+impl<R: BufRead> io::Read for EndsAtEof<'_, R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let n = {
+            let avail = self.fill_buf()?;
+            let n = avail.len().min(out.len());
+            out[..n].copy_from_slice(&avail[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for EndsAtEof<'_, R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.inner.fill_buf()?.is_empty() {
+            return Ok(if self.done { &[] } else { b"\n" });
+        }
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amount: usize) {
+        if amount > 0 && self.inner.fill_buf().is_ok_and(|b| b.is_empty()) {
+            self.done = true;
+        } else {
+            self.inner.consume(amount);
+        }
+    }
 }
 
 /// One line read by [`next_line`]: held in the caller's buffer, or compacted.
@@ -441,5 +494,21 @@ mod tests {
         assert_eq!(seen, [(3, b"three".to_vec())]);
         assert_eq!(out.pending_bytes, 0);
         assert_eq!(out.cursor.offset, 14);
+    }
+
+    #[test]
+    fn one_line_is_read_at_its_offset_and_a_last_line_ends_at_the_end_of_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        std::fs::write(&path, b"{\"a\":1}\n{\"b\":2}").unwrap();
+        let read = |offset| {
+            read_transcript_line(&path, offset, |l| {
+                String::from_utf8(l.bytes.to_vec()).unwrap()
+            })
+            .unwrap()
+        };
+        assert_eq!(read(0).as_deref(), Some("{\"a\":1}"));
+        assert_eq!(read(8).as_deref(), Some("{\"b\":2}"));
+        assert_eq!(read(15), None);
     }
 }

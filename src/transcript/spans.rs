@@ -104,6 +104,18 @@ pub(crate) fn strip_marker(text: &mut String) {
     }
 }
 
+/// Where byte `at` of a line as held (its big strings as placeholders) lies in the file,
+/// counted from the line's start.
+pub(crate) fn file_position(at: usize, spans: &[BigString]) -> u64 {
+    let grown: i64 = spans
+        .iter()
+        .map(BigString::shift)
+        .filter(|&(end, _)| end <= at)
+        .map(|(_, grown)| grown)
+        .sum();
+    (at as i64 + grown).max(0) as u64
+}
+
 /// A long line made small: what is left of it and its big strings, or why it is not valid JSON
 /// text.
 pub(crate) type Compacted = Result<(Vec<u8>, Vec<BigString>), String>;
@@ -264,13 +276,17 @@ impl Compactor {
         };
         let k = self.spans.len();
         let placeholder = format!("{head}{}{k}\u{0}", marker());
+        let at = self.out.len();
         serde_json::to_writer(&mut self.out, &placeholder).expect("writing to memory");
+        // The string in the file: its escaped bytes and two quotes.
+        let grown = (spill.raw_len + 2) as i64 - (self.out.len() - at) as i64;
         self.spans.push(BigString::new(
             self.path.clone(),
             (spill.raw_start, spill.raw_len),
             index,
             format_chars,
             spill.restarts,
+            (self.out.len(), grown),
         ));
     }
 
@@ -322,11 +338,18 @@ impl Spill {
             .feed(piece, &mut self.decoded)
             .map_err(|e| e.to_string())?;
         let used = closed.unwrap_or(piece.len());
+        let (decoded_before, raw_before) = (self.tally.bytes(), self.raw_len);
         self.tally.feed(&self.decoded)?;
         self.raw_len += (closed.map_or(used, |u| u - 1)) as u64;
+        // A restart point about every megabyte, at the last place between escapes in the
+        // piece (a piece may end inside one).
         let last = self.restarts.last().map_or(0, |r| r.0);
-        if closed.is_none() && self.decoder.clean() && self.tally.bytes() >= last + RESTART_EVERY {
-            self.restarts.push((self.tally.bytes(), self.raw_len));
+        let clean = self.decoder.last_clean(piece.len(), self.decoded.len());
+        if let (None, Some((raw, decoded))) = (closed, clean) {
+            let at = decoded_before + decoded as u64;
+            if at >= last + RESTART_EVERY {
+                self.restarts.push((at, raw_before + raw as u64));
+            }
         }
         Ok(closed)
     }
@@ -462,5 +485,52 @@ mod tests {
         // A tool cannot know the marker: a look-alike without it names no span.
         assert!(resolve("head\u{0}span:0000000000000000:0\u{0}", &spans).is_none());
         assert_eq!(display("plain", &spans), "plain");
+    }
+
+    #[test]
+    fn a_string_of_escapes_only_still_restarts_every_megabyte() {
+        // Two-byte escapes from an odd offset: every 64 KiB piece ends inside one.
+        let body = "\\n".repeat(3 << 20);
+        let line = format!(r#"{{"k":"x{body}"}}"#);
+        let (_dir, _small, spans) = compact(line.as_bytes(), 1 << 16);
+        let span = &spans[0];
+        // About one a decoded megabyte (3 MB): with restarts only where pieces end, one.
+        assert!(
+            span.restart_count() >= 3,
+            "{} restarts",
+            span.restart_count()
+        );
+        let src = SpanSource::open(span).unwrap();
+        let want = format!("x{}", "\n".repeat(3 << 20));
+        let mid = 2_000_001u64;
+        assert_eq!(
+            read_range(&src, mid, mid + 100).unwrap(),
+            &want.as_bytes()[mid as usize..mid as usize + 100]
+        );
+    }
+
+    #[test]
+    fn glued_values_after_a_big_string_keep_their_places_in_the_file() {
+        let big = "z".repeat(2 << 20);
+        let first = format!(r#"{{"a":"{big}","b":1}}"#);
+        let second = r#"{"c":"after"}"#;
+        let line = format!("{first}{second}");
+        let (_dir, small, spans) = compact(line.as_bytes(), 1 << 16);
+        let mut seen = Vec::new();
+        crate::transcript::split_glued(
+            crate::transcript::RawLine {
+                spans: &spans,
+                raw_len: line.len() as u64,
+                ..crate::transcript::RawLine::whole(1, 100, &small)
+            },
+            &mut |l| seen.push((l.offset, l.raw_len)),
+        );
+        assert_eq!(
+            seen,
+            [
+                (100, first.len() as u64),
+                (100 + first.len() as u64, second.len() as u64)
+            ]
+        );
     }
 }

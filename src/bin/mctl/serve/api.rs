@@ -158,18 +158,23 @@ pub async fn full(
     resp
 }
 
-/// Bytes `start..end` of `text` as a streamed body: read a chunk at a time, only as fast as
-/// the client takes them (the channel holds two), and not at all once it has gone away.
+/// Bytes `start..end` of `text` as a streamed body: read a chunk at a time on the blocking
+/// pool, only as fast as the client takes them (the channel holds two), and not at all once it
+/// has gone away. A client that stops reading holds no thread: the send waits, not a reader.
 fn stream_range(text: ValueText, start: u64, end: u64) -> axum::body::Body {
     const CHUNK: u64 = 256 << 10;
     let (tx, rx) = tokio::sync::mpsc::channel::<std::io::Result<Vec<u8>>>(2);
-    tokio::task::spawn_blocking(move || {
+    let text = Arc::new(text);
+    tokio::spawn(async move {
         let mut at = start;
         while at < end {
             let next = (at + CHUNK).min(end);
-            let chunk = text.read_range(at, next);
+            let source = text.clone();
+            let chunk = tokio::task::spawn_blocking(move || source.read_range(at, next))
+                .await
+                .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
             let failed = chunk.is_err();
-            if tx.blocking_send(chunk).is_err() || failed {
+            if tx.send(chunk).await.is_err() || failed {
                 return;
             }
             at = next;

@@ -260,7 +260,9 @@ pub async fn events(State(s): State<Arc<Server>>) -> Response {
     };
     let (tx, rx) = mpsc::channel(BUFFER);
     let outlet: Outlet = Arc::new(Mutex::new(Some(tx)));
-    let id = s.events.join(&s, outlet);
+    let Some(id) = s.events.join(&s, outlet) else {
+        return busy("the server is stopping");
+    };
     let server = s.clone();
     events_response(rx, permit, move || server.events.leave(id))
 }

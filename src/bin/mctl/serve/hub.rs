@@ -10,42 +10,65 @@ use mission_control::service::{dispatch, Service, Sink};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-type Subscribers = Arc<Mutex<Vec<(u64, Outlet)>>>;
-
 #[derive(Default)]
 pub struct Hub {
-    live: Mutex<Option<Live>>,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    live: Option<Live>,
+    /// Numbers streams over the server's life, so a late `leave` never names a newer stream.
+    next: u64,
+    /// Set at shutdown: no watch starts again.
+    closed: bool,
 }
 
 struct Live {
     service: Arc<Service>,
-    subscribers: Subscribers,
-    next: u64,
+    streams: Arc<Mutex<Streams>>,
+}
+
+/// The open streams, and the `polling` notices sent so far: told again to a stream that joins
+/// later (its user must know the directory is polled), under the same lock as the sending, so
+/// none is lost or told twice.
+#[derive(Default)]
+struct Streams {
+    open: Vec<(u64, Outlet)>,
+    notices: Vec<Value>,
 }
 
 impl Hub {
     /// Adds a stream, starting the watch if none runs; returns its number for
-    /// [`leave`](Self::leave).
-    pub fn join(&self, server: &Server, outlet: Outlet) -> u64 {
-        let mut live = lock(&self.live);
-        let live = live.get_or_insert_with(|| start(server));
-        live.next += 1;
-        lock(&live.subscribers).push((live.next, outlet));
-        live.next
+    /// [`leave`](Self::leave), or `None` during a shutdown.
+    pub fn join(&self, server: &Server, outlet: Outlet) -> Option<u64> {
+        let mut state = lock(&self.state);
+        if state.closed {
+            return None;
+        }
+        state.next += 1;
+        let id = state.next;
+        let live = state.live.get_or_insert_with(|| start(server));
+        let mut streams = lock(&live.streams);
+        for notice in &streams.notices {
+            send(&outlet, event("change", notice), STALL, false);
+        }
+        streams.open.push((id, outlet));
+        Some(id)
     }
 
     /// Removes stream `id`; the last one out stops the watch (off the async runtime: a stop
     /// may wait for a read in progress).
     pub fn leave(&self, id: u64) {
         let stopped = {
-            let mut live = lock(&self.live);
-            let last = live.as_ref().is_some_and(|l| {
-                let mut subs = lock(&l.subscribers);
-                subs.retain(|(i, _)| *i != id);
-                subs.is_empty()
+            let mut state = lock(&self.state);
+            let last = state.live.as_ref().is_some_and(|l| {
+                let mut streams = lock(&l.streams);
+                streams.open.retain(|(i, _)| *i != id);
+                streams.open.is_empty()
             });
             if last {
-                live.take().map(|l| l.service)
+                state.live.take().map(|l| l.service)
             } else {
                 None
             }
@@ -55,15 +78,18 @@ impl Hub {
             std::thread::spawn(move || service.stop());
         }
     }
-}
 
-impl Hub {
     /// Ends every stream and stops the watch, for a shutdown that does not wait for them.
     pub fn close_all(&self) {
-        let Some(live) = lock(&self.live).take() else {
+        let live = {
+            let mut state = lock(&self.state);
+            state.closed = true;
+            state.live.take()
+        };
+        let Some(live) = live else {
             return;
         };
-        for (_, outlet) in lock(&live.subscribers).drain(..) {
+        for (_, outlet) in lock(&live.streams).open.drain(..) {
             outlet.lock().unwrap_or_else(|e| e.into_inner()).take();
         }
         std::thread::spawn(move || live.service.stop());
@@ -73,30 +99,36 @@ impl Hub {
 fn start(server: &Server) -> Live {
     let service = Arc::new(server.new_service());
     server.clients.keep(&service);
-    let subscribers = Subscribers::default();
-    let (watching, subs) = (service.clone(), subscribers.clone());
+    let streams = Arc::new(Mutex::new(Streams::default()));
+    let (watching, to_all) = (service.clone(), streams.clone());
     tokio::task::spawn_blocking(move || {
         watching.start();
-        let to_all = subs.clone();
-        let changes: Sink<Value> =
-            Box::new(move |change| broadcast(&to_all, || event("change", &change)));
+        let sending = to_all.clone();
+        let changes: Sink<Value> = Box::new(move |change| {
+            // The streams are taken under the lock and sent to outside it: a join or a leave
+            // never waits for a slow client.
+            let open = {
+                let mut streams = lock(&sending);
+                if change["kind"] == "polling" {
+                    streams.notices.push(change.clone());
+                }
+                streams.open.clone()
+            };
+            broadcast(&open, &event("change", &change));
+        });
         if let Err(e) = dispatch(&watching, "watch_changes", Value::Null, changes) {
-            broadcast(&subs, || event("error", &json!(e)));
+            let open = lock(&to_all).open.clone();
+            broadcast(&open, &event("error", &json!(e)));
         }
     });
-    Live {
-        service,
-        subscribers,
-        next: 0,
-    }
+    Live { service, streams }
 }
 
-/// Sends one event to every stream. A stream that stays behind for long is ended by `send`,
-/// as its own watcher's would be.
-fn broadcast(subs: &Subscribers, event: impl Fn() -> axum::response::sse::Event) {
-    let outlets: Vec<Outlet> = lock(subs).iter().map(|(_, o)| o.clone()).collect();
-    for outlet in outlets {
-        send(&outlet, event(), STALL, false);
+/// Sends one event to every stream. A stream that stays behind for long is ended by `send`, as
+/// its own watcher's would be (and holds up the others that long: noted in docs/serve.md).
+fn broadcast(open: &[(u64, Outlet)], event: &axum::response::sse::Event) {
+    for (_, outlet) in open {
+        send(outlet, event.clone(), STALL, false);
     }
 }
 
