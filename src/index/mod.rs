@@ -249,7 +249,7 @@ impl RunIndex {
             empty: !had_rows,
             clock_ms: opts.now_ms,
         };
-        self.settle(layout, looked, rest, read, out)
+        self.settle(layout, looked, rest, want, read, out)
     }
 
     /// Run `id` of `layout` with its results: from the index when its files prove it unchanged,
@@ -276,7 +276,7 @@ impl RunIndex {
             empty: false,
             clock_ms: opts.now_ms,
         };
-        let mut entries = self.settle(layout, looked, rest, read, |_, e| e);
+        let mut entries = self.settle(layout, looked, rest, Want::Results, read, |_, e| e);
         entries.pop()
     }
 
@@ -287,6 +287,7 @@ impl RunIndex {
         layout: &Layout,
         looked: Vec<(&String, &crate::model::RunFiles, Found)>,
         rest: Rest,
+        want: Want,
         read: impl Fn(&str) -> ReadRun + Sync,
         mut out: impl FnMut(&String, Entry) -> T,
     ) -> Vec<T> {
@@ -310,7 +311,15 @@ impl RunIndex {
                         ReadRun::Read(detail) => {
                             let row = to_row(layout, id, &detail, stamp, read_ms);
                             let RunDetail { run, results, .. } = *detail;
-                            Some((row, Entry::read(run, Some(results), None)))
+                            let mut entry = Entry::read(run, Some(results), None);
+                            // What the caller did not ask for is not kept while the others
+                            // are read (a listing of thousands of runs needs none of it).
+                            match want {
+                                Want::Runs => (entry.results, entry.sizes) = (None, None),
+                                Want::Sizes => entry.results = None,
+                                Want::Results => {}
+                            }
+                            Some((row, entry))
                         }
                         ReadRun::Unreadable(run, why) => {
                             Some((None, Entry::read(*run, None, Some(why))))
