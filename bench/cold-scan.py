@@ -28,11 +28,12 @@ import sys
 import tempfile
 import time
 
+from measure import measured, mctl_binary
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SESSIONS = int(os.environ.get("BENCH_SESSIONS", "2000"))
 RUNS = int(os.environ.get("BENCH_RUNS", "5000"))
 BASE = os.environ.get("BENCH_DIR", os.path.join(ROOT, "target", "bench-cold-scan"))
-MCTL = os.environ.get("MCTL")
 CCUSAGE = os.environ.get("CCUSAGE")
 OLD_MS = 1_700_000_000_000
 
@@ -103,18 +104,6 @@ def build(name, make):
     return root
 
 
-def measured(cmd, env):
-    """(seconds, peak MiB, stdout) of one command, through GNU time."""
-    with tempfile.NamedTemporaryFile("r") as rss:
-        start = time.perf_counter()
-        out = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss.name, *cmd],
-                             capture_output=True, env=env)
-        took = time.perf_counter() - start
-        if out.returncode != 0:
-            sys.exit(f"{' '.join(cmd)} failed: {out.stderr.decode(errors='replace')[:400]}")
-        return took, int(rss.read().split()[-1]) / 1024, out.stdout
-
-
 def median_of_3(run):
     results = [run() for _ in range(3)]
     times = [r[0] for r in results]
@@ -178,10 +167,7 @@ def scan(label, root, source, binary):
 
 
 def main():
-    binary = MCTL
-    if not binary:
-        subprocess.run(["cargo", "build", "--release", "--quiet", "--bin", "mctl"], cwd=ROOT, check=True)
-        binary = os.path.join(ROOT, "target", "release", "mctl")
+    binary = mctl_binary()
     print(f"cores: {os.cpu_count()}")
     kind = "real" if real_sessions() else "generated"
     scan(f"{SESSIONS} Claude Code sessions ({kind})", build(f"claude-{kind}-{SESSIONS}", claude_store),

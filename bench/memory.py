@@ -31,12 +31,13 @@ import threading
 import time
 import urllib.request
 
+from measure import measured, mctl_binary
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MB = int(os.environ.get("BENCH_MB", "300"))
 SMALL_MB = int(os.environ.get("BENCH_SMALL_MB", "1"))
 BASE = os.environ.get("BENCH_DIR", os.path.join(ROOT, "target", "bench-memory"))
 ALLOWANCE = os.environ.get("BENCH_ALLOWANCE_MIB")
-MCTL = os.environ.get("MCTL")
 RUN = "run_1700000000000_0000big1"
 CALL = "toolu_big_output"
 
@@ -103,13 +104,6 @@ def build(root, mb):
     open(marker, "w").close()
 
 
-def mctl():
-    if MCTL:
-        return MCTL
-    subprocess.run(["cargo", "build", "--release", "--quiet", "--bin", "mctl"], cwd=ROOT, check=True)
-    return os.path.join(ROOT, "target", "release", "mctl")
-
-
 def commands(root):
     d = ["--runs-dir", root, "--no-index"]
     return [
@@ -127,14 +121,8 @@ def commands(root):
 
 
 def peak_mib(binary, args, env):
-    """Peak RSS in MiB of one command, its output thrown away. GNU time measures it: a child
-    forked from this (large) Python process would count Python's pages in its peak."""
-    with tempfile.NamedTemporaryFile("r") as out, open(os.devnull, "wb") as null:
-        p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", out.name, binary, *args],
-                           stdout=null, stderr=subprocess.PIPE, env=env)
-        if p.returncode != 0:
-            sys.exit(f"mctl {' '.join(args)} failed: {p.stderr.decode(errors='replace')}")
-        return int(out.read().split()[-1]) / 1024
+    """Peak RSS in MiB of one command, its output thrown away."""
+    return measured([binary, *args], env, keep_output=False)[1]
 
 
 def proc_mib(pid, key):
@@ -213,7 +201,7 @@ def serve_figures(binary, root, env):
 
 
 def main():
-    binary = mctl()
+    binary = mctl_binary()
     big_root = os.path.join(BASE, f"runs-{MB}mb")
     small_root = os.path.join(BASE, f"runs-{SMALL_MB}mb")
     print(f"building a run with a {MB} MB result (and a {SMALL_MB} MB baseline)...", file=sys.stderr)

@@ -380,25 +380,11 @@ fn same_content(a: &Side, x: &ResultInfo, b: &Side, y: &ResultInfo) -> Result<bo
         use sha2::Digest;
         let mut hasher = sha2::Sha256::new();
         let text = side.content(r)?;
-        text.write_to(&mut DigestWriter(&mut hasher))
+        text.write_to(&mut hasher)
             .map_err(|e| Error::io(format!("reading the result of {}", r.tool_call_id), &e))?;
         Ok(hasher.finalize().into())
     };
     Ok(digest(a, x)? == digest(b, y)?)
-}
-
-/// A hasher as a writer, for [`ValueText::write_to`].
-struct DigestWriter<'a>(&'a mut sha2::Sha256);
-
-impl std::io::Write for DigestWriter<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        sha2::Digest::update(self.0, buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 /// Whitespace collapsed: two prompts that differ only in spacing are the same anchor.

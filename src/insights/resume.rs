@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::model::{RetentionState, RunOptions, Verify};
-use crate::retained::{stub_for, stub_from_source, ValueText};
+use crate::retained::{stub_from_source, ByteSource, ValueText};
 use crate::runs::{analyze_run, RunsDir};
 use crate::transcript::event::{Attachment, Envelope};
 use crate::transcript::spans::{resolve, BigString};
@@ -12,6 +12,7 @@ use crate::transcript::{read_transcript_lines, Cursor, SpanSource};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use ts_rs::TS;
 
 /// The provider the harness gives the text-fold shape (spec C.1); every other gets structured.
@@ -190,7 +191,7 @@ impl Replayed {
         let whole = |text: &mut String| {
             if let Some(big) = resolve(text, spans) {
                 *text = SpanSource::open(big)
-                    .and_then(|src| ValueText::Span(std::sync::Arc::new(src)).into_string())
+                    .and_then(|src| ValueText::Span(Arc::new(src)).into_string())
                     .unwrap_or_else(|e| format!("[the text cannot be read again: {e}]"));
             }
         };
@@ -409,9 +410,10 @@ impl Replay {
             } => {
                 let content = result.and_then(|r| r.content).unwrap_or_default();
                 let text = match resolve(&content, spans) {
-                    Some(big) => span_text(&tool_call_id, big, stubbed.get(&line)),
-                    None => result_text(&tool_call_id, content, stubbed.get(&line)),
+                    Some(big) => SpanSource::open(big).map(|s| ValueText::Span(Arc::new(s))),
+                    None => Ok(ValueText::Memory(Arc::new(content))),
                 };
+                let text = result_text(&tool_call_id, text, stubbed.get(&line));
                 match self.shape {
                     ReplayShape::TextFold => self.pending.push(text),
                     ReplayShape::Structured => {
@@ -535,50 +537,32 @@ fn user_content(text: String, attachments: Vec<Attachment>) -> (String, Option<V
 }
 
 /// What a result sends: its stub when it has a value file now (`stubbed` names its value id
-/// and tool), else its text.
-fn result_text(call: &str, content: String, stubbed: Option<&(String, String)>) -> ResultText {
-    match stubbed {
+/// and tool), else its text. A text too big to hold is read again from its transcript: a stub
+/// reads only its previews; a text sent whole is read whole (it is what the resume would send).
+fn result_text(
+    call: &str,
+    text: std::io::Result<ValueText>,
+    stubbed: Option<&(String, String)>,
+) -> ResultText {
+    let sent = text.and_then(|text| match stubbed {
         Some((value_id, tool)) => {
-            let stub = stub_for(value_id, tool, &content);
-            ResultText {
-                stub: Some(StubbedResult {
-                    tool_call_id: call.to_owned(),
-                    value_id: value_id.clone(),
-                    full_bytes: content.len() as u64,
-                    stub_bytes: stub.len() as u64,
-                }),
-                content: stub,
-            }
-        }
-        None => ResultText {
-            content,
-            stub: None,
-        },
-    }
-}
-
-/// [`result_text`] of a text too big to hold, read again from its transcript: a stub reads
-/// only its previews; a text sent whole is read whole (it is what the resume would send).
-fn span_text(call: &str, big: &BigString, stubbed: Option<&(String, String)>) -> ResultText {
-    let read = SpanSource::open(big).and_then(|src| match stubbed {
-        Some((value_id, tool)) => {
-            let stub = stub_from_source(value_id, tool, &src, big.index())?;
+            let stub = stub_from_source(value_id, tool, &text, &text.line_index()?)?;
             Ok(ResultText {
                 stub: Some(StubbedResult {
                     tool_call_id: call.to_owned(),
                     value_id: value_id.clone(),
-                    full_bytes: big.bytes(),
+                    full_bytes: text.len(),
                     stub_bytes: stub.text.len() as u64,
                 }),
                 content: stub.text,
             })
         }
         None => Ok(ResultText {
-            content: ValueText::Span(std::sync::Arc::new(src)).into_string()?,
+            content: text.into_string()?,
             stub: None,
         }),
     });
-    read.unwrap_or_else(|e| ResultText {
+    sent.unwrap_or_else(|e| ResultText {
         content: format!("[the result's text cannot be read again: {e}]"),
         stub: None,
     })

@@ -125,11 +125,19 @@ pub(crate) trait Source: Send + Sync {
         opts: &RunOptions,
     ) -> io::Result<Option<Box<dyn StoreFold>>>;
 
+    // The value-file methods below default to a store that keeps no value files of its own
+    // (its saved outputs, if any, are named by its results: `recorded_texts`): nothing to list,
+    // nothing GC may take. A store with value folders overrides every one of them.
+
     /// The value files run `id` can name, by stem.
-    fn run_values(&self, layout: &Layout, id: &str) -> io::Result<BTreeMap<String, ValueFile>>;
+    fn run_values(&self, _layout: &Layout, _id: &str) -> io::Result<BTreeMap<String, ValueFile>> {
+        Ok(BTreeMap::new())
+    }
 
     /// The value files of one value folder, by stem (what search reads).
-    fn list_values(&self, dir: &Path) -> io::Result<BTreeMap<String, ValueFile>>;
+    fn list_values(&self, _dir: &Path) -> io::Result<BTreeMap<String, ValueFile>> {
+        Ok(BTreeMap::new())
+    }
 
     /// The texts the store recorded for result `info` of run `id`: what the model got and
     /// where the full text is. `None` for a store whose stubs are made by the retention rule
@@ -145,7 +153,9 @@ pub(crate) trait Source: Send + Sync {
 
     /// The value file of result `value_id` of run `id`, when it is a regular file where the
     /// store keeps it.
-    fn value_file(&self, layout: &Layout, id: &str, value_id: &str) -> Option<PathBuf>;
+    fn value_file(&self, _layout: &Layout, _id: &str, _value_id: &str) -> Option<PathBuf> {
+        None
+    }
 
     /// The stub the model got, from the text the store recorded in the result's place.
     fn stub_of_seen(&self, _seen: &str) -> Option<Stub> {
@@ -159,7 +169,9 @@ pub(crate) trait Source: Send + Sync {
 
     /// What the model of run `files` read back of its values: the harness's `peek_value`
     /// calls, another agent's reads of a value file.
-    fn read_backs(&self, transcript: &Path, files: &RunFiles) -> io::Result<Vec<PeekCall>>;
+    fn read_backs(&self, _transcript: &Path, _files: &RunFiles) -> io::Result<Vec<PeekCall>> {
+        Ok(Vec::new())
+    }
 
     /// The searchable strings of one parsed line of another agent's store; `None` for the
     /// harness, whose transcripts search reads by their events.
@@ -179,10 +191,14 @@ pub(crate) trait Source: Send + Sync {
 
     /// Where each run's value folder is, which files in it GC may take, and what proves the
     /// run untouched.
-    fn value_folders(&self, layout: &Layout) -> Box<dyn ValueFolders>;
+    fn value_folders(&self, _layout: &Layout) -> Box<dyn ValueFolders> {
+        Box::new(NoValueFolders)
+    }
 
     /// How the value folder of run `id` is named in a problem report.
-    fn value_folder_name(&self, id: &str) -> String;
+    fn value_folder_name(&self, id: &str) -> String {
+        id.to_owned()
+    }
 }
 
 /// GC's view of a store's value folders: the one place GC learns what it collects from.

@@ -180,7 +180,13 @@ fn read_lines_at(
     let mut cursor = from;
     let mut buf = Vec::new();
     loop {
-        let line = match next_line(&mut reader, cursor.offset, spans_of.as_ref(), &mut buf)? {
+        let line = match next_line(
+            &mut reader,
+            cursor.offset,
+            spans_of.as_ref(),
+            &mut buf,
+            false,
+        )? {
             Ok(line) => line,
             // The end, or a torn tail: leave it for a later pass.
             Err(pending_bytes) => {
@@ -211,62 +217,13 @@ pub(crate) fn read_transcript_line<T>(
     let mut buf = Vec::new();
     // A last line its writer left without a newline may be read as a line (a settled tail):
     // here the end of the file ends it too.
-    let line = match next_line(&mut reader, offset, Some(&Arc::from(path)), &mut buf)? {
-        Ok(line) => line,
-        Err(0) => return Ok(None),
-        Err(_) => {
-            let (mut reader, _) = open_at(path, Cursor { offset, lines: 0 })?;
-            let mut tail = EndsAtEof {
-                inner: &mut reader,
-                done: false,
-            };
-            match next_line(&mut tail, offset, Some(&Arc::from(path)), &mut buf)? {
-                Ok(line) => line,
-                Err(_) => return Ok(None),
-            }
-        }
+    let Ok(line) = next_line(&mut reader, offset, Some(&Arc::from(path)), &mut buf, true)? else {
+        return Ok(None);
     };
     let mut f = Some(f);
     let mut out = None;
     line.hand(1, offset, &buf, &mut |l| out = f.take().map(|f| f(l)));
     Ok(out)
-}
-
-/// A reader that gives one `\n` after its inner reader's end: the last line of a file ends
-/// there.
-struct EndsAtEof<'a, R> {
-    inner: &'a mut R,
-    done: bool,
-}
-
-impl<R: BufRead> io::Read for EndsAtEof<'_, R> {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let n = {
-            let avail = self.fill_buf()?;
-            let n = avail.len().min(out.len());
-            out[..n].copy_from_slice(&avail[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
-    }
-}
-
-impl<R: BufRead> BufRead for EndsAtEof<'_, R> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if self.inner.fill_buf()?.is_empty() {
-            return Ok(if self.done { &[] } else { b"\n" });
-        }
-        self.inner.fill_buf()
-    }
-
-    fn consume(&mut self, amount: usize) {
-        if amount > 0 && self.inner.fill_buf().is_ok_and(|b| b.is_empty()) {
-            self.done = true;
-        } else {
-            self.inner.consume(amount);
-        }
-    }
 }
 
 /// One line read by [`next_line`]: held in the caller's buffer, or compacted.
@@ -295,12 +252,14 @@ impl NextLine {
 }
 
 /// Reads the next line into `buf` (or through a compactor, past the bound). At the end, or at
-/// a torn tail, the size of what was there (0 at the end).
+/// a torn tail, the size of what was there (0 at the end); with `eof_ends`, a tail that is not
+/// empty is a line.
 fn next_line(
     reader: &mut impl BufRead,
     offset: u64,
     spans_of: Option<&Arc<Path>>,
     buf: &mut Vec<u8>,
+    eof_ends: bool,
 ) -> io::Result<Result<NextLine, u64>> {
     buf.clear();
     let mut compactor: Option<Compactor> = None;
@@ -308,6 +267,10 @@ fn next_line(
     loop {
         let avail = reader.fill_buf()?;
         if avail.is_empty() {
+            if eof_ends && len > 0 {
+                let compacted = compactor.map(Compactor::finish);
+                return Ok(Ok(NextLine { len, compacted }));
+            }
             return Ok(Err(len));
         }
         let (take, newline) = match memchr::memchr(b'\n', avail) {

@@ -11,19 +11,13 @@ pub(crate) use fold::{output_on_line, CodexFold};
 pub(crate) use layout::{read as read_layout, rollout_id};
 
 use crate::model::recorded::{transcript_of, FullText, RecordedTexts};
-use crate::model::values::ValueFile;
-use crate::model::PeekCall;
-use crate::model::{Layout, ResultInfo, RunFiles, RunOptions};
-use crate::sources::store::NoValueFolders;
-use crate::sources::{
-    Capabilities, Piece, Source, SourceInfo, SourceKind, StoreFold, ValueFolders,
-};
+use crate::model::{Layout, ResultInfo, RunOptions};
+use crate::sources::{Capabilities, Piece, Source, SourceInfo, SourceKind, StoreFold};
 use crate::transcript::RawLine;
 use serde_json::Value;
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Codex CLI's sessions directory.
 pub(crate) struct Codex;
@@ -68,14 +62,6 @@ impl Source for Codex {
         Ok(Some(Box::new(CodexFold::default())))
     }
 
-    fn run_values(&self, _: &Layout, _: &str) -> io::Result<BTreeMap<String, ValueFile>> {
-        Ok(BTreeMap::new())
-    }
-
-    fn list_values(&self, _: &Path) -> io::Result<BTreeMap<String, ValueFile>> {
-        Ok(BTreeMap::new())
-    }
-
     /// The cut text the model got is all there is.
     fn recorded_texts(
         &self,
@@ -93,25 +79,9 @@ impl Source for Codex {
         Some(texts)
     }
 
-    fn value_file(&self, _: &Layout, _: &str, _: &str) -> Option<PathBuf> {
-        None
-    }
-
     /// A Codex model has no tool to read a cut output back.
-    fn read_backs(&self, _: &Path, _: &RunFiles) -> io::Result<Vec<PeekCall>> {
-        Ok(Vec::new())
-    }
-
     fn search_pieces<'v>(&self, line: &'v Value) -> Option<Vec<Piece<'v>>> {
         Some(search::pieces(line))
-    }
-
-    fn value_folders(&self, _: &Layout) -> Box<dyn ValueFolders> {
-        Box::new(NoValueFolders)
-    }
-
-    fn value_folder_name(&self, id: &str) -> String {
-        id.to_owned()
     }
 }
 

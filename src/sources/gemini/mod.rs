@@ -13,19 +13,14 @@ pub(crate) use fold::GeminiFold;
 pub(crate) use layout::{is_session_file, CHATS};
 
 use crate::model::recorded::{transcript_of, FullText, RecordedTexts};
-use crate::model::values::ValueFile;
-use crate::model::{Layout, PeekCall, ResultInfo, RunFiles, RunOptions};
+use crate::model::{Layout, ResultInfo, RunOptions};
 use crate::retained::Stub;
-use crate::sources::store::NoValueFolders;
-use crate::sources::{
-    Capabilities, Piece, Source, SourceInfo, SourceKind, StoreFold, ValueFolders,
-};
+use crate::sources::{Capabilities, Piece, Source, SourceInfo, SourceKind, StoreFold};
 use crate::transcript::{RawLine, ReadOutcome};
 use serde_json::Value;
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Gemini CLI's chats.
 pub(crate) struct Gemini;
@@ -79,14 +74,6 @@ impl Source for Gemini {
         Ok(Some(Box::new(GeminiFold)))
     }
 
-    fn run_values(&self, _: &Layout, _: &str) -> io::Result<BTreeMap<String, ValueFile>> {
-        Ok(BTreeMap::new())
-    }
-
-    fn list_values(&self, _: &Path) -> io::Result<BTreeMap<String, ValueFile>> {
-        Ok(BTreeMap::new())
-    }
-
     /// What the model got is the call's result in the chat; when that is a stub naming a saved
     /// file, the file is the full text.
     fn recorded_texts(
@@ -98,10 +85,6 @@ impl Source for Gemini {
         Some(texts(layout, id, info))
     }
 
-    fn value_file(&self, _: &Layout, _: &str, _: &str) -> Option<PathBuf> {
-        None
-    }
-
     fn stub_of_seen(&self, seen: &str) -> Option<Stub> {
         saved::saved_stub(seen).map(|_| Stub {
             text: seen.to_owned(),
@@ -110,20 +93,8 @@ impl Source for Gemini {
         })
     }
 
-    fn read_backs(&self, _: &Path, _: &RunFiles) -> io::Result<Vec<PeekCall>> {
-        Ok(Vec::new())
-    }
-
     fn search_pieces<'v>(&self, line: &'v Value) -> Option<Vec<Piece<'v>>> {
         Some(search::pieces(line))
-    }
-
-    fn value_folders(&self, _: &Layout) -> Box<dyn ValueFolders> {
-        Box::new(NoValueFolders)
-    }
-
-    fn value_folder_name(&self, id: &str) -> String {
-        id.to_owned()
     }
 }
 

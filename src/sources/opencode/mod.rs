@@ -12,17 +12,12 @@ pub(crate) use fold::OpencodeFold;
 pub(crate) use layout::{DATABASE, STORAGE};
 
 use crate::model::recorded::{transcript_of, FullText, RecordedTexts};
-use crate::model::values::ValueFile;
-use crate::model::{Layout, PeekCall, ResultInfo, RunFiles, RunOptions};
+use crate::model::{Layout, ResultInfo, RunOptions};
 use crate::retained::Stub;
-use crate::sources::store::NoValueFolders;
-use crate::sources::{
-    Capabilities, Piece, PieceKind, Source, SourceInfo, SourceKind, StoreFold, ValueFolders,
-};
+use crate::sources::{Capabilities, Piece, PieceKind, Source, SourceInfo, SourceKind, StoreFold};
 use crate::transcript::{RawLine, ReadOutcome};
 use serde_json::Value;
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -78,14 +73,6 @@ impl Source for Opencode {
         Ok(Some(Box::new(OpencodeFold)))
     }
 
-    fn run_values(&self, _: &Layout, _: &str) -> io::Result<BTreeMap<String, ValueFile>> {
-        Ok(BTreeMap::new())
-    }
-
-    fn list_values(&self, _: &Path) -> io::Result<BTreeMap<String, ValueFile>> {
-        Ok(BTreeMap::new())
-    }
-
     fn recorded_texts(
         &self,
         layout: &Layout,
@@ -93,10 +80,6 @@ impl Source for Opencode {
         info: &ResultInfo,
     ) -> Option<io::Result<RecordedTexts>> {
         Some(texts(layout, id, info))
-    }
-
-    fn value_file(&self, _: &Layout, _: &str, _: &str) -> Option<PathBuf> {
-        None
     }
 
     fn stub_of_seen(&self, seen: &str) -> Option<Stub> {
@@ -107,20 +90,8 @@ impl Source for Opencode {
         })
     }
 
-    fn read_backs(&self, _: &Path, _: &RunFiles) -> io::Result<Vec<PeekCall>> {
-        Ok(Vec::new())
-    }
-
     fn search_pieces<'v>(&self, line: &'v Value) -> Option<Vec<Piece<'v>>> {
         Some(pieces(line))
-    }
-
-    fn value_folders(&self, _: &Layout) -> Box<dyn ValueFolders> {
-        Box::new(NoValueFolders)
-    }
-
-    fn value_folder_name(&self, id: &str) -> String {
-        id.to_owned()
     }
 }
 
