@@ -3,7 +3,7 @@
 //! own rules give each result (a Claude Code stub, a Codex cut) rather than the size rule.
 
 use super::{Analyzer, Terminal};
-use crate::fold::timeline::describe;
+use crate::fold::timeline::describe_for;
 use crate::model::values::ValueFile;
 use crate::model::{ProblemKind, ResultInfo, RetentionState, Run, TimelineEvent, Usage};
 use crate::retained::{count_format_chars, count_lines};
@@ -83,7 +83,7 @@ impl Analyzer {
         result: Option<ForeignResult>,
     ) {
         self.foreign_result = result;
-        let mut item = describe(kind, event);
+        let mut item = describe_for(kind, event, self.keep_timeline);
         self.fold(n, offset, ts, event, &[], &mut item);
         self.foreign_result = None;
         self.note(n, None, ts, item);

@@ -2,7 +2,7 @@
 //! each event adds to the run.
 
 use super::{Analyzer, Terminal};
-use crate::fold::timeline::describe;
+use crate::fold::timeline::describe_for;
 use crate::model::{title_of, Problem, ProblemKind, TimelineEvent, TEXT_MAX};
 use crate::transcript::event::{
     known_event_keys, unknown_keys, Envelope, Event, EventType, ENVELOPE_KEYS,
@@ -60,7 +60,7 @@ impl Analyzer {
         if let Some(why) = line.broken {
             return self.problem(n, ProblemKind::Corrupt, format!("not JSON text: {why}"));
         }
-        let Ok(text) = std::str::from_utf8(line.bytes) else {
+        let Ok(text) = simdutf8::basic::from_utf8(line.bytes) else {
             return self.problem(n, ProblemKind::Corrupt, "not UTF-8 text".to_owned());
         };
         if text.trim().is_empty() {
@@ -135,7 +135,7 @@ impl Analyzer {
                 )
             }
         };
-        let mut item = describe(&kind, &event);
+        let mut item = describe_for(&kind, &event, self.keep_timeline);
         if !line.spans.is_empty() {
             show_spans(&mut item, &event, line.spans);
         }

@@ -27,6 +27,36 @@ pub(crate) fn json_text(value: &Value) -> String {
     }
 }
 
+/// What the fold itself reads of an event's row (a message's usage and its calls), for a
+/// reading that keeps no timeline: the rest of [`describe`] (a tool input written out as JSON,
+/// each text cut to size) costs more than the fold and would be dropped.
+pub(crate) fn describe_for(kind: &str, event: &Event, keep_timeline: bool) -> TimelineEvent {
+    match (keep_timeline, event) {
+        (true, _) => describe(kind, event),
+        (false, Event::AssistantMessage { content, usage, .. }) => TimelineEvent {
+            kind: kind.to_owned(),
+            tool_calls: content.iter().filter_map(call_ref).collect(),
+            usage: usage.clone(),
+            ..Default::default()
+        },
+        (false, _) => TimelineEvent {
+            kind: kind.to_owned(),
+            ..Default::default()
+        },
+    }
+}
+
+/// The call a block of a message makes, if it is a call.
+fn call_ref(block: &ContentBlock) -> Option<ToolCallRef> {
+    match block {
+        ContentBlock::ToolCall { tool_call_id, name } => Some(ToolCallRef {
+            tool_call_id: tool_call_id.clone(),
+            name: name.clone().unwrap_or_else(|| "tool".to_owned()),
+        }),
+        _ => None,
+    }
+}
+
 /// The event's fields for the timeline (everything but `line`, `seq`, `ts`, filled by the caller).
 pub(crate) fn describe(kind: &str, event: &Event) -> TimelineEvent {
     let mut t = TimelineEvent {
@@ -94,12 +124,7 @@ pub(crate) fn describe(kind: &str, event: &Event) -> TimelineEvent {
                 match block {
                     ContentBlock::Text { text: s } => push_para(&mut text, s),
                     ContentBlock::Thinking { text: s } => push_para(&mut thinking, s),
-                    ContentBlock::ToolCall { tool_call_id, name } => {
-                        t.tool_calls.push(ToolCallRef {
-                            tool_call_id: tool_call_id.clone(),
-                            name: name.clone().unwrap_or_else(|| "tool".to_owned()),
-                        })
-                    }
+                    call @ ContentBlock::ToolCall { .. } => t.tool_calls.extend(call_ref(call)),
                     ContentBlock::Other => {}
                 }
             }

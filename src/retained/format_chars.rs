@@ -4,14 +4,49 @@
 //! holding any of them can be shown as other than what the model got ("Trojan Source", hidden
 //! tag text); the views say so and mark each one, as the UI's `\p{Cf}` does.
 
-/// How many invisible format characters `text` holds. An ASCII text (most tool output) holds
-/// none and is not decoded.
+/// How many invisible format characters `text` holds. Runs of ASCII (most tool output) are
+/// passed over a word at a time, and only a character whose first byte can start a format
+/// character is decoded: this runs over every result a listing reads.
 pub fn count_format_chars(text: &str) -> u64 {
-    if text.is_ascii() {
-        return 0;
+    const HIGH: u128 = u128::from_ne_bytes([0x80; 16]);
+    let bytes = text.as_bytes();
+    let mut count = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        if let Some(word) = bytes.get(at..at + 16) {
+            let word = u128::from_ne_bytes(word.try_into().unwrap_or_default());
+            if word & HIGH == 0 {
+                at += 16;
+                continue;
+            }
+        }
+        let lead = bytes[at];
+        let len = match lead {
+            0xF0.. => 4,
+            0xE0.. => 3,
+            0xC0.. => 2,
+            _ => 1,
+        };
+        if MAY_START[lead as usize] {
+            let c = text.get(at..).and_then(|rest| rest.chars().next());
+            count += u64::from(c.is_some_and(is_format_char));
+        }
+        at += len;
     }
-    text.chars().filter(|&c| is_format_char(c)).count() as u64
+    count
 }
+
+/// The first bytes of the UTF-8 encodings of the format characters ([`is_format_char`]).
+static MAY_START: [bool; 256] = {
+    let mut table = [false; 256];
+    let leads = [0xC2, 0xD8, 0xDB, 0xDC, 0xE0, 0xE1, 0xE2, 0xEF, 0xF0, 0xF3];
+    let mut i = 0;
+    while i < leads.len() {
+        table[leads[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
 
 /// How the views and `mctl` show format character `c`: `⟨U+202E⟩`.
 pub fn format_label(c: char) -> String {
@@ -89,5 +124,26 @@ mod tests {
         assert_eq!(count_format_chars(visible), 0);
         assert!(!visible.chars().any(is_format_char));
         assert_eq!(count_format_chars("\u{202E}evil\u{202C} and \u{2066}x"), 3);
+    }
+
+    #[test]
+    fn the_byte_scan_counts_what_decoding_every_character_counts() {
+        // Every character there is, after ASCII runs of each length that moves the word
+        // boundaries, and each format character inside long ASCII runs.
+        let every: String = (0..=0x10FFFF).filter_map(char::from_u32).collect();
+        let decoded = |t: &str| t.chars().filter(|&c| is_format_char(c)).count() as u64;
+        for pad in [0, 1, 7, 15] {
+            let text = format!("{}{every}", "x".repeat(pad));
+            assert_eq!(
+                count_format_chars(&text),
+                decoded(&text),
+                "after {pad} bytes"
+            );
+        }
+        let sparse: String = (every.chars().filter(|&c| is_format_char(c)))
+            .map(|c| format!("{}{c}", "y".repeat(21)))
+            .collect();
+        assert_eq!(count_format_chars(&sparse), decoded(&sparse));
+        assert!(decoded(&sparse) > 150);
     }
 }

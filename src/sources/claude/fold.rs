@@ -243,7 +243,12 @@ impl ClaudeFold {
         // A line no run can read is its session's to report, not each side conversation's.
         let side = matches!(self.lines, Lines::Side(..));
         self.taken = !side;
-        let Ok(text) = std::str::from_utf8(raw.bytes) else {
+        // A side conversation's lines are a few of its session's: the others are passed over
+        // unparsed.
+        if side && !super::threads::may_be_side(raw.bytes) {
+            return;
+        }
+        let Ok(text) = simdutf8::basic::from_utf8(raw.bytes) else {
             if side {
                 return;
             }
@@ -501,14 +506,15 @@ impl ClaudeFold {
             .get("content")
             .and_then(persisted::block_text)
             .unwrap_or_default();
-        let raw = raw.map(persisted::raw_output).unwrap_or_default();
+        // The raw output is read only for a stub: an inline result is what the model got.
+        let raw_of = || raw.map(persisted::raw_output).unwrap_or_default();
         let (seen, raw) = match self.replacements.get(&id) {
             // Persisted when sent: the transcript kept the whole output as the content.
-            Some(stub) => (stub.clone(), replaced_output(content, raw)),
-            None => (content, raw),
+            Some(stub) => (stub.clone(), Some(replaced_output(content, raw_of()))),
+            None => (content, None),
         };
         let class = match seen.starts_with(STUB_PREFIX) {
-            true => self.persisted(into, at.n, &id, &seen, raw),
+            true => self.persisted(into, at.n, &id, &seen, raw.unwrap_or_else(raw_of)),
             false => ForeignResult::inline(&id, &seen),
         };
         let event = Event::ToolCallFinished {

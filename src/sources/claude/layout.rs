@@ -9,7 +9,7 @@ use super::scan_cache::Scans;
 use super::threads::SessionScan;
 use crate::model::layout::{Layout, RunFiles};
 use crate::model::SourceKind;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -32,10 +32,6 @@ fn short(uuid: &str) -> &str {
 /// Reads a projects directory or a project folder; what session files tell of the runs inside
 /// them is kept in `cache` between processes.
 pub(crate) fn read(root: &Path, cache: Option<&Path>) -> io::Result<Layout> {
-    let mut found = Found {
-        scans: Some(Scans::new(root, cache)),
-        ..Default::default()
-    };
     let mut projects = Vec::new();
     for entry in fs::read_dir(root)? {
         let entry = entry?;
@@ -46,17 +42,76 @@ pub(crate) fn read(root: &Path, cache: Option<&Path>) -> io::Result<Layout> {
             projects.push(entry.path());
         }
     }
-    found.project(root)?;
     // In name order, so that which of two same-named sessions keeps the bare id never changes.
     projects.sort();
-    for project in projects {
-        // A project folder that vanished or cannot be read holds nothing to show.
-        let _ = found.project(&project);
-    }
-    if let Some(scans) = found.scans.take() {
-        scans.save();
+    let mut listings = vec![Listing::of(root)?];
+    // A project folder that vanished or cannot be read holds nothing to show.
+    listings.extend(projects.iter().filter_map(|p| Listing::of(p).ok()));
+    // Every session file is scanned at once, on every core (an agent's own file is all side
+    // lines, all its own: nothing to scan).
+    let sessions: Vec<(&Path, &fs::Metadata)> = (listings.iter())
+        .flat_map(|l| &l.sessions)
+        .filter(|s| !s.stem.starts_with(AGENT_PREFIX))
+        .filter_map(|s| Some((s.path.as_path(), s.meta.as_ref()?)))
+        .collect();
+    let mut scans = Scans::new(root, cache);
+    let scanned = scans.scan_all(&sessions);
+    scans.save();
+    let mut scanned: HashMap<PathBuf, SessionScan> = (sessions.iter())
+        .map(|(path, _)| path.to_path_buf())
+        .zip(scanned)
+        .collect();
+    let mut found = Found::default();
+    for listing in listings {
+        found.project(listing, &mut scanned);
     }
     Ok(found.into_layout(root))
+}
+
+/// A session file of a project folder.
+struct SessionFile {
+    stem: String,
+    path: PathBuf,
+    meta: Option<fs::Metadata>,
+}
+
+/// What a project folder holds: its session files and its folders, each in name order.
+struct Listing {
+    dir: PathBuf,
+    sessions: Vec<SessionFile>,
+    folders: Vec<(String, PathBuf)>,
+}
+
+impl Listing {
+    fn of(project: &Path) -> io::Result<Self> {
+        let mut sessions = Vec::new();
+        let mut folders = Vec::new();
+        for entry in fs::read_dir(project)? {
+            let entry = entry?;
+            let (Ok(kind), Ok(name)) = (entry.file_type(), entry.file_name().into_string()) else {
+                continue;
+            };
+            if kind.is_file() {
+                if let Some(stem) = name.strip_suffix(".jsonl").filter(|s| !s.is_empty()) {
+                    // DirEntry::metadata does not follow a link (and this is no link).
+                    sessions.push(SessionFile {
+                        stem: stem.to_owned(),
+                        path: entry.path(),
+                        meta: entry.metadata().ok(),
+                    });
+                }
+            } else if kind.is_dir() {
+                folders.push((name, entry.path()));
+            }
+        }
+        sessions.sort_by(|a, b| a.stem.cmp(&b.stem));
+        folders.sort();
+        Ok(Self {
+            dir: project.to_path_buf(),
+            sessions,
+            folders,
+        })
+    }
 }
 
 fn has_transcript(dir: &Path, name: &str) -> bool {
@@ -71,17 +126,16 @@ fn is_session_folder(dir: &Path) -> bool {
 }
 
 #[derive(Default)]
-struct Found<'a> {
+struct Found {
     runs: BTreeMap<String, RunFiles>,
     value_dirs: BTreeMap<String, PathBuf>,
     linked: Vec<String>,
     /// Sessions whose transcript is gone but whose subagents still write to their folder: no
     /// orphans.
     owned: Vec<String>,
-    scans: Option<Scans<'a>>,
 }
 
-impl Found<'_> {
+impl Found {
     /// The id a run of `project` gets: its file's stem, or, when another project already has a
     /// run of that name, the stem qualified by the project folder's name.
     fn id_for(&self, stem: &str, project: &Path) -> String {
@@ -95,43 +149,32 @@ impl Found<'_> {
         format!("{stem}@{folder}")
     }
 
-    fn project(&mut self, project: &Path) -> io::Result<()> {
-        let mut sessions = Vec::new();
-        let mut folders = Vec::new();
-        for entry in fs::read_dir(project)? {
-            let entry = entry?;
-            let (Ok(kind), Ok(name)) = (entry.file_type(), entry.file_name().into_string()) else {
-                continue;
-            };
-            if kind.is_file() {
-                if let Some(stem) = name.strip_suffix(".jsonl").filter(|s| !s.is_empty()) {
-                    // DirEntry::metadata does not follow a link (and this is no link).
-                    sessions.push((stem.to_owned(), entry.path(), entry.metadata().ok()));
-                }
-            } else if kind.is_dir() {
-                folders.push((name, entry.path()));
-            }
-        }
-        sessions.sort_by(|a, b| a.0.cmp(&b.0));
-        folders.sort();
+    /// The runs of one project folder; `scanned` holds the scans of its session files.
+    fn project(&mut self, listing: Listing, scanned: &mut HashMap<PathBuf, SessionScan>) {
+        let Listing {
+            dir,
+            sessions,
+            folders,
+        } = listing;
+        let project = dir.as_path();
         let mut ids = BTreeMap::new();
         let mut scans = Vec::new();
-        for (stem, path, meta) in sessions {
+        for SessionFile { stem, path, .. } in sessions {
             let id = self.id_for(&stem, project);
             ids.insert(stem.clone(), id.clone());
-            // An agent's own file is all side lines, all its own.
-            if let (Some(scans_of), Some(meta), false) =
-                (self.scans.as_mut(), meta, stem.starts_with(AGENT_PREFIX))
-            {
-                let scan = scans_of.scan(&path, &meta);
+            let scan = scanned.remove(&path);
+            // Only a scanned file is known to rewrite none of its results.
+            let no_replacements = scan.as_ref().is_some_and(|s| !s.replacements);
+            if let Some(scan) = scan {
                 if !scan.sidechains.is_empty() || !scan.agent_calls.is_empty() {
-                    scans.push((id.clone(), path.clone(), scan));
+                    scans.push((id.clone(), path.clone(), scan, no_replacements));
                 }
             }
             self.runs.insert(
                 id,
                 RunFiles {
                     transcript: Some(path),
+                    no_replacements,
                     ..Default::default()
                 },
             );
@@ -157,10 +200,9 @@ impl Found<'_> {
             let values = self.value_dirs.get(&session).cloned();
             self.subagents(&folder.join(SUBAGENTS), &session, values);
         }
-        for (session, path, scan) in scans {
-            self.link(&session, project, &ids, &path, &scan);
+        for (session, path, scan, no_replacements) in scans {
+            self.link(&session, project, &ids, &path, &scan, no_replacements);
         }
-        Ok(())
     }
 
     /// What a session's scan tells: the call that started each of its subagents' files, an
@@ -174,6 +216,7 @@ impl Found<'_> {
         ids: &BTreeMap<String, String>,
         path: &Path,
         scan: &SessionScan,
+        no_replacements: bool,
     ) {
         // The session's own real folder (a link, or a folder that is one, is never read).
         let values = self.value_dirs.get(session).cloned();
@@ -241,6 +284,7 @@ impl Found<'_> {
                     parent_call: call,
                     side: Some(side.side.clone()),
                     revision: None,
+                    no_replacements,
                 },
             );
         }

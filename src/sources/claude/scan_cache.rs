@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{LazyLock, Mutex};
 
 /// Bumped when what a scan finds changes: an older file is then not read.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 struct Kept {
     stamp: Stamp,
@@ -73,48 +73,25 @@ impl<'a> Scans<'a> {
         }
     }
 
-    /// The scan of session file `path` (with its metadata, links not followed); a file that
-    /// cannot be read has nothing in or under it to show. No lock is held while a file is read:
-    /// one store's first scan does not hold up another's layout.
-    pub(crate) fn scan(&mut self, path: &Path, meta: &fs::Metadata) -> SessionScan {
-        // Size, modification and change times, inode: any write moves it (the change time even
-        // when the modification time is set back).
-        let stamp = Stamp::from_meta(meta);
+    /// The scans of session files `files` (each with its metadata, links not followed), in
+    /// their order; a file that cannot be read has nothing in or under it to show. The files
+    /// are read on every core, and no lock is held while one is read: one store's first scan
+    /// does not hold up another's layout.
+    pub(crate) fn scan_all(&mut self, files: &[(&Path, &fs::Metadata)]) -> Vec<SessionScan> {
+        use rayon::prelude::*;
         self.load_once();
-        self.seen.push(path.to_path_buf());
-        let kept = {
-            let mut cache = lock();
-            match cache.files.get(path) {
-                Some(kept) if kept.stamp == stamp => return kept.scan.clone(),
-                _ => cache.files.remove(path),
+        let scanned: Vec<(SessionScan, Outcome)> = (files.par_iter())
+            .map(|(path, meta)| scan_one(path, meta))
+            .collect();
+        for ((path, _), (_, outcome)) in files.iter().zip(&scanned) {
+            self.seen.push(path.to_path_buf());
+            match outcome {
+                Outcome::Kept => {}
+                Outcome::Moved => self.moved = true,
+                Outcome::Changed => self.changed = true,
             }
-        };
-        // Appended to (longer, same file, and the bytes before where the scan stopped are
-        // still there): read on. Anything else is scanned again whole.
-        let grown = |k: &Kept| k.stamp.ino == stamp.ino && k.stamp.len < stamp.len;
-        let resumed = kept
-            .filter(grown)
-            .and_then(|k| k.scanner.map(|s| (s, k.scan)))
-            .filter(|(s, _)| s.still_there(path));
-        let (mut scanner, before) = match resumed {
-            Some((s, before)) => (s, Some(before)),
-            None => (Scanner::default(), None),
-        };
-        if scanner.read_on(path).is_err() {
-            return SessionScan::default();
         }
-        match before.as_ref() == Some(&scanner.scan) {
-            true => self.moved = true,
-            false => self.changed = true,
-        }
-        let scan = scanner.scan.clone();
-        let kept = Kept {
-            stamp,
-            scanner: Some(scanner),
-            scan: scan.clone(),
-        };
-        lock().files.insert(path.to_path_buf(), kept);
-        scan
+        scanned.into_iter().map(|(scan, _)| scan).collect()
     }
 
     /// Reads the cache file into this process's cache, the first time the store is read.
@@ -163,6 +140,56 @@ impl<'a> Scans<'a> {
             tracing::warn!(file = %file.display(), error = %e, "could not keep the session scans");
         }
     }
+}
+
+/// What reading a file's scan did to the kept ones.
+enum Outcome {
+    /// Its stamp had not moved, or it could not be read.
+    Kept,
+    /// Its stamp moved with nothing new in it.
+    Moved,
+    /// It was scanned whole, or read on and found something new.
+    Changed,
+}
+
+/// The scan of session file `path`, from this process's cache when its stamp has not moved.
+fn scan_one(path: &Path, meta: &fs::Metadata) -> (SessionScan, Outcome) {
+    // Size, modification and change times, inode: any write moves it (the change time even
+    // when the modification time is set back).
+    let stamp = Stamp::from_meta(meta);
+    let kept = {
+        let mut cache = lock();
+        match cache.files.get(path) {
+            Some(kept) if kept.stamp == stamp => return (kept.scan.clone(), Outcome::Kept),
+            _ => cache.files.remove(path),
+        }
+    };
+    // Appended to (longer, same file, and the bytes before where the scan stopped are still
+    // there): read on. Anything else is scanned again whole.
+    let grown = |k: &Kept| k.stamp.ino == stamp.ino && k.stamp.len < stamp.len;
+    let resumed = kept
+        .filter(grown)
+        .and_then(|k| k.scanner.map(|s| (s, k.scan)))
+        .filter(|(s, _)| s.still_there(path));
+    let (mut scanner, before) = match resumed {
+        Some((s, before)) => (s, Some(before)),
+        None => (Scanner::default(), None),
+    };
+    if scanner.read_on(path).is_err() {
+        return (SessionScan::default(), Outcome::Kept);
+    }
+    let outcome = match before.as_ref() == Some(&scanner.scan) {
+        true => Outcome::Moved,
+        false => Outcome::Changed,
+    };
+    let scan = scanner.scan.clone();
+    let kept = Kept {
+        stamp,
+        scanner: Some(scanner),
+        scan: scan.clone(),
+    };
+    lock().files.insert(path.to_path_buf(), kept);
+    (scan, outcome)
 }
 
 /// Forgets every scan of store `root`, in this process and in `cache` (the app's Refresh reads

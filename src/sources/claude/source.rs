@@ -78,7 +78,8 @@ impl Source for ClaudeCode {
         let files = layout.runs.get(id);
         let none = RunFiles::default();
         let mut fold = ClaudeFold::new(id, files.unwrap_or(&none), opts.verify);
-        if let Some(path) = files.and_then(|f| f.transcript.as_deref()) {
+        let transcript = files.filter(|f| !f.no_replacements);
+        if let Some(path) = transcript.and_then(|f| f.transcript.as_deref()) {
             fold.replace(super::read_replacements(path)?);
         }
         Ok(Some(Box::new(fold)))

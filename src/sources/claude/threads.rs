@@ -13,12 +13,14 @@
 
 use crate::model::layout::RunFiles;
 use crate::transcript::{read_lines, Cursor};
+use memchr::memmem::Finder;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
 use std::path::Path;
+use std::sync::LazyLock;
 
 pub use crate::model::SideKey;
 
@@ -41,6 +43,10 @@ pub(crate) struct SessionScan {
     pub sidechains: Vec<Sidechain>,
     /// The call that started each subagent, by agent id.
     pub agent_calls: BTreeMap<String, String>,
+    /// Whether the file has a `content-replacement` line: a fold of it then reads those ahead
+    /// (one of a file without any is spared a whole pass).
+    #[serde(default)]
+    pub replacements: bool,
 }
 
 impl SessionScan {
@@ -107,13 +113,27 @@ struct AgentResult {
 }
 
 /// Bytes that a line the scan must read holds; a line with none of them is passed over.
-const SIDE: &[u8] = b"\"isSidechain\":true";
-const AGENT: &[u8] = b"\"agentId\"";
-const TOOL_USE: &[u8] = b"\"tool_use\"";
-const PROMPT: &[u8] = b"\"prompt\"";
+/// Each searcher is built once: building one costs more than a short line's search.
+macro_rules! needle {
+    ($name:ident, $bytes:expr) => {
+        static $name: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new($bytes));
+    };
+}
+needle!(SIDE, b"\"isSidechain\":true");
+needle!(AGENT, b"\"agentId\"");
+needle!(TOOL_USE, b"\"tool_use\"");
+needle!(PROMPT, b"\"prompt\"");
+needle!(REPLACEMENT, b"\"content-replacement\"");
 
-fn has(line: &[u8], needle: &[u8]) -> bool {
-    memchr::memmem::find(line, needle).is_some()
+/// Whether `line` holds the bytes `needle` searches for.
+fn has(line: &[u8], needle: &Finder<'_>) -> bool {
+    needle.find(line).is_some()
+}
+
+/// Whether `line` may be a side line (its bytes say `"isSidechain":true`, as Claude Code
+/// writes it): a line without them is no side conversation's.
+pub(crate) fn may_be_side(line: &[u8]) -> bool {
+    has(line, &SIDE)
 }
 
 impl Scanner {
@@ -147,8 +167,12 @@ impl Scanner {
     }
 
     fn line(&mut self, bytes: &[u8]) {
-        let wanted =
-            has(bytes, SIDE) || has(bytes, AGENT) || (has(bytes, TOOL_USE) && has(bytes, PROMPT));
+        if !self.scan.replacements && has(bytes, &REPLACEMENT) {
+            self.scan.replacements = true;
+        }
+        let wanted = has(bytes, &SIDE)
+            || has(bytes, &AGENT)
+            || (has(bytes, &TOOL_USE) && has(bytes, &PROMPT));
         if !wanted {
             return;
         }
@@ -390,7 +414,7 @@ impl Lines {
         if matches!(self, Lines::All) {
             return true;
         }
-        if !has(bytes, SIDE) {
+        if !may_be_side(bytes) {
             return self.take(false, None, None, None).keep;
         }
         match serde_json::from_slice::<SideFields>(bytes) {

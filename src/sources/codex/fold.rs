@@ -85,7 +85,7 @@ fn block_texts(v: Option<&Value>) -> String {
 impl CodexFold {
     pub(crate) fn line(&mut self, into: &mut Analyzer, line: RawLine<'_>) {
         let n = line.number;
-        let Ok(text) = std::str::from_utf8(line.bytes) else {
+        let Ok(text) = simdutf8::basic::from_utf8(line.bytes) else {
             return into.problem(n, ProblemKind::Corrupt, "not UTF-8 text".to_owned());
         };
         if text.trim().is_empty() {
