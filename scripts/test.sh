@@ -66,8 +66,8 @@ BENCH_CHATS=100 BENCH_SESSIONS=100 BENCH_DIR="$target/bench-other-agents-small" 
 step "search beside ripgrep at a small scale (hits checked against rg's; figures printed)"
 BENCH_SEARCH_RUNS=100 BENCH_SEARCH_MB=32 BENCH_DIR="$target/bench-search-small" MCTL="$target/debug/mctl" python3 bench/search.py
 
-step "a cold scan on one core and on every core at a small scale (answers equal; figures printed)"
-BENCH_SESSIONS=100 BENCH_RUNS=300 BENCH_DIR="$target/bench-cold-scan-small" MCTL="$target/debug/mctl" python3 bench/cold-scan.py
+step "a cold scan beside ccusage and cat at a small scale (answers equal every way; figures printed)"
+BENCH_SESSIONS=100 BENCH_ROLLOUTS=20 BENCH_RUNS=300 BENCH_DIR="$target/bench-cold-small" MCTL="$target/debug/mctl" python3 bench/cold.py
 
 step "memory on a run with a 30 MB result (no command's peak may grow with the result's size)"
 BENCH_MB=30 BENCH_ALLOWANCE_MIB=24 BENCH_DIR="$target/bench-memory-small" MCTL="$target/debug/mctl" python3 bench/memory.py

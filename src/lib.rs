@@ -44,6 +44,8 @@ pub mod index;
 pub mod insights;
 pub mod model;
 pub mod pins;
+mod progress;
+pub use progress::{scan_progress, ScanProgress};
 pub mod prices;
 pub mod retained;
 pub mod runs;

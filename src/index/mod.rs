@@ -299,15 +299,31 @@ impl RunIndex {
         let read_ms = crate::model::now_ms().min(rest.clock_ms);
         // Each read becomes its row and its entry at once, on its thread: no run's whole
         // detail waits for the others.
+        // A side conversation's file is its session's, and counted once, there.
+        let transcript_len = |files: &crate::model::RunFiles, found: &Found| match found {
+            Found::Changed(stamp) if files.side.is_none() => {
+                stamp.transcript.as_ref().map_or(0, |t| t.len)
+            }
+            _ => 0,
+        };
+        let changed = looked
+            .iter()
+            .filter(|(_, _, f)| matches!(f, Found::Changed(_)));
+        crate::progress::to_read(
+            changed.clone().count() as u64,
+            changed.map(|(_, files, f)| transcript_len(files, f)).sum(),
+        );
         let reads: Vec<Option<Settled>> = {
             use rayon::prelude::*;
             looked
                 .par_iter()
-                .map(|(id, _, found)| {
+                .map(|(id, files, found)| {
                     let Found::Changed(stamp) = found else {
                         return None;
                     };
-                    Some(match read(id) {
+                    let read = read(id);
+                    crate::progress::read_one(transcript_len(files, found));
+                    Some(match read {
                         ReadRun::Read(detail) => {
                             let row = to_row(layout, id, &detail, stamp, read_ms);
                             let RunDetail { run, results, .. } = *detail;

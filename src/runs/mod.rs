@@ -168,10 +168,18 @@ impl RunsDir {
             None => {
                 // Every run read, on every core; the order stays the layout's.
                 use rayon::prelude::*;
-                let ids: Vec<&String> = layout.runs.keys().collect();
+                let ids: Vec<(&String, u64)> = (layout.runs.keys())
+                    .map(|id| (id, crate::progress::transcript_len(&layout, id)))
+                    .collect();
+                let bytes = ids.iter().map(|(_, len)| len).sum();
+                crate::progress::to_read(ids.len() as u64, bytes);
                 let mut runs: Vec<Run> = ids
                     .par_iter()
-                    .filter_map(|id| list_row(&layout, id, &opts))
+                    .filter_map(|(id, len)| {
+                        let run = list_row(&layout, id, &opts);
+                        crate::progress::read_one(*len);
+                        run
+                    })
                     .collect();
                 crate::model::family::add_children(&mut runs);
                 runs

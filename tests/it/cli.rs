@@ -422,7 +422,9 @@ fn the_list_samples_value_files_and_one_run_compares_every_byte() {
 }
 
 /// `--jobs` (and `$MCTL_JOBS`) limits how many files are read at once; the answer is the same
-/// on one thread as on every core, with the index being built or without it.
+/// on one thread as on every core, with the index being built or without it: on the demo, and
+/// on the real Claude Code sessions and Codex rollouts laid out as their stores (when
+/// `../shared` is there).
 #[test]
 fn jobs_change_the_pace_not_the_answer() {
     let dir = tempfile::tempdir().unwrap();
@@ -433,26 +435,39 @@ fn jobs_change_the_pace_not_the_answer() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    let listing = |extra: &[&str], env: Option<&str>| {
-        let mut cmd = mctl_command();
-        cmd.arg("--runs-dir").arg(&runs).args(["runs", "--json"]);
-        cmd.args(extra);
-        cmd.env("MCTL_CACHE_DIR", dir.path().join("cache"));
-        if let Some(n) = env {
-            cmd.env("MCTL_JOBS", n);
-        }
-        let out = cmd.output().unwrap();
-        assert!(out.status.success(), "{}", stderr(&out));
-        out.stdout
-    };
-    let one = listing(&["--no-index", "--jobs", "1"], None);
+    let one = same_every_way(&runs, None, &dir.path().join("cache"));
     assert!(one.len() > 1000);
-    assert_eq!(listing(&["--no-index"], None), one);
-    assert_eq!(listing(&["--no-index"], Some("1")), one);
-    // A cold index on every core, then on one (its file removed in between).
-    assert_eq!(listing(&[], None), one);
-    fs::remove_dir_all(dir.path().join("cache")).unwrap();
-    assert_eq!(listing(&["--jobs", "1"], None), one);
+    let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/agents");
+    if shared.is_dir() {
+        for (agent, source, layout) in [
+            ("claude-code", "claude", "projects/-home-user-app"),
+            ("codex", "codex", "sessions/2026/01/01"),
+        ] {
+            let store = dir.path().join(agent);
+            let folder = store.join(layout);
+            fs::create_dir_all(&folder).unwrap();
+            for file in fs::read_dir(shared.join(agent)).unwrap() {
+                let file = file.unwrap().path();
+                let name = file.file_name().unwrap().to_string_lossy().into_owned();
+                if let Some(stem) = name.rsplit("__").next().filter(|n| n.ends_with(".jsonl")) {
+                    fs::copy(&file, folder.join(stem)).unwrap();
+                }
+            }
+            let root = store.join(layout.split('/').next().unwrap());
+            let cache = dir.path().join(format!("cache-{agent}"));
+            let answer = same_every_way(&root, Some(source), &cache);
+            assert!(
+                answer.len() > 1000,
+                "{agent}: {}",
+                String::from_utf8_lossy(&answer)
+            );
+        }
+    } else {
+        eprintln!(
+            "{} is absent: the same answers are checked on the demo only",
+            shared.display()
+        );
+    }
     for bad in ["0", "many"] {
         let out = mctl_command()
             .arg("--runs-dir")
@@ -468,4 +483,74 @@ fn jobs_change_the_pace_not_the_answer() {
             stderr(&out)
         );
     }
+}
+
+/// The listing of `runs` read on one core without the index, checked to be byte for byte the
+/// listing on every core, with `$MCTL_JOBS`, and through a cold index built on every core and on
+/// one.
+fn same_every_way(
+    runs: &std::path::Path,
+    source: Option<&str>,
+    cache: &std::path::Path,
+) -> Vec<u8> {
+    let listing = |extra: &[&str], env: Option<&str>| {
+        let mut cmd = mctl_command();
+        cmd.arg("--runs-dir").arg(runs);
+        if let Some(source) = source {
+            cmd.args(["--source", source]);
+        }
+        cmd.args(["runs", "--json"]).args(extra);
+        cmd.env("MCTL_CACHE_DIR", cache);
+        if let Some(n) = env {
+            cmd.env("MCTL_JOBS", n);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        out.stdout
+    };
+    let one = listing(&["--no-index", "--jobs", "1"], None);
+    assert_eq!(listing(&["--no-index"], None), one);
+    assert_eq!(listing(&["--no-index"], Some("1")), one);
+    // A cold index on every core, then on one (its files removed in between).
+    let _ = fs::remove_dir_all(cache);
+    assert_eq!(listing(&[], None), one);
+    fs::remove_dir_all(cache).unwrap();
+    assert_eq!(listing(&["--jobs", "1"], None), one);
+    one
+}
+
+/// On a terminal, a listing that reads runs says how far it has come on stderr, and then what
+/// it read; into a pipe or a file it says nothing.
+#[test]
+fn a_listing_shows_its_progress_on_a_terminal_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    let out = mctl_command().arg("demo").arg(&runs).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let count = mctl_json(&runs, &["runs"]).as_array().unwrap().len();
+    let listing = format!(
+        "{} --runs-dir {} --no-index runs >/dev/null",
+        env!("CARGO_BIN_EXE_mctl"),
+        runs.display()
+    );
+    // `script` gives the command a terminal; the test hook shows progress from the start.
+    let out = std::process::Command::new("script")
+        .args(["-qec", &listing, "/dev/null"])
+        .env("MCTL_TEST_PROGRESS_MS", "0")
+        .env("MCTL_CACHE_DIR", dir.path().join("cache"))
+        .env("MCTL_CONFIG_DIR", dir.path().join("config"))
+        .output()
+        .expect("script (util-linux) runs");
+    let said = stdout(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains(&format!("read {count} runs (")), "{said:?}");
+    let piped = mctl_command()
+        .arg("--runs-dir")
+        .arg(&runs)
+        .args(["--no-index", "runs"])
+        .env("MCTL_TEST_PROGRESS_MS", "0")
+        .output()
+        .unwrap();
+    assert!(piped.status.success());
+    assert!(!stderr(&piped).contains("read "), "{}", stderr(&piped));
 }

@@ -16,6 +16,7 @@ mod manual;
 mod output;
 mod peek;
 mod pins;
+mod progress;
 mod resume;
 mod runs;
 mod search;

@@ -5,7 +5,7 @@ use crate::output::{print_json, print_text};
 use mission_control::runs::{now_ms, RunsDir};
 
 pub fn run(dir: RunsDir, json: bool) -> anyhow::Result<()> {
-    let runs = dir.list()?;
+    let runs = crate::progress::while_listing(|| dir.list())?;
     let printed = if json {
         print_json(&runs)
     } else {
