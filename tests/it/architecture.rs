@@ -120,7 +120,7 @@ fn the_app_matches_no_store_by_name() {
 /// everyone's.
 const LAYERS: &[&[&str]] = &[
     &["error", "retained", "model", "config"],
-    &["prices", "transcript", "pins"],
+    &["prices", "transcript", "pins", "progress"],
     &["fold"],
     &["sources"],
     &["index"],
