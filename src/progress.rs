@@ -4,8 +4,10 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-/// Runs and their transcripts' bytes, to read and read so far.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Runs and their transcripts' bytes, to read and read so far, since the process started (a
+/// front end shows the difference between two of them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
 pub struct ScanProgress {
     /// Runs the listings under way have to read (those an index could not vouch for).
     pub runs: u64,

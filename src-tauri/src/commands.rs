@@ -88,6 +88,12 @@ pub fn settings(state: State<'_, AppState>) -> Res<c::settings::Response> {
     state.service.settings(())
 }
 
+/// How far the listings' reads have come (at once: it reads counters).
+#[tauri::command]
+pub fn scan_progress(state: State<'_, AppState>) -> Res<c::scan_progress::Response> {
+    state.service.scan_progress(())
+}
+
 /// Stops a running apply between two files (at once: it only sets a flag).
 #[tauri::command]
 pub fn gc_cancel(state: State<'_, AppState>) -> Res<c::gc_cancel::Response> {

@@ -72,6 +72,7 @@ fn handlers() -> impl Fn(tauri::ipc::Invoke<tauri::Wry>) -> bool + Send + Sync +
         commands::save_settings,
         commands::pick_runs_dir,
         commands::list_runs,
+        commands::scan_progress,
         commands::run_detail,
         commands::open_value,
         commands::verify_value,

@@ -180,6 +180,11 @@ impl Service {
         Ok(self.live.list(&dirs, req.reread, |d| self.runs_dir(d)))
     }
 
+    /// How far the listings' reads have come since the process started.
+    pub fn scan_progress(&self, _: ()) -> Res<c::scan_progress::Response> {
+        Ok(crate::scan_progress())
+    }
+
     /// One run's figures, timeline, results, problems and strays.
     pub fn run_detail(&self, req: c::run_detail::Request) -> Res<c::run_detail::Response> {
         self.runs_dir(&req.dir)?.detail(&req.run)

@@ -52,7 +52,13 @@ pub(super) struct DirState {
     foreign: Option<super::foreign::ForeignWatch>,
     /// The kind of store the directory is, detected once by whoever watches it.
     kind: SourceKind,
+    /// Within the first look: tails read ahead on every core, with what their first poll
+    /// found, each taken when its transcript's turn comes.
+    read_ahead: HashMap<String, (Tail, std::io::Result<super::TailUpdate>)>,
 }
+
+/// How many transcripts the first look reads at once, the most recently written first.
+const FIRST_BATCH: usize = 64;
 
 impl DirState {
     /// The state of `root`, a store of kind `kind` (detected once, by whoever watches it).
@@ -78,6 +84,7 @@ impl DirState {
             kind,
             seed_from: Some(first),
             first_look: false,
+            read_ahead: HashMap::new(),
         }
     }
 
@@ -289,6 +296,9 @@ impl DirState {
                     .collect()
             })
             .unwrap_or_default();
+        if self.first_look {
+            self.read_first(&names);
+        }
         let mut all = names.clone();
         // Known runs that vanished are looked at too.
         all.extend(self.tails.keys().map(|id| transcript_name(id)));
@@ -297,7 +307,47 @@ impl DirState {
         self.touched(&all);
         // What the first look did not meet (a run gone meanwhile) is not kept.
         self.seeds = HashMap::new();
+        self.read_ahead = HashMap::new();
         self.first_look = false;
+    }
+
+    /// The first look's transcripts that nothing vouches for (no tail yet, nothing in the
+    /// index) are read on every core, the most recently written first, a batch at a time; each
+    /// is then told exactly as a read one by one tells it. What they hold counts in the
+    /// process's listing progress.
+    fn read_first(&mut self, names: &BTreeSet<String>) {
+        use rayon::prelude::*;
+        let opts = self.opts_now();
+        let mut ids: Vec<(i64, u64, String)> = (names.iter())
+            .filter_map(|n| n.strip_suffix(TRANSCRIPT_SUFFIX).filter(|s| !s.is_empty()))
+            .filter(|id| !self.tails.contains_key(*id) && !self.seeds.contains_key(*id))
+            .map(|id| {
+                let meta = std::fs::metadata(RunPaths::new(&self.root, id).transcript()).ok();
+                let stamp = meta.as_ref().map(FileStamp::from_meta);
+                let (mtime, len) = stamp.map_or((0, 0), |s| (s.mtime_ms(), s.len));
+                (mtime, len, id.to_owned())
+            })
+            .collect();
+        if ids.len() < 2 {
+            return; // nothing to share out
+        }
+        ids.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
+        crate::progress::to_read(ids.len() as u64, ids.iter().map(|(_, len, _)| len).sum());
+        let root = self.root.clone();
+        for batch in ids.chunks(FIRST_BATCH) {
+            let read: Vec<_> = (batch.par_iter())
+                .map(|(_, len, id)| {
+                    let mut tail = Tail::new(&root, id, opts);
+                    let update = tail.poll();
+                    crate::progress::read_one(*len);
+                    (id.clone(), (tail, update))
+                })
+                .collect();
+            for (id, ahead) in read {
+                self.read_ahead.insert(id.clone(), ahead);
+                self.transcript(&id, opts);
+            }
+        }
     }
 
     /// Re-reads what the names touched. Transcripts are read from their last complete line on.
@@ -414,8 +464,12 @@ impl DirState {
         let dir = self.name.clone();
         let is_new = !self.tails.contains_key(id);
         let seed = self.seeds.remove(id);
+        let (ahead, polled) = match self.read_ahead.remove(id) {
+            Some((tail, update)) => (Some(tail), Some(update)),
+            None => (None, None),
+        };
         let tail = self.tails.entry(id.to_owned()).or_insert_with(|| {
-            seed.and_then(|e| Tail::kept(&self.root, id, opts, e))
+            (ahead.or_else(|| seed.and_then(|e| Tail::kept(&self.root, id, opts, e))))
                 .unwrap_or_else(|| Tail::new(&self.root, id, opts))
         });
         if is_new && !self.summaries.contains(id) {
@@ -424,7 +478,11 @@ impl DirState {
                 run: id.to_owned(),
             });
         }
-        let Ok(update) = tail.poll() else { return };
+        let polled = match polled {
+            Some(update) if is_new => update,
+            _ => tail.poll(),
+        };
+        let Ok(update) = polled else { return };
         if update.reset {
             let _ = self.tx.send(Change::Reset {
                 dir: dir.clone(),

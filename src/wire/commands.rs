@@ -18,7 +18,7 @@ use crate::retained::open::LinesPage;
 use crate::runs::{PeekAnswer, ValueInfo, ValueVerdict};
 use crate::search::SearchSummary;
 use crate::watch::{Change, RunList, RunPatch, RunUpdate};
-use crate::{Error, ErrorCode};
+use crate::{Error, ErrorCode, ScanProgress};
 use std::collections::BTreeMap;
 use std::path::Path;
 use ts_rs::{Config, TypeVisitor, TS};
@@ -108,6 +108,9 @@ macro_rules! with_contract {
             pick_runs_dir: () => Option<String>;
             /// Every run of the directories shown, as the list shows them.
             list_runs: ListRunsRequest => RunList;
+            /// How far the listings' reads have come since the process started: runs and
+            /// transcript bytes to read and read (shown while a list is read cold).
+            scan_progress: () => ScanProgress;
             /// One run's figures, timeline, results, problems and strays (`mctl show`).
             run_detail: RunRequest => RunDetail;
             /// Opens a result for the compare view: its figures, its stub, its full text indexed.

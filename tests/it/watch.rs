@@ -579,6 +579,65 @@ fn the_watchers_list_is_the_list_a_whole_read_gives() {
     }
 }
 
+/// The first look reads the transcripts on every core, the most recently written first, and
+/// tells each run once, its lines after it: the same changes a read one by one tells.
+#[test]
+fn the_first_look_tells_each_run_once_the_newest_first() {
+    let demo = tempfile::tempdir().unwrap();
+    mission_control::demo::write_demo(demo.path(), 5, now_ms()).unwrap();
+    let mut by_age: Vec<(u128, String)> = fs::read_dir(demo.path())
+        .unwrap()
+        .filter_map(|e| {
+            let e = e.unwrap();
+            let name = e.file_name().into_string().unwrap();
+            let id = name.strip_suffix(".jsonl")?.to_owned();
+            let modified = e.metadata().unwrap().modified().unwrap();
+            let ms = modified
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_millis();
+            Some((ms, id))
+        })
+        .collect();
+    by_age.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let (handle, rx) = watch(&[demo.path().to_path_buf()], opts()).unwrap();
+    let name = demo.path().display().to_string();
+    let listed = handle.runs(&name).unwrap();
+    let mut added = Vec::new();
+    let mut lines: std::collections::HashMap<String, u64> = Default::default();
+    while let Ok(change) = rx.recv_timeout(Duration::from_millis(500)) {
+        match change {
+            Change::RunAdded { run, .. } => added.push(run),
+            Change::Appended { run, lines: l, .. } => {
+                assert!(added.contains(&run), "{run}: lines before the run");
+                *lines.entry(run).or_default() += l.len() as u64;
+            }
+            _ => {}
+        }
+    }
+    let mut once = added.clone();
+    once.sort();
+    once.dedup();
+    assert_eq!(once.len(), added.len(), "a run told twice: {added:?}");
+    // Every run listed, a run of a summary only too.
+    once.sort();
+    let mut ids: Vec<String> = listed.iter().map(|r| r.id.clone()).collect();
+    ids.sort();
+    assert_eq!(once, ids);
+    assert_eq!(added[0], by_age[0].1, "the newest run first");
+    // Each run's lines, as many as the timeline a whole read gives (unreadable lines too).
+    let dir = open_runs_dir(demo.path(), opts());
+    for run in &listed {
+        let timeline = dir.detail(&run.id).unwrap().events.len() as u64;
+        assert_eq!(
+            lines.get(&run.id).copied().unwrap_or(0),
+            timeline,
+            "{}",
+            run.id
+        );
+    }
+}
+
 #[test]
 fn a_watcher_with_nothing_changing_stays_idle() {
     // Reading a transcript opens it; those notices must not wake the watcher to read it again.

@@ -25,6 +25,7 @@ import type { RunRequest } from './RunRequest';
 import type { RunRowsRequest } from './RunRowsRequest';
 import type { RunUpdate } from './RunUpdate';
 import type { SavedSettings } from './SavedSettings';
+import type { ScanProgress } from './ScanProgress';
 import type { SearchBatch } from './SearchBatch';
 import type { SearchRequest } from './SearchRequest';
 import type { SearchSummary } from './SearchSummary';
@@ -48,6 +49,7 @@ export interface Commands {
   save_settings: { request: SavedSettings; response: Settings; stream: null };
   pick_runs_dir: { request: null; response: string | null; stream: null };
   list_runs: { request: ListRunsRequest; response: RunList; stream: null };
+  scan_progress: { request: null; response: ScanProgress; stream: null };
   run_detail: { request: RunRequest; response: RunDetail; stream: null };
   open_value: { request: ResultRef; response: ValueInfo; stream: null };
   verify_value: { request: ResultRef; response: ValueVerdict; stream: null };

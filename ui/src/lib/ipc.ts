@@ -229,6 +229,8 @@ export const ipc = {
   /** Every run: from the watcher's models (waiting for its first scan), or with `reread`
    *  every transcript read again. */
   listRuns: (reread = false) => call('list_runs', { reread }),
+  /** How far the backend's listings have read since it started (polled while a list loads). */
+  scanProgress: () => call('scan_progress', null),
   runDetail: (dir: string, run: string) => call('run_detail', { dir, run }),
   openValue: (r: ResultRef) => call('open_value', r),
   /** Every byte of a value opened `verified: 'sampled'` compared with the transcript. */
