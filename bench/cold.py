@@ -15,7 +15,8 @@ within each round (the medians are printed):
   - `ccusage <agent> session --json --offline` (CCUSAGE names the binary; else, unless
     BENCH_CCUSAGE=0, ccusage 20.0.24 is installed from npm into a temporary prefix).
 After the rounds: a warm listing (index kept, nothing changed) and a listing after a line was
-appended to 10 files. Every mctl answer must equal the one-core cold answer, byte for byte, and
+appended to 10 files. For the harness runs, the watcher's first look too (`mctl watch --json`
+until its output stays quiet: what the app waits for on a cold start), every core and one. Every mctl answer must equal the one-core cold answer, byte for byte, and
 the cold build must equal the listing without an index: the benchmark exits non-zero otherwise.
 The peak RSS of each mctl command is printed beside its time, with the targets.
 
@@ -276,6 +277,38 @@ def scan(label, root, source, binary, ccusage, agent):
         print(f"  mctl cold / ccusage = {every / theirs:.2f}x (target <= 0.5x)")
 
 
+def first_look(binary, root, jobs=None):
+    """Seconds from starting `mctl watch --json` to the last change of its first look (its
+    output then stays quiet): the watcher the app starts with, reading cold."""
+    import select
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCTL_")}
+    if jobs:
+        env["MCTL_JOBS"] = str(jobs)
+    start = time.perf_counter()
+    watch = subprocess.Popen([binary, "--runs-dir", root, "watch", "--json"], env=env,
+                             stdout=subprocess.PIPE)
+    fd, last, changes = watch.stdout.fileno(), start, 0
+    while select.select([fd], [], [], 1.5)[0]:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        changes += chunk.count(b"\n")
+        last = time.perf_counter()
+    watch.kill()
+    watch.wait()
+    return last - start, changes
+
+
+def watched(label, root, binary):
+    every = [first_look(binary, root) for _ in range(ROUNDS)]
+    one = [first_look(binary, root, jobs=1) for _ in range(ROUNDS)]
+    if len({n for _, n in every + one}) != 1:
+        sys.exit(f"{label}: the first looks told different numbers of changes")
+    e, o = statistics.median(t for t, _ in every), statistics.median(t for t, _ in one)
+    print(f"  {'mctl watch: first look, every core':<48} {e:8.3f}s  ({every[0][1]} changes)")
+    print(f"  {'mctl watch: first look, --jobs 1':<48} {o:8.3f}s")
+
+
 def main():
     binary = mctl_binary()
     print(f"cores: {os.cpu_count()}; {ROUNDS} rounds, medians")
@@ -286,8 +319,9 @@ def main():
              build(f"claude-{SESSIONS}", claude_store), "claude", binary, ccusage, "claude")
         scan(f"{ROLLOUTS} Codex rollouts ({kind['codex']})",
              build(f"codex-{ROLLOUTS}", codex_store), "codex", binary, ccusage, "codex")
-        scan(f"{RUNS} harness runs", build(f"harness-{RUNS}", harness_store), "klide", binary,
-             None, None)
+        harness = build(f"harness-{RUNS}", harness_store)
+        scan(f"{RUNS} harness runs", harness, "klide", binary, None, None)
+        watched(f"{RUNS} harness runs", harness, binary)
 
 
 if __name__ == "__main__":
