@@ -110,10 +110,10 @@ pub struct RunFiles {
     /// What a store whose runs share one file (opencode's database) says of the run's last
     /// change: the index reads the run again when this changes, not when the file does.
     pub revision: Option<String>,
-    /// Whether the store's scan of the transcript found no line that rewrites what the model
-    /// got of an earlier result (Claude Code's `content-replacement`): a fold then need not
-    /// read the file ahead for them.
-    pub no_replacements: bool,
+    /// How many bytes at the start of the transcript the store's scan found no line in that
+    /// rewrites what the model got of an earlier result (Claude Code's `content-replacement`):
+    /// a fold reads ahead for such lines only past them (0: the whole file).
+    pub unreplaced_len: u64,
 }
 
 /// Every run of a directory and its files, as its kind of store lays them out.

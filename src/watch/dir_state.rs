@@ -321,6 +321,8 @@ impl DirState {
         let mut ids: Vec<(i64, u64, String)> = (names.iter())
             .filter_map(|n| n.strip_suffix(TRANSCRIPT_SUFFIX).filter(|s| !s.is_empty()))
             .filter(|id| !self.tails.contains_key(*id) && !self.seeds.contains_key(*id))
+            // Only a regular file is read, as `transcript` reads one (never a link or a pipe).
+            .filter(|id| is_regular_file(&RunPaths::new(&self.root, id).transcript()))
             .map(|id| {
                 let meta = std::fs::metadata(RunPaths::new(&self.root, id).transcript()).ok();
                 let stamp = meta.as_ref().map(FileStamp::from_meta);
@@ -442,6 +444,11 @@ impl DirState {
     }
 
     fn transcript(&mut self, id: &str, opts: RunOptions) {
+        // What the first look read ahead is this call's alone, used or not.
+        let (ahead, polled) = match self.read_ahead.remove(id) {
+            Some((tail, update)) => (Some(tail), Some(update)),
+            None => (None, None),
+        };
         if !is_regular_file(&RunPaths::new(&self.root, id).transcript()) {
             if self.tails.remove(id).is_some() {
                 // With its summary still there the run is one of a summary only now.
@@ -464,10 +471,6 @@ impl DirState {
         let dir = self.name.clone();
         let is_new = !self.tails.contains_key(id);
         let seed = self.seeds.remove(id);
-        let (ahead, polled) = match self.read_ahead.remove(id) {
-            Some((tail, update)) => (Some(tail), Some(update)),
-            None => (None, None),
-        };
         let tail = self.tails.entry(id.to_owned()).or_insert_with(|| {
             (ahead.or_else(|| seed.and_then(|e| Tail::kept(&self.root, id, opts, e))))
                 .unwrap_or_else(|| Tail::new(&self.root, id, opts))

@@ -163,18 +163,20 @@ impl Found {
             let id = self.id_for(&stem, project);
             ids.insert(stem.clone(), id.clone());
             let scan = scanned.remove(&path);
-            // Only a scanned file is known to rewrite none of its results.
-            let no_replacements = scan.as_ref().is_some_and(|s| !s.replacements);
+            // Only the bytes a scan read are known to rewrite none of the results.
+            let unreplaced_len = (scan.as_ref())
+                .filter(|s| !s.replacements)
+                .map_or(0, |s| s.scanned_to);
             if let Some(scan) = scan {
                 if !scan.sidechains.is_empty() || !scan.agent_calls.is_empty() {
-                    scans.push((id.clone(), path.clone(), scan, no_replacements));
+                    scans.push((id.clone(), path.clone(), scan, unreplaced_len));
                 }
             }
             self.runs.insert(
                 id,
                 RunFiles {
                     transcript: Some(path),
-                    no_replacements,
+                    unreplaced_len,
                     ..Default::default()
                 },
             );
@@ -200,8 +202,8 @@ impl Found {
             let values = self.value_dirs.get(&session).cloned();
             self.subagents(&folder.join(SUBAGENTS), &session, values);
         }
-        for (session, path, scan, no_replacements) in scans {
-            self.link(&session, project, &ids, &path, &scan, no_replacements);
+        for (session, path, scan, unreplaced_len) in scans {
+            self.link(&session, project, &ids, &path, &scan, unreplaced_len);
         }
     }
 
@@ -216,7 +218,7 @@ impl Found {
         ids: &BTreeMap<String, String>,
         path: &Path,
         scan: &SessionScan,
-        no_replacements: bool,
+        unreplaced_len: u64,
     ) {
         // The session's own real folder (a link, or a folder that is one, is never read).
         let values = self.value_dirs.get(session).cloned();
@@ -284,7 +286,7 @@ impl Found {
                     parent_call: call,
                     side: Some(side.side.clone()),
                     revision: None,
-                    no_replacements,
+                    unreplaced_len,
                 },
             );
         }

@@ -55,13 +55,21 @@ pub(crate) fn list_values(dir: &Path) -> io::Result<BTreeMap<String, ValueFile>>
     Ok(out)
 }
 
-/// Every `content-replacement` record of a session file: what the model got instead of a
-/// result, by call id.
-pub(crate) fn read_replacements(path: &Path) -> io::Result<Vec<(String, String)>> {
+/// Every `content-replacement` record of a session file from offset `from` (the start of a
+/// line) on: what the model got instead of a result, by call id.
+pub(crate) fn read_replacements(path: &Path, from: u64) -> io::Result<Vec<(String, String)>> {
     let mut out = Vec::new();
-    read_lines(path, Cursor::default(), |l| {
-        out.extend(replacements_in(l.bytes))
-    })?;
+    // A file shorter than that now was rewritten: all of it is read.
+    let from = if fs::metadata(path)?.len() < from {
+        0
+    } else {
+        from
+    };
+    let at = Cursor {
+        offset: from,
+        lines: 0,
+    };
+    read_lines(path, at, |l| out.extend(replacements_in(l.bytes)))?;
     Ok(out)
 }
 
@@ -107,7 +115,7 @@ pub(crate) fn result_texts(path: &Path, offset: u64, call: &str) -> io::Result<R
                 .find(|b| b.get("tool_use_id").and_then(|i| i.as_str()) == Some(call))
         })
         .ok_or_else(changed)?;
-    let replaced = read_replacements(path)?
+    let replaced = read_replacements(path, 0)?
         .into_iter()
         .rev()
         .find(|(id, _)| id == call)

@@ -78,9 +78,11 @@ impl Source for ClaudeCode {
         let files = layout.runs.get(id);
         let none = RunFiles::default();
         let mut fold = ClaudeFold::new(id, files.unwrap_or(&none), opts.verify);
-        let transcript = files.filter(|f| !f.no_replacements);
-        if let Some(path) = transcript.and_then(|f| f.transcript.as_deref()) {
-            fold.replace(super::read_replacements(path)?);
+        if let Some(f) = files {
+            if let Some(path) = f.transcript.as_deref() {
+                // Past what the layout's scan found none in (a whole file when it found some).
+                fold.replace(super::read_replacements(path, f.unreplaced_len)?);
+            }
         }
         Ok(Some(Box::new(fold)))
     }

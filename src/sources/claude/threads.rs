@@ -47,6 +47,10 @@ pub(crate) struct SessionScan {
     /// (one of a file without any is spared a whole pass).
     #[serde(default)]
     pub replacements: bool,
+    /// Where the scan stopped (just past its last complete line): what it says holds for the
+    /// bytes before; a file that grew since may hold more.
+    #[serde(default)]
+    pub scanned_to: u64,
 }
 
 impl SessionScan {
@@ -149,6 +153,7 @@ impl Scanner {
             self.tail = tail;
         }
         self.cursor = outcome.cursor;
+        self.scan.scanned_to = outcome.cursor.offset;
         Ok(())
     }
 

@@ -385,3 +385,56 @@ fn a_kind_given_to_a_directory_holds_for_every_reader() {
         1
     );
 }
+
+/// A `content-replacement` record written after the layout's scan of the file (between a
+/// listing's look at the store and its read of the session) still rewrites what the model got:
+/// the fold reads ahead past where the scan stopped.
+#[test]
+fn a_replacement_written_after_the_scan_is_read_ahead() {
+    let store = tempfile::tempdir().unwrap();
+    let project = store.path().join("-home-ana-app");
+    let mut s = Session::new(&project, SESSION);
+    let values = s.tool_results();
+    s.prompt("Fetch the page")
+        .call("toolu_R", "WebFetch", json!({"url": "y"}))
+        .result("toolu_R", &"page text\n".repeat(9000), None)
+        .answer("Done.");
+    let path = s.write();
+    std::fs::write(values.join("toolu_R.txt"), "page text\n".repeat(9000)).unwrap();
+    let opts = mission_control::runs::RunOptions {
+        now_ms: crate::support::OLD_MS + 86_400_000,
+        ..Default::default()
+    };
+    let dir = mission_control::runs::RunsDir::open_as(
+        store.path(),
+        mission_control::runs::SourceKind::Claude,
+        opts,
+    )
+    .unwrap()
+    .with_index(false);
+    let layout = dir.layout().unwrap();
+    let read = |layout: &mission_control::runs::Layout| {
+        let detail = mission_control::runs::analyze_run(layout, SESSION, &opts, false).unwrap();
+        let r = detail
+            .results
+            .iter()
+            .find(|r| r.tool_call_id == "toolu_R")
+            .unwrap();
+        format!("{:?}", r.state)
+    };
+    assert_eq!(read(&layout), "Inline", "nothing replaced it yet");
+    let record = json!({"type": "content-replacement", "sessionId": SESSION, "replacements": [
+        {"kind": "tool-result", "toolUseId": "toolu_R",
+         "replacement": stub("88KB", &saved(SESSION, "toolu_R.txt"), "page text")}]});
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    std::io::Write::write_all(&mut file, format!("{record}\n").as_bytes()).unwrap();
+    assert_eq!(
+        read(&layout),
+        "Retained",
+        "the layout read before the record was written"
+    );
+    assert_eq!(read(&dir.layout().unwrap()), "Retained");
+}
