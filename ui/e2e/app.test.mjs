@@ -41,6 +41,39 @@ async function filterList(value) {
 
 const openRun = (id) => open(browser, id);
 
+/** The pids of the web processes of the app started on `dir`: WebKit's processes under it. */
+function webProcesses(dir) {
+  const app = execFileSync('pgrep', ['-f', '--', `--runs-dir ${dir}( |$)`]).toString().trim().split('\n').map(Number);
+  const parent = new Map();
+  const names = new Map();
+  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map(Number)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      names.set(pid, stat.slice(stat.indexOf('(') + 1, close));
+      parent.set(pid, Number(stat.slice(close + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const under = (pid) => {
+    for (let p = parent.get(pid); p; p = parent.get(p)) if (app.includes(p)) return true;
+    return false;
+  };
+  return [...names].filter(([pid, name]) => name.startsWith('WebKitWebProc') && under(pid)).map(([pid]) => pid);
+}
+
+/** User and system CPU ticks the processes used so far. */
+function cpuTicks(pids) {
+  return pids.reduce((sum, pid) => {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return sum + Number(fields[11]) + Number(fields[12]);
+  }, 0);
+}
+
+const ticksPerSecond = () => Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
+
 before(async () => {
   demo(mctl, runsDir);
   longRun(runsDir);
@@ -72,6 +105,18 @@ describe('Mission Control desktop app', () => {
     assert.ok(titles.some((t) => t.includes('left-pad')));
     assert.ok(titles.some((t) => t.includes('The release build is failing')));
     await browser.saveScreenshot(path.join(shots, 'runs-list.png'));
+  });
+
+  it('stays idle while nothing changes, a running run listed', async () => {
+    assert.ok(await browser.execute(() => document.querySelectorAll('.dot.running').length > 0), 'a running run is listed');
+    const web = webProcesses(runsDir);
+    assert.ok(web.length > 0, "the app's web process is found");
+    await sleep(4_000); // the pulse of a run that started running has run out
+    const before = cpuTicks(web);
+    await sleep(10_000);
+    const share = (cpuTicks(web) - before) / ticksPerSecond() / 10;
+    timings['idle web process over 10 s, per cent of a core'] = Math.round(share * 1000) / 10;
+    assert.ok(share < 0.05, `the idle web process used ${(share * 100).toFixed(1)} % of a core`);
   });
 
   it('filters the list by text', async () => {
