@@ -554,3 +554,30 @@ fn a_listing_shows_its_progress_on_a_terminal_only() {
     assert!(piped.status.success());
     assert!(!stderr(&piped).contains("read "), "{}", stderr(&piped));
 }
+
+/// `mctl runs` prints every id whole, however long, so that it can be pasted into the next
+/// command; the title is what gets cut.
+#[test]
+fn the_runs_table_never_cuts_an_id() {
+    let dir = fixture("tolerant");
+    let long = "run_1793527200000_with_a_name_much_longer_than_the_column";
+    let first = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .unwrap();
+    fs::copy(&first, dir.path().join(format!("{long}.jsonl"))).unwrap();
+    let out = mctl(dir.path(), &["--no-index", "runs"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = stdout(&out);
+    assert!(
+        table
+            .lines()
+            .any(|l| l.split_whitespace().nth(1) == Some(long)),
+        "{table}"
+    );
+    // Every row keeps the columns lined up: the AGE column starts at the same place.
+    let header = table.lines().next().unwrap();
+    let at = header.find("AGE").unwrap();
+    assert!(at > long.len(), "{header}");
+}

@@ -82,7 +82,8 @@ pub enum Command {
         #[arg(long, value_name = "REGEX")]
         error_pattern: Option<String>,
     },
-    /// The messages resuming a run now would replay (spec Part C), stubs where value files are
+    /// The messages resuming a run now would send the model, rebuilt from the transcript as the
+    /// harness rebuilds them: each retained result as its stub (docs/insights.md)
     Resume {
         run: String,
         /// The replay shape [default: text-fold for provider `ollama`, else structured]

@@ -101,12 +101,21 @@ pub fn safe_lines(s: &str) -> String {
 
 pub fn runs_table(runs: &[Run], now_ms: i64) -> String {
     let mut out = String::new();
+    // An id is never cut (it is what the other commands take): its column is as wide as the
+    // longest; the title is cut instead.
+    let ids: Vec<String> = runs.iter().map(|r| safe(&r.id)).collect();
+    let width = ids
+        .iter()
+        .map(|id| id.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(3);
     let _ = writeln!(
         out,
-        "{:<11} {:<28} {:>5} {:<18} {:>7} {:>7} {:>8} {:<16} TITLE",
+        "{:<11} {:<width$} {:>5} {:<18} {:>7} {:>7} {:>8} {:<16} TITLE",
         "STATUS", "RUN", "AGE", "MODEL", "IN", "OUT", "COST", "RETAINED"
     );
-    for r in runs {
+    for (r, id) in runs.iter().zip(&ids) {
         let retained = if r.retained > 0 {
             format!("{} · {}", r.retained, bytes(r.retained_bytes))
         } else {
@@ -114,9 +123,9 @@ pub fn runs_table(runs: &[Run], now_ms: i64) -> String {
         };
         let _ = writeln!(
             out,
-            "{:<11} {:<28} {:>5} {:<18} {:>7} {:>7} {:>8} {:<16} {}",
+            "{:<11} {:<width$} {:>5} {:<18} {:>7} {:>7} {:>8} {:<16} {}",
             r.status.as_str(),
-            clip(&r.id, 28),
+            id,
             age(now_ms, r.updated_ms),
             clip(r.model.as_deref().unwrap_or("-"), 18),
             count(r.input_tokens),

@@ -204,6 +204,8 @@ fn the_token_is_required_and_never_taken_from_the_url() {
     );
     // The page is served without the token (it has none before it loads).
     assert_eq!(status(&[], "/"), page_status());
+    // The browser's icon too: the app's own, not a 404 on every page load.
+    assert_eq!(status(&[], "/favicon.ico"), page_status());
 
     // The page exchanges its token once for a cookie its scripts cannot read.
     let session = s.send("POST", "/api/session", &[&s.bearer(), &s.origin()], b"");
