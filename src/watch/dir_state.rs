@@ -321,13 +321,14 @@ impl DirState {
         let mut ids: Vec<(i64, u64, String)> = (names.iter())
             .filter_map(|n| n.strip_suffix(TRANSCRIPT_SUFFIX).filter(|s| !s.is_empty()))
             .filter(|id| !self.tails.contains_key(*id) && !self.seeds.contains_key(*id))
-            // Only a regular file is read, as `transcript` reads one (never a link or a pipe).
-            .filter(|id| is_regular_file(&RunPaths::new(&self.root, id).transcript()))
-            .map(|id| {
-                let meta = std::fs::metadata(RunPaths::new(&self.root, id).transcript()).ok();
-                let stamp = meta.as_ref().map(FileStamp::from_meta);
-                let (mtime, len) = stamp.map_or((0, 0), |s| (s.mtime_ms(), s.len));
-                (mtime, len, id.to_owned())
+            .filter_map(|id| {
+                // Only a regular file is read, as `transcript` reads one (never a link or a pipe).
+                let path = RunPaths::new(&self.root, id).transcript();
+                let meta = std::fs::symlink_metadata(path)
+                    .ok()
+                    .filter(|m| m.is_file())?;
+                let stamp = FileStamp::from_meta(&meta);
+                Some((stamp.mtime_ms(), stamp.len, id.to_owned()))
             })
             .collect();
         if ids.len() < 2 {
