@@ -222,8 +222,16 @@ pub(crate) fn is_link(path: &Path) -> bool {
 
 /// Whether `id` can name a run: one path component, not `.` or `..`.
 pub(crate) fn is_valid_run_id(id: &str) -> bool {
-    !id.is_empty() && id != "." && id != ".." && !id.contains(['/', '\\', '\0'])
+    !id.is_empty()
+        && id.len() <= MAX_RUN_ID
+        && id != "."
+        && id != ".."
+        && !id.contains(['/', '\\', '\0'])
 }
+
+/// The longest run id: a file name is at most 255 bytes on the file systems in use; an id
+/// qualified by its session or project (`agent-<id>@<session>`) stays well within this.
+pub(crate) const MAX_RUN_ID: usize = 1024;
 
 #[cfg(test)]
 mod tests {

@@ -244,10 +244,16 @@ impl RunsDir {
             .flatten())
     }
 
-    /// The id of the run `query` names: an exact id, else a unique prefix of one.
+    /// The id of the run `query` names: an exact id, else a unique prefix of one. The one check
+    /// of a run named by a request, at every door: a path, an empty or over-long name, or a
+    /// name no run of the directory has is an unknown run.
     pub fn resolve_run(&self, layout: &Layout, query: &str) -> Result<String> {
         if layout.runs.contains_key(query) {
             return Ok(query.to_owned());
+        }
+        if !crate::model::layout::is_valid_run_id(query) {
+            let message = format!("`{}` is not a run id", clipped(query));
+            return Err(Error::new(ErrorCode::UnknownRun, message));
         }
         let matches: Vec<&String> = layout
             .runs
@@ -258,7 +264,11 @@ impl RunsDir {
             [one] => Ok((*one).clone()),
             [] => Err(Error::new(
                 ErrorCode::UnknownRun,
-                format!("unknown run `{query}` in {}", self.root.display()),
+                format!(
+                    "unknown run `{}` in {}",
+                    clipped(query),
+                    self.root.display()
+                ),
             )),
             many => Err(Error::new(
                 ErrorCode::UnknownRun,
@@ -269,6 +279,11 @@ impl RunsDir {
                 ),
             )),
         }
+    }
+
+    /// The id of the run `query` names (see [`resolve_run`](Self::resolve_run)).
+    pub fn run_id(&self, query: &str) -> Result<String> {
+        self.resolve_run(&self.layout()?, query)
     }
 
     /// One run with its timeline, results and problems.
@@ -286,6 +301,19 @@ impl RunsDir {
         crate::model::family::add_children_of(&mut detail.run, &children);
         Ok(detail)
     }
+}
+
+/// A name as an error message repeats it: a name of any length was sent, a short one is said.
+pub(crate) fn clipped(name: &str) -> String {
+    const SAID: usize = 80;
+    if name.len() <= SAID {
+        return name.to_string();
+    }
+    let mut end = SAID;
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &name[..end], name.len())
 }
 
 /// The order of a listing: most recently active first, then by id.

@@ -6,6 +6,7 @@
 use super::{prefs, Service, Sink};
 use crate::gc;
 use crate::insights::ErrorPattern;
+use crate::model::layout::is_valid_run_id;
 use crate::model::now_ms;
 use crate::pins::Pins;
 use crate::search::{Batches, Kinds, SearchQuery, SearchSummary};
@@ -305,13 +306,15 @@ impl Service {
         req: c::follow_run::Request,
         updates: Sink<c::follow_run::Stream>,
     ) -> Res<c::follow_run::Response> {
-        self.runs_dir(&req.dir)?;
+        // The run is checked as every other door checks it: one the directory does not have
+        // is refused, not followed in case it appears.
+        let run = self.runs_dir(&req.dir)?.run_id(&req.run)?;
         let c::follow_run::Request {
             dir,
-            run,
             shown,
             bytes,
             token,
+            ..
         } = req;
         self.live
             .follow_from(dir, run, shown, bytes, token, updates)
@@ -324,8 +327,14 @@ impl Service {
         Ok(())
     }
 
-    /// The runs named, as they stand now (from the watcher's models when it has them).
+    /// The runs named, as they stand now (from the watcher's models when it has them). A run
+    /// that is gone is answered `run: null` (its row is dropped); a name no run could have is
+    /// refused as an unknown run, as every other command refuses it.
     pub fn run_rows(&self, req: c::run_rows::Request) -> Res<c::run_rows::Response> {
+        if let Some(bad) = req.runs.iter().find(|k| !is_valid_run_id(&k.run)) {
+            let message = format!("`{}` is not a run id", crate::runs::clipped(&bad.run));
+            return Err(Error::new(ErrorCode::UnknownRun, message));
+        }
         self.live.rows(req.runs, |d| self.runs_dir(d))
     }
 

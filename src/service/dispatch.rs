@@ -23,6 +23,37 @@ pub fn dispatch(svc: &Service, name: &str, req: Value, items: Sink<Value>) -> Re
     })
 }
 
+/// Checks what a streaming command's request names (its runs directories, its run) before it
+/// starts, with the checks the command itself makes: a transport that answers a streaming call
+/// at once (and sends its end later) refuses a bad one with the status a plain call gets.
+pub fn precheck(svc: &Service, name: &str, req: &Value) -> Result<(), Error> {
+    use crate::wire::command as c;
+    fn parse<T: DeserializeOwned>(req: &Value) -> Result<T, Error> {
+        T::deserialize(req)
+            .map_err(|e| Error::new(ErrorCode::Invalid, format!("a malformed request: {e}")))
+    }
+    match name {
+        "follow_run" => {
+            let r: c::follow_run::Request = parse(req)?;
+            svc.runs_dir(&r.dir)?.run_id(&r.run).map(drop)
+        }
+        "search" => {
+            let r: c::search::Request = parse(req)?;
+            for dir in &r.dirs {
+                let d = svc.runs_dir(dir)?;
+                if let Some(run) = &r.run {
+                    d.run_id(run)?;
+                }
+            }
+            Ok(())
+        }
+        "gc_apply" => svc
+            .runs_dir(&parse::<c::gc_apply::Request>(req)?.dir)
+            .map(drop),
+        _ => Ok(()),
+    }
+}
+
 /// Reads a request, calls `f`, and writes its response.
 pub(crate) fn json_call<Req: DeserializeOwned, Resp: Serialize>(
     req: Value,

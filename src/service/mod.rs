@@ -11,7 +11,7 @@ mod commands;
 mod dispatch;
 pub mod prefs;
 
-pub use dispatch::dispatch;
+pub use dispatch::{dispatch, precheck};
 
 use crate::gc::{GcPolicy, GcReport};
 use crate::model::RunOptions;

@@ -88,7 +88,25 @@ describe('Mission Control in a browser (mctl serve)', () => {
     const href = await browser.execute(() => location.href);
     assert.equal(href, `http://${announced.bind}/`, 'the token is no longer in the address bar');
     const cookie = await browser.execute(() => document.cookie);
-    assert.equal(cookie, '', 'the session cookie is not readable by scripts');
+    assert.equal(cookie, '', 'no cookie: the token goes in a header on every request');
+  });
+
+  it('keeps working across a reload, and a tab without the token asks for the URL', async () => {
+    await browser.refresh();
+    await waitFor(async () => (await browser.$$('[data-testid="run-row"]')).length > 0, 'the list after a reload');
+    const mine = await browser.getWindowHandle();
+    // A new tab of its own (not opened by the page): no token in its URL nor in its storage.
+    const other = await browser.createWindow('tab');
+    await browser.switchToWindow(other.handle);
+    await browser.url(`http://${announced.bind}/`);
+    const said = await waitFor(async () => {
+      const el = await browser.$('[data-testid="token-needed"]');
+      return (await el.isExisting()) ? el.getText() : null;
+    }, 'the page asking for the URL');
+    assert.match(said, /Open the URL mctl serve printed/);
+    assert.equal((await browser.$$('[data-testid="run-row"]')).length, 0, 'nothing of the runs without the token');
+    await browser.closeWindow();
+    await browser.switchToWindow(mine);
   });
 
   it('lists the demo runs', async () => {

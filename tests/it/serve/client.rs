@@ -17,17 +17,51 @@ pub struct Served {
     pub announce: Value,
 }
 
+/// How a test starts the server beyond its arguments.
+#[derive(Default)]
+pub struct Launch {
+    /// Variables set for it (test hooks, `MCTL_LOG`).
+    pub env: Vec<(&'static str, String)>,
+    /// Its limit on open descriptors, soft and hard (as `ulimit -n` sets it).
+    pub nofile: Option<u32>,
+    /// Where its standard error goes (else nowhere).
+    pub log: Option<std::fs::File>,
+}
+
 impl Served {
     pub fn start(dirs: &[&Path], extra: &[&str]) -> Self {
+        Self::start_with(dirs, extra, Launch::default())
+    }
+
+    pub fn start_with(dirs: &[&Path], extra: &[&str], how: Launch) -> Self {
         let mut cmd = mctl_command();
+        for (k, v) in &how.env {
+            cmd.env(k, v);
+        }
+        if let Some(n) = how.nofile {
+            // The same command under a shell that lowers the limit first.
+            let mut limited = std::process::Command::new("sh");
+            limited.env_clear();
+            for (k, v) in cmd.get_envs() {
+                if let Some(v) = v {
+                    limited.env(k, v);
+                }
+            }
+            limited
+                .arg("-c")
+                .arg(format!("ulimit -n {n} && exec \"$0\" \"$@\""))
+                .arg(cmd.get_program());
+            cmd = limited;
+        }
         for d in dirs {
             cmd.arg("--runs-dir").arg(d);
         }
+        let stderr = how.log.map_or_else(Stdio::null, Stdio::from);
         let mut child = cmd
             .args(["serve", "--bind", "127.0.0.1:0", "--json"])
             .args(extra)
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .expect("mctl serve starts");
         let mut line = String::new();
@@ -60,7 +94,10 @@ impl Served {
             .unwrap();
         let mut raw = Vec::new();
         s.read_to_end(&mut raw).unwrap();
-        Resp::parse(&raw)
+        let resp = Resp::parse(&raw);
+        // No answer ever sets a cookie: a browser would send it to every port of the host.
+        assert_eq!(resp.header("set-cookie"), None, "{method} {path}");
+        resp
     }
 
     pub fn get(&self, path: &str) -> Resp {

@@ -16,7 +16,7 @@ import type { RunKey } from '../gen/RunKey';
 /** An error from the backend: `code` is what a view branches on, `message` what it shows. */
 export class CommandError extends Error {
   constructor(
-    public code: ErrorCode | 'ipc',
+    public code: ErrorCode | 'ipc' | 'unauthorized',
     message: string,
   ) {
     super(message);
@@ -71,12 +71,57 @@ async function callTauri<K extends CommandName>(
 }
 
 // Over HTTP (`mctl serve`, docs/serve.md). The page's token comes in the URL fragment (never
-// sent to a server in a URL): it is exchanged once for a session cookie its scripts cannot read,
-// then removed from the address bar. The page names itself (`X-Mctl-Client`, so it has its own
-// live session, as a desktop window has) and opens one stream, `GET /api/page`, that carries
-// the items of every command it calls that streams: browsers allow few connections per server.
-// A command is `POST /api/call/{cmd}` with its request as the body; a streaming one is numbered
-// (`X-Mctl-Call`), answered at once, and its items, then `done` or `error`, come on the stream.
+// sent to a server in a URL) and goes on every request as `Authorization: Bearer`, streams
+// included (they are read with fetch): there is no cookie, which a browser would send to every
+// port of the host. The token is kept for this tab only (sessionStorage, so a reload keeps
+// working) and removed from the address bar. The page names itself (`X-Mctl-Client`, so it has
+// its own live session, as a desktop window has) and opens one stream, `GET /api/page`, that
+// carries the items of every command it calls that streams: browsers allow few connections per
+// server. A command is `POST /api/call/{cmd}` with its request as the body; a streaming one is
+// numbered (`X-Mctl-Call`), answered at once, and its items, then `done` or `error`, come on
+// the stream.
+
+const TOKEN_KEY = 'mctl-token';
+let token: string | null | undefined;
+
+/** The server's token: the URL fragment's (then kept for the tab and taken out of the address
+ *  bar), else the one this tab kept. */
+function serverToken(): string | null {
+  if (token !== undefined) return token;
+  const given = new URLSearchParams(location.hash.slice(1)).get('token');
+  if (given) {
+    try {
+      sessionStorage.setItem(TOKEN_KEY, given);
+    } catch {
+      // no storage (a private window's quota): the token lives until a reload
+    }
+    history.replaceState(null, '', location.pathname + location.search);
+    token = given;
+  } else {
+    try {
+      token = sessionStorage.getItem(TOKEN_KEY);
+    } catch {
+      token = null;
+    }
+  }
+  return token;
+}
+
+/** The server refused this tab's token (it was restarted with another, say): forget it. */
+function refused() {
+  token = null;
+  try {
+    sessionStorage.removeItem(TOKEN_KEY);
+  } catch {
+    // nothing kept
+  }
+  for (const f of unauthorized) f();
+}
+
+function authorization(): Record<string, string> {
+  const t = serverToken();
+  return t ? { Authorization: `Bearer ${t}` } : {};
+}
 
 /** A random name for this page. */
 export function pageId(random: (a: Uint8Array) => Uint8Array = (a) => crypto.getRandomValues(a)): string {
@@ -92,35 +137,19 @@ interface Waiting {
   live: boolean;
 }
 
-let session: Promise<void> | null = null;
 let channel: Promise<string> | null = null;
 let calls = 0;
 const waiting = new Map<number, Waiting>();
 const disconnected = new Set<() => void>();
+const unauthorized = new Set<() => void>();
 const LIVE: ReadonlySet<CommandName> = new Set(['watch_changes', 'follow_run']);
-
-/** The token of the URL fragment, exchanged for the session cookie (once per page load). */
-function startSession(): Promise<void> {
-  if (!session) {
-    session = (async () => {
-      const token = new URLSearchParams(location.hash.slice(1)).get('token');
-      if (!token) return; // a reload: the cookie is already set
-      const r = await fetch('/api/session', { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
-      if (!r.ok) throw await failure(r);
-      history.replaceState(null, '', location.pathname + location.search);
-    })();
-    session.catch(() => (session = null)); // a failure is tried again by the next call
-  }
-  return session;
-}
 
 /** This page's stream, opened once (again after it ended); resolves with the page's name. */
 function openChannel(): Promise<string> {
   if (!channel) {
     channel = (async () => {
-      await startSession();
       const page = pageId();
-      const r = await fetch('/api/page', { headers: { 'X-Mctl-Client': page } }).catch((e) => {
+      const r = await fetch('/api/page', { headers: { ...authorization(), 'X-Mctl-Client': page } }).catch((e) => {
         throw new CommandError('ipc', `the server cannot be reached: ${errorMessage(e)}`);
       });
       if (!r.ok || !r.body) throw await failure(r);
@@ -180,6 +209,11 @@ function deliver(e: { event: string; data: string }) {
 
 async function failure(r: globalThis.Response): Promise<CommandError> {
   const body: unknown = await r.json().catch(() => null);
+  if (r.status === 401) {
+    refused();
+    const said = isCoreError(body) ? body.message : 'this needs the server\'s token';
+    return new CommandError('unauthorized', said);
+  }
   if (isCoreError(body)) return new CommandError(body.code, body.message);
   const said = typeof body === 'object' && body && 'message' in body ? String(body.message) : r.statusText;
   return new CommandError('ipc', `the server answered ${r.status}: ${said}`);
@@ -191,7 +225,7 @@ async function callHttp<K extends CommandName>(
   onItem?: (item: Item<K>) => void,
 ): Promise<Response<K>> {
   const page = await openChannel();
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-Mctl-Client': page };
+  const headers: Record<string, string> = { ...authorization(), 'Content-Type': 'application/json', 'X-Mctl-Client': page };
   let done: Promise<Response<K>> | null = null;
   const n = ++calls;
   if (onItem) {
@@ -216,6 +250,15 @@ async function callHttp<K extends CommandName>(
 }
 
 export const ipc = {
+  /** Whether the backend can be asked at all: always in the desktop app; a served page needs
+   *  the token of the URL `mctl serve` printed (or the one its tab kept). */
+  hasToken: () => !overHttp || serverToken() !== null,
+  /** Calls `f` when the server refuses this tab's token (it was restarted with another, say).
+   *  Returns what removes `f`. */
+  onUnauthorized: (f: () => void) => {
+    unauthorized.add(f);
+    return () => void unauthorized.delete(f);
+  },
   /** Calls `f` whenever the connection to the backend is lost (only a served page's can be):
    *  live changes and followed runs have stopped, and the next call connects again. Returns
    *  what removes `f`. */

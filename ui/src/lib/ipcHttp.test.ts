@@ -1,6 +1,7 @@
 // The HTTP transport of ipc.ts (a page served by `mctl serve`), against a fake server: the page
-// opens its one stream, a streaming call's items and end come on it by call number, and a lost
-// stream fails what waits and says so. (Under vitest there is no Tauri: ipc uses HTTP.)
+// sends the token of its URL fragment on every request (no cookie), opens its one stream, a
+// streaming call's items and end come on it by call number, a lost stream fails what waits and
+// says so, and a refused token is forgotten. (Under vitest there is no Tauri: ipc uses HTTP.)
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CommandError, ipc } from './ipc';
 
@@ -21,13 +22,28 @@ vi.stubGlobal('fetch', async (url: string, init: RequestInit = {}) => {
   }
   if (url === '/api/call/list_runs') return Response.json({ dirs: [], runs: [] });
   if (url === '/api/call/set_pinned') return Response.json({ code: 'forbidden', message: 'read-only' }, { status: 403 });
+  if (url === '/api/call/storage') return Response.json({ code: 'unauthorized', message: 'this needs the server\'s token' }, { status: 401 });
   return Response.json({}, { status: 202 });
 });
 afterAll(() => void vi.unstubAllGlobals());
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
+// The page was opened at the URL `mctl serve` printed.
+const TOKEN = 'ab'.repeat(32);
+history.replaceState(null, '', `/#token=${TOKEN}`);
+
 describe('ipc over HTTP', () => {
+  it('sends the URL fragment\'s token on every request, and takes it out of the address bar', async () => {
+    expect(ipc.hasToken()).toBe(true);
+    await ipc.settings();
+    expect(location.hash).toBe('');
+    expect(sessionStorage.getItem('mctl-token')).toBe(TOKEN);
+    expect(calls.length).toBeGreaterThan(1);
+    for (const c of calls) expect(c.headers.Authorization, c.url).toBe(`Bearer ${TOKEN}`);
+    expect(calls.some((c) => c.url === '/api/session')).toBe(false);
+  });
+
   it('calls a command with the request as the body, from a named page', async () => {
     expect(await ipc.listRuns(true)).toEqual({ dirs: [], runs: [] });
     const call = calls.find((c) => c.url === '/api/call/list_runs')!;
@@ -82,5 +98,17 @@ describe('ipc over HTTP', () => {
     const pages = calls.filter((c) => c.url === '/api/page').length;
     await ipc.listRuns();
     expect(calls.filter((c) => c.url === '/api/page').length).toBe(pages + 1);
+  });
+
+  it('forgets a token the server refuses, and says so', async () => {
+    let told = 0;
+    const off = ipc.onUnauthorized(() => told++);
+    const refused = await ipc.storage('/r').catch((e) => e);
+    expect(refused).toBeInstanceOf(CommandError);
+    expect(refused.code).toBe('unauthorized');
+    expect(told).toBe(1);
+    expect(ipc.hasToken()).toBe(false);
+    expect(sessionStorage.getItem('mctl-token')).toBe(null);
+    off();
   });
 });

@@ -20,7 +20,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use mission_control::service::{dispatch, Service, Sink};
+use mission_control::service::{dispatch, precheck, Service, Sink};
 use mission_control::wire::COMMANDS;
 use mission_control::{Error, ErrorCode};
 use serde_json::{json, Value};
@@ -118,6 +118,18 @@ pub async fn call(
             Ok(Err(e)) => error_response(e),
             Err(e) => error_response(Error::new(ErrorCode::Io, format!("the call failed: {e}"))),
         };
+    }
+    // A bad request is refused now, with the status a plain call gets, not at its stream's end.
+    let checked = {
+        let (service, req) = (service.clone(), req.clone());
+        tokio::task::spawn_blocking(move || precheck(&service, name, &req)).await
+    };
+    match checked {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return error_response(e),
+        Err(e) => {
+            return error_response(Error::new(ErrorCode::Io, format!("the call failed: {e}")))
+        }
     }
     match page {
         Some(id) => on_page(&s, &id, service, name, req, &headers).await,

@@ -2,13 +2,16 @@
 //! carries:
 //! - the `Host` header names the bind address, loopback, `localhost` or a name given with
 //!   `--allow-host` (else 421: a DNS-rebinding page cannot reach the API through its own name);
-//! - an API request carries the token in an `Authorization: Bearer` header, or the session
-//!   cookie `POST /api/session` sets in exchange for it (else 401); a token in the query string
-//!   is refused, since URLs end up in logs and histories;
+//! - an API request carries the token in an `Authorization: Bearer` header (else 401). There is
+//!   no cookie: a browser sends a cookie to every port of its host, so any other local server
+//!   the user visits would receive it. A token in the query string is refused, since URLs end
+//!   up in logs and histories;
 //! - a request that is not a GET carries a same-origin `Origin` (else 403), and a GET of the API
 //!   that the browser says comes from another site is refused (403);
 //! - every answer has a strict Content-Security-Policy, `nosniff` and `no-referrer`, and API
 //!   answers `Cache-Control: no-store`.
+//!
+//! A refusal is counted for the log's summary (`quiet.rs`), and logged alone only at DEBUG.
 
 use super::Server;
 use axum::body::Body;
@@ -23,12 +26,21 @@ use subtle::ConstantTimeEq;
 pub async fn guard(State(s): State<Arc<Server>>, req: Request, next: Next) -> Response {
     let api = req.uri().path().starts_with("/api/");
     let mut resp = match refusal(&s, &req, api) {
-        Some((status, message)) => {
-            tracing::info!(method = %req.method(), path = req.uri().path(), %status, "refused: {message}");
+        Some((status, reason, message)) => {
+            tracing::debug!(method = %req.method(), path = req.uri().path(), %status, "refused: {message}");
+            s.refused.note(reason);
             let body = serde_json::json!({ "code": code_of(status), "message": message });
             (status, axum::Json(body)).into_response()
         }
-        None => next.run(req).await,
+        None => {
+            if api {
+                // It showed the token: its connection is the last to be closed at the cap.
+                if let Some(conn) = req.extensions().get::<Arc<super::conns::Conn>>() {
+                    conn.authenticated();
+                }
+            }
+            next.run(req).await
+        }
     };
     let h = resp.headers_mut();
     h.insert(header::CONTENT_SECURITY_POLICY, super::assets::csp());
@@ -55,16 +67,26 @@ fn code_of(status: StatusCode) -> &'static str {
     }
 }
 
-/// Why `req` is refused, if it is.
-fn refusal(s: &Server, req: &Request, api: bool) -> Option<(StatusCode, String)> {
+/// Why `req` is refused, if it is: its status, the reason it is counted under, and what the
+/// answer says.
+fn refusal(s: &Server, req: &Request, api: bool) -> Option<(StatusCode, &'static str, String)> {
     let headers = req.headers();
     let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
-        return Some((StatusCode::MISDIRECTED_REQUEST, "no Host header".into()));
+        let message = "no Host header".to_string();
+        return Some((
+            StatusCode::MISDIRECTED_REQUEST,
+            "without a Host (421)",
+            message,
+        ));
     };
     if !host_allowed(s, host) {
         let name = host_name(host);
         let message = format!("this server does not answer to {name:?}: start it with --allow-host {name} to allow that name");
-        return Some((StatusCode::MISDIRECTED_REQUEST, message));
+        return Some((
+            StatusCode::MISDIRECTED_REQUEST,
+            "for another host (421)",
+            message,
+        ));
     }
     if !api {
         return None; // the UI's own files: nothing secret, and the page loads before it has the token
@@ -75,11 +97,19 @@ fn refusal(s: &Server, req: &Request, api: bool) -> Option<(StatusCode, String)>
         .any(|kv| kv.split('=').next() == Some("token"))
     {
         let message = "a token in the URL is refused (URLs end up in logs): send it in an Authorization: Bearer header";
-        return Some((StatusCode::UNAUTHORIZED, message.into()));
+        return Some((
+            StatusCode::UNAUTHORIZED,
+            "with a token in the URL (401)",
+            message.into(),
+        ));
     }
     if !authorized(s, headers) {
         let message = "this needs the server's token: an Authorization: Bearer header, or the URL with #token= it printed";
-        return Some((StatusCode::UNAUTHORIZED, message.into()));
+        return Some((
+            StatusCode::UNAUTHORIZED,
+            "without the token (401)",
+            message.into(),
+        ));
     }
     if req.method() != Method::GET && req.method() != Method::HEAD {
         let origin = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok());
@@ -88,14 +118,22 @@ fn refusal(s: &Server, req: &Request, api: bool) -> Option<(StatusCode, String)>
             origin.is_some_and(|o| o == format!("http://{host}") || o == format!("https://{host}"));
         if !same {
             let message = "a request that changes something must come from this server's own page (same-origin Origin header)";
-            return Some((StatusCode::FORBIDDEN, message.into()));
+            return Some((
+                StatusCode::FORBIDDEN,
+                "from another origin (403)",
+                message.into(),
+            ));
         }
     }
-    // Another site's page cannot read an answer, but it could open streams with the cookie.
+    // Another site's page has no token to send; refused all the same, should one leak.
     let site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
     if matches!(site, Some("cross-site" | "same-site")) {
         let message = "a request from another site's page is refused";
-        return Some((StatusCode::FORBIDDEN, message.into()));
+        return Some((
+            StatusCode::FORBIDDEN,
+            "from another site's page (403)",
+            message.into(),
+        ));
     }
     None
 }
@@ -136,30 +174,7 @@ fn authorized(s: &Server, headers: &HeaderMap) -> bool {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split_once(' '))
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"));
-    if let Some((_, given)) = bearer {
-        return equal(given.trim(), &s.token);
-    }
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|kv| kv.trim().split_once('='))
-        .any(|(k, v)| k == s.cookie && equal(v, &s.session))
-}
-
-/// `POST /api/session`: the page exchanges the token of its URL fragment (as a Bearer header)
-/// for a session cookie its scripts cannot read, then forgets the fragment.
-pub async fn session(State(s): State<Arc<Server>>) -> Response {
-    let cookie = format!(
-        "{}={}; HttpOnly; SameSite=Strict; Path=/",
-        s.cookie, s.session
-    );
-    let mut resp = StatusCode::NO_CONTENT.into_response();
-    if let Ok(v) = HeaderValue::from_str(&cookie) {
-        resp.headers_mut().insert(header::SET_COOKIE, v);
-    }
-    resp
+    bearer.is_some_and(|(_, given)| equal(given.trim(), &s.token))
 }
 
 /// An error of the core as an HTTP answer: `{code, message}` with the status its code means.

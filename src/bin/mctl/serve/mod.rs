@@ -2,14 +2,17 @@
 //! a desktop (opened through an SSH tunnel, or shared read-only). The UI is embedded in the
 //! binary (`assets.rs`); its commands are the core's service, called by name (`calls.rs`); a JSON
 //! API mirrors the CLI's `--json` output for scripts (`api.rs`); every request passes the rules
-//! of `guard.rs` (token, Host, Origin, headers). See docs/serve.md.
+//! of `guard.rs` (token, Host, Origin, headers); connections are accepted and capped by
+//! `conns.rs`, and what is refused is summarised by `quiet.rs`. See docs/serve.md.
 
 mod api;
 mod assets;
 mod calls;
 mod clients;
+mod conns;
 mod guard;
 mod hub;
+mod quiet;
 
 use crate::cli::{Global, ServeArgs};
 use anyhow::Context as _;
@@ -41,10 +44,6 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// What every request handler shares.
 pub struct Server {
     pub token: String,
-    /// What the session cookie holds (never the token itself: a cookie goes to every port of
-    /// its host), and the cookie's name, different for each start.
-    pub session: String,
-    pub cookie: String,
     pub bind: SocketAddr,
     /// Host names besides the bind address and loopback that the `Host` header may name.
     pub allow_hosts: Vec<String>,
@@ -61,6 +60,8 @@ pub struct Server {
     pub reads: Arc<Semaphore>,
     /// The live watch every `GET /api/events` stream shares.
     pub events: hub::Hub,
+    /// Requests refused since the last summary in the log.
+    pub refused: Arc<quiet::Tally>,
 }
 
 impl Server {
@@ -94,7 +95,7 @@ fn random_token() -> anyhow::Result<String> {
 }
 
 /// Checks a token given by the user: long enough to resist guessing, and plain enough to sit
-/// in a URL fragment and a cookie unescaped.
+/// in a URL fragment and a header unescaped.
 fn check_token(token: &str) -> anyhow::Result<()> {
     let plain = token
         .bytes()
@@ -133,10 +134,14 @@ pub fn run(g: &Global, args: &ServeArgs) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("listening on {}", args.bind))?;
         let bind = listener.local_addr()?;
+        let conns = Arc::new(conns::Conns::new(conns::cap_for_descriptors()));
+        tracing::info!(
+            "at most {} connections at once; a request's head within {:?}",
+            conns.cap(),
+            conns::HEADER_TIMEOUT
+        );
         let server = Arc::new(Server {
             token,
-            session: random_token()?,
-            cookie: format!("mctl_session_{}", &random_token()?[..12]),
             bind,
             allow_hosts: args
                 .allow_host
@@ -154,12 +159,14 @@ pub fn run(g: &Global, args: &ServeArgs) -> anyhow::Result<()> {
             searches: Arc::new(Semaphore::new(MAX_SEARCHES)),
             reads: Arc::new(Semaphore::new(MAX_READS)),
             events: hub::Hub::default(),
+            refused: Arc::default(),
         });
         announce(&server, g.json, args.open)?;
         let app = router(server.clone());
         tokio::spawn(clients::reap(server.clone()));
+        tokio::spawn(quiet::summarise(server.refused.clone(), conns.shed.clone()));
         let stop = Arc::new(tokio::sync::Notify::new());
-        let serving = axum::serve(listener, app).with_graceful_shutdown({
+        let serving = conns::serve(listener, app, conns, {
             let (server, stop) = (server.clone(), stop.clone());
             async move {
                 shutdown_signal().await;
@@ -171,7 +178,7 @@ pub fn run(g: &Global, args: &ServeArgs) -> anyhow::Result<()> {
             }
         });
         tokio::select! {
-            served = serving => served.context("serving")?,
+            () = serving => {}
             () = async { stop.notified().await; tokio::time::sleep(SHUTDOWN_GRACE).await } => {
                 tracing::warn!("some streams did not end in time; stopping anyway");
             }
@@ -187,7 +194,6 @@ pub fn run(g: &Global, args: &ServeArgs) -> anyhow::Result<()> {
 /// The routes: the API behind the guard, the UI for everything else.
 fn router(server: Arc<Server>) -> Router {
     let api = Router::new()
-        .route("/api/session", post(guard::session))
         .route("/api/call/{cmd}", post(calls::call))
         .route("/api/page", get(calls::page))
         .route("/api/events", get(calls::events))

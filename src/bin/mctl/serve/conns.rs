@@ -1,0 +1,248 @@
+//! The server's connections: accepted by a loop of our own over hyper, because what keeps a
+//! server up under abuse lives here and `axum::serve` offers none of it.
+//! - A request's head must arrive within [`HEADER_TIMEOUT`] of the connection being ready for
+//!   it: a socket that sends half a request (or a byte a second, or nothing) is closed, and so
+//!   is a kept-alive connection that asks nothing more for as long (hyper's one timer serves
+//!   both).
+//! - At most [`Conns::cap`] connections are open at once, well below the process's descriptor
+//!   limit (raised to its hard limit at start), so requests always have files to read. A new
+//!   connection at the cap closes an idle one in its place, one that never showed the token
+//!   first, then the one idle the longest; when every connection is busy, the new one is
+//!   closed at once.
+//! - An `accept` that fails (no descriptor left, say) waits a little longer each time instead
+//!   of spinning, and is counted in the periodic summary rather than logged each time.
+
+use super::quiet::Tally;
+use axum::body::Body;
+use axum::Router;
+use http_body_util::BodyExt as _;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
+use tower::ServiceExt as _;
+
+/// How long a request's head may take to arrive, and a kept-alive connection may stay idle.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections open at once, at most: half the descriptors the process may open, within these.
+const MIN_CAP: usize = 16;
+const MAX_CAP: usize = 4096;
+/// The longest wait after a failed `accept`.
+const MAX_BACKOFF: Duration = Duration::from_secs(1);
+
+/// One open connection, as the cap sees it.
+pub struct Conn {
+    id: u64,
+    /// A request on it carried the token: it is someone's page or script.
+    authenticated: AtomicBool,
+    /// Requests on it whose answer is not yet fully sent (a stream's lasts as long as it does).
+    busy: AtomicUsize,
+    /// When it last finished an answer (or opened).
+    last: Mutex<Instant>,
+    close: Notify,
+}
+
+impl Conn {
+    /// Marks the connection as one that showed the token: the last to be closed at the cap.
+    pub fn authenticated(&self) {
+        self.authenticated.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A request in progress on a connection, until its answer's body is dropped.
+struct Busy(Arc<Conn>);
+
+impl Busy {
+    fn begin(conn: &Arc<Conn>) -> Self {
+        conn.busy.fetch_add(1, Ordering::Relaxed);
+        Self(conn.clone())
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        *lock(&self.0.last) = Instant::now();
+        self.0.busy.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// The open connections.
+pub struct Conns {
+    open: Mutex<HashMap<u64, Arc<Conn>>>,
+    next: AtomicU64,
+    cap: usize,
+    /// Connections closed to make room, or refused, since the last summary.
+    pub shed: Arc<Tally>,
+}
+
+impl Conns {
+    pub fn new(cap: usize) -> Self {
+        Self {
+            open: Mutex::new(HashMap::new()),
+            next: AtomicU64::new(0),
+            cap,
+            shed: Arc::default(),
+        }
+    }
+
+    /// The most connections held open at once.
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+
+    /// A new connection's place, made by closing an idle one when the cap is reached; `None`
+    /// when every open connection is busy.
+    fn admit(&self) -> Option<Arc<Conn>> {
+        let mut open = lock(&self.open);
+        if open.len() >= self.cap {
+            let idle = open
+                .values()
+                .filter(|c| c.busy.load(Ordering::Relaxed) == 0)
+                .min_by_key(|c| (c.authenticated.load(Ordering::Relaxed), *lock(&c.last)));
+            let Some(idle) = idle.map(|c| c.id) else {
+                self.shed.note("refused at the cap (every connection busy)");
+                return None;
+            };
+            if let Some(c) = open.remove(&idle) {
+                let why = if c.authenticated.load(Ordering::Relaxed) {
+                    "idle, closed at the cap"
+                } else {
+                    "idle without the token, closed at the cap"
+                };
+                self.shed.note(why);
+                c.close.notify_one();
+            }
+        }
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let conn = Arc::new(Conn {
+            id,
+            authenticated: AtomicBool::new(false),
+            busy: AtomicUsize::new(0),
+            last: Mutex::new(Instant::now()),
+            close: Notify::new(),
+        });
+        open.insert(id, conn.clone());
+        Some(conn)
+    }
+
+    fn gone(&self, id: u64) {
+        lock(&self.open).remove(&id);
+    }
+}
+
+/// Raises the soft limit on open descriptors to the hard one, and returns the cap on
+/// connections that leaves room for the files requests read.
+pub fn cap_for_descriptors() -> usize {
+    use rustix::process::{getrlimit, setrlimit, Resource};
+    let mut limit = getrlimit(Resource::Nofile);
+    if let (Some(current), Some(maximum)) = (limit.current, limit.maximum) {
+        if current < maximum {
+            limit.current = Some(maximum);
+            if let Err(e) = setrlimit(Resource::Nofile, limit) {
+                tracing::debug!("could not raise the descriptor limit: {e}");
+            }
+        }
+    }
+    let soft = getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX);
+    usize::try_from(soft / 2)
+        .unwrap_or(usize::MAX)
+        .clamp(MIN_CAP, MAX_CAP)
+}
+
+fn header_timeout() -> Duration {
+    // A build with the test hooks takes it from `MCTL_TEST_HEADER_TIMEOUT_MS`, so a test sees
+    // a slow socket dropped without waiting the whole timeout.
+    #[cfg(feature = "test-hooks")]
+    if let Some(ms) = std::env::var("MCTL_TEST_HEADER_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return Duration::from_millis(ms);
+    }
+    HEADER_TIMEOUT
+}
+
+/// Serves `router` on `listener` until `stop` resolves, then lets the connections finish their
+/// answers (streams are ended by the caller).
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    conns: Arc<Conns>,
+    stop: impl Future<Output = ()>,
+) {
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(header_timeout());
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut backoff = Duration::ZERO;
+    tokio::pin!(stop);
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut stop => break,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => {
+                backoff = Duration::ZERO;
+                stream
+            }
+            Err(e) => {
+                // Out of descriptors (or another passing failure): wait for some to be freed.
+                conns.shed.note_error(&e);
+                backoff = (backoff * 2).clamp(Duration::from_millis(10), MAX_BACKOFF);
+                tokio::time::sleep(backoff).await;
+                continue;
+            }
+        };
+        let Some(conn) = conns.admit() else {
+            continue; // dropped: closed at once
+        };
+        let service = {
+            let (conn, router) = (conn.clone(), router.clone());
+            hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
+                let busy = Busy::begin(&conn);
+                req.extensions_mut().insert(conn.clone());
+                let router = router.clone();
+                async move {
+                    let resp = match router.oneshot(req).await {
+                        Ok(resp) => resp,
+                        Err(never) => match never {},
+                    };
+                    // The request ends with its answer's body, however long that streams.
+                    let resp = resp.map(|body| {
+                        Body::new(body.map_frame(move |frame| {
+                            let _held = &busy;
+                            frame
+                        }))
+                    });
+                    Ok::<_, Infallible>(resp)
+                }
+            })
+        };
+        let served = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+        let conns = conns.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                done = served => {
+                    if let Err(e) = done {
+                        tracing::debug!("connection ended: {e}");
+                    }
+                }
+                () = conn.close.notified() => {}
+            }
+            conns.gone(conn.id);
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
