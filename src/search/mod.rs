@@ -143,6 +143,29 @@ impl SearchSummary {
     }
 }
 
+/// The runs (and value directories without a run) a search of `run` (every one when `None`)
+/// reads: a run's id or a unique prefix of one, or the exact id of a value directory that has
+/// no run; anything else is an unknown run.
+pub fn run_ids(dir: &RunsDir, layout: &Layout, run: Option<&str>) -> Result<Vec<String>> {
+    Ok(match run {
+        // A value directory without a run is named by its exact id.
+        Some(run) if !layout.runs.contains_key(run) && layout.value_dirs.contains_key(run) => {
+            vec![run.to_owned()]
+        }
+        Some(run) => vec![dir.resolve_run(layout, run)?],
+        None => {
+            let mut ids: Vec<String> = layout.runs.keys().cloned().collect();
+            // A value directory without a run holds only strays; they are searched too.
+            ids.extend(
+                (layout.value_dirs.keys())
+                    .filter(|id| !layout.runs.contains_key(*id))
+                    .cloned(),
+            );
+            ids
+        }
+    })
+}
+
 /// Searches the runs directory, handing each batch of hits to `emit` as it is found (from
 /// several threads, one batch at a time per file, a file's hits in order). Stops early when
 /// `cancel` is set or `query.max` hits were found.
@@ -159,23 +182,7 @@ pub fn search_runs(
         ignore_case: query.ignore_case,
     })?;
     let layout = dir.layout()?;
-    let ids: Vec<String> = match &query.run {
-        // A value directory without a run is named by its exact id.
-        Some(run) if !layout.runs.contains_key(run) && layout.value_dirs.contains_key(run) => {
-            vec![run.clone()]
-        }
-        Some(run) => vec![dir.resolve_run(&layout, run)?],
-        None => {
-            let mut ids: Vec<String> = layout.runs.keys().cloned().collect();
-            // A value directory without a run holds only strays; they are searched too.
-            ids.extend(
-                (layout.value_dirs.keys())
-                    .filter(|id| !layout.runs.contains_key(*id))
-                    .cloned(),
-            );
-            ids
-        }
-    };
+    let ids = run_ids(dir, &layout, query.run.as_deref())?;
     let opts = dir.listing_opts(dir.opts.now_ms);
     let indexed = dir
         .indexed_results(&layout, opts.now_ms)

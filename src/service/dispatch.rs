@@ -42,7 +42,7 @@ pub fn precheck(svc: &Service, name: &str, req: &Value) -> Result<(), Error> {
             for dir in &r.dirs {
                 let d = svc.runs_dir(dir)?;
                 if let Some(run) = &r.run {
-                    d.run_id(run)?;
+                    crate::search::run_ids(&d, &d.layout()?, Some(run))?;
                 }
             }
             Ok(())

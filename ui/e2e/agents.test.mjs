@@ -169,14 +169,19 @@ describe('Claude Code and Codex stores in the app', () => {
 
   it('opens the subagent from the Task call that started it', async () => {
     await openRun(browser, SESSION);
-    const button = await waitFor(async () => {
-      const el = await browser.$('[data-testid="open-subagent"]');
-      return (await el.isExisting()) ? el : null;
-    }, 'the Task call linked to its subagent');
-    await browser.execute((el) => {
-      el.scrollIntoView({ block: 'center' });
-      el.click();
-    }, button);
+    // Found and clicked in one step: the virtualized timeline may draw its cards again between
+    // two driver steps, and a card found in one is gone in the next.
+    await waitFor(
+      () =>
+        browser.execute(() => {
+          const el = document.querySelector('[data-testid="open-subagent"]');
+          if (!el) return false;
+          el.scrollIntoView({ block: 'center' });
+          el.click();
+          return true;
+        }),
+      'the Task call linked to its subagent',
+    );
     const parent = () => browser.execute(() => document.querySelector('[data-testid="parent-run"]')?.textContent ?? '');
     await waitFor(async () => /Fix the checkout discount/.test(await parent()), 'the subagent run, under its session');
   });

@@ -21,3 +21,9 @@ if (ipc.hasToken()) {
 } else {
   mount(TokenNeeded, { target });
 }
+
+// The URL with the token opened again in this tab (pasted over a page that asked for it) only
+// changes the fragment, which loads nothing: start again from it.
+window.addEventListener('hashchange', () => {
+  if (new URLSearchParams(location.hash.slice(1)).get('token')) location.reload();
+});

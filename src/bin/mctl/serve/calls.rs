@@ -121,8 +121,15 @@ pub async fn call(
     }
     // A bad request is refused now, with the status a plain call gets, not at its stream's end.
     let checked = {
+        let Ok(turn) = s.reads.clone().acquire_owned().await else {
+            return busy("the server is stopping");
+        };
         let (service, req) = (service.clone(), req.clone());
-        tokio::task::spawn_blocking(move || precheck(&service, name, &req)).await
+        tokio::task::spawn_blocking(move || {
+            let _turn = turn;
+            precheck(&service, name, &req)
+        })
+        .await
     };
     match checked {
         Ok(Ok(())) => {}

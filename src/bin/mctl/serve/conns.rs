@@ -6,9 +6,8 @@
 //!   both).
 //! - At most [`Conns::cap`] connections are open at once, well below the process's descriptor
 //!   limit (raised to its hard limit at start), so requests always have files to read. A new
-//!   connection at the cap closes an idle one in its place, one that never showed the token
-//!   first, then the one idle the longest; when every connection is busy, the new one is
-//!   closed at once.
+//!   connection at the cap closes, in its place, the longest idle one that never showed the
+//!   token; when there is none, the new one is closed at once.
 //! - An `accept` that fails (no descriptor left, say) waits a little longer each time instead
 //!   of spinning, and is counted in the periodic summary rather than logged each time.
 
@@ -39,7 +38,8 @@ const MAX_BACKOFF: Duration = Duration::from_secs(1);
 /// One open connection, as the cap sees it.
 pub struct Conn {
     id: u64,
-    /// A request on it carried the token: it is someone's page or script.
+    /// A request on it carried the token: it is someone's page or script, never closed for a
+    /// newcomer.
     authenticated: AtomicBool,
     /// Requests on it whose answer is not yet fully sent (a stream's lasts as long as it does).
     busy: AtomicUsize,
@@ -49,7 +49,7 @@ pub struct Conn {
 }
 
 impl Conn {
-    /// Marks the connection as one that showed the token: the last to be closed at the cap.
+    /// Marks the connection as one that showed the token: never closed at the cap.
     pub fn authenticated(&self) {
         self.authenticated.store(true, Ordering::Relaxed);
     }
@@ -101,21 +101,22 @@ impl Conns {
     fn admit(&self) -> Option<Arc<Conn>> {
         let mut open = lock(&self.open);
         if open.len() >= self.cap {
+            // Only a connection that never showed the token: one that did may still be
+            // sending an answer hyper has already taken whole (a single-chunk body), and it
+            // closes itself once idle for the header timeout anyway.
             let idle = open
                 .values()
-                .filter(|c| c.busy.load(Ordering::Relaxed) == 0)
-                .min_by_key(|c| (c.authenticated.load(Ordering::Relaxed), *lock(&c.last)));
+                .filter(|c| {
+                    c.busy.load(Ordering::Relaxed) == 0 && !c.authenticated.load(Ordering::Relaxed)
+                })
+                .min_by_key(|c| *lock(&c.last));
             let Some(idle) = idle.map(|c| c.id) else {
-                self.shed.note("refused at the cap (every connection busy)");
+                self.shed
+                    .note("refused at the cap (every connection busy or someone's)");
                 return None;
             };
             if let Some(c) = open.remove(&idle) {
-                let why = if c.authenticated.load(Ordering::Relaxed) {
-                    "idle, closed at the cap"
-                } else {
-                    "idle without the token, closed at the cap"
-                };
-                self.shed.note(why);
+                self.shed.note("idle without the token, closed at the cap");
                 c.close.notify_one();
             }
         }
@@ -196,8 +197,10 @@ pub async fn serve(
                 // Out of descriptors (or another passing failure): wait for some to be freed.
                 conns.shed.note_error(&e);
                 backoff = (backoff * 2).clamp(Duration::from_millis(10), MAX_BACKOFF);
-                tokio::time::sleep(backoff).await;
-                continue;
+                tokio::select! {
+                    () = tokio::time::sleep(backoff) => continue,
+                    () = &mut stop => break,
+                }
             }
         };
         let Some(conn) = conns.admit() else {

@@ -34,7 +34,7 @@ pub async fn guard(State(s): State<Arc<Server>>, req: Request, next: Next) -> Re
         }
         None => {
             if api {
-                // It showed the token: its connection is the last to be closed at the cap.
+                // It showed the token: its connection is never closed to make room at the cap.
                 if let Some(conn) = req.extensions().get::<Arc<super::conns::Conn>>() {
                     conn.authenticated();
                 }
