@@ -9,6 +9,7 @@ mod diff;
 mod export;
 mod full;
 mod gc;
+mod hooks;
 mod human;
 mod index;
 mod logging;

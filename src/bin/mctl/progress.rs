@@ -10,16 +10,8 @@ use std::time::{Duration, Instant};
 
 /// How long a listing runs before its progress is shown.
 fn shown_after() -> Duration {
-    // A build with the test hooks takes it from `MCTL_TEST_PROGRESS_MS`, so that a test sees a
-    // small listing's progress.
-    #[cfg(feature = "test-hooks")]
-    if let Some(ms) = std::env::var("MCTL_TEST_PROGRESS_MS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        return Duration::from_millis(ms);
-    }
-    Duration::from_millis(500)
+    // A test sets `MCTL_TEST_PROGRESS_MS` to see a small listing's progress.
+    crate::hooks::duration("MCTL_TEST_PROGRESS_MS", Duration::from_millis(500))
 }
 
 /// How often the line is said again.

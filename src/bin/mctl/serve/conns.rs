@@ -157,16 +157,8 @@ pub fn cap_for_descriptors() -> usize {
 }
 
 fn header_timeout() -> Duration {
-    // A build with the test hooks takes it from `MCTL_TEST_HEADER_TIMEOUT_MS`, so a test sees
-    // a slow socket dropped without waiting the whole timeout.
-    #[cfg(feature = "test-hooks")]
-    if let Some(ms) = std::env::var("MCTL_TEST_HEADER_TIMEOUT_MS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        return Duration::from_millis(ms);
-    }
-    HEADER_TIMEOUT
+    // A test sets `MCTL_TEST_HEADER_TIMEOUT_MS` to see a slow socket dropped sooner.
+    crate::hooks::duration("MCTL_TEST_HEADER_TIMEOUT_MS", HEADER_TIMEOUT)
 }
 
 /// Serves `router` on `listener` until `stop` resolves, then lets the connections finish their

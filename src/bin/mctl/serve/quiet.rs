@@ -41,16 +41,8 @@ impl Tally {
 }
 
 fn interval() -> Duration {
-    // A build with the test hooks takes it from `MCTL_TEST_LOG_INTERVAL_MS`, so a test reads
-    // a summary without waiting a minute.
-    #[cfg(feature = "test-hooks")]
-    if let Some(ms) = std::env::var("MCTL_TEST_LOG_INTERVAL_MS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        return Duration::from_millis(ms);
-    }
-    INTERVAL
+    // A test sets `MCTL_TEST_LOG_INTERVAL_MS` to read a summary without waiting a minute.
+    crate::hooks::duration("MCTL_TEST_LOG_INTERVAL_MS", INTERVAL)
 }
 
 /// Says what `refused` and `shed` counted, once per interval, for as long as the server runs.
