@@ -3,7 +3,7 @@
 //!   of the app alike: `git rev-parse` when building from a clone, else `$MC_BUILD_COMMIT` as
 //!   given by whoever builds from a source archive, else "unknown commit";
 //! - the built UI: a release `mctl` embeds `ui/dist` (served by `mctl serve`), so it is built
-//!   again when the UI changes. Debug builds read `ui/dist` from disk when serving, so a UI
+//!   again when the UI changes (and warns when there is no `ui/dist` to embed). Debug builds read `ui/dist` from disk when serving, so a UI
 //!   rebuild does not rebuild the core in the test suite.
 use std::path::Path;
 use std::process::Command;
@@ -11,6 +11,15 @@ use std::process::Command;
 fn main() {
     if std::env::var("PROFILE").as_deref() == Ok("release") {
         println!("cargo:rerun-if-changed=ui/dist");
+        // A release mctl embeds the UI now or never: say so while it is being built, not when
+        // `mctl serve` answers its first page with a 503.
+        if !Path::new("ui/dist/index.html").exists() {
+            println!(
+                "cargo:warning=ui/dist is missing: this mctl will serve the JSON API without its \
+                 UI. Build the UI first (cd ui && npm ci && npm run build), or use \
+                 scripts/build-app.sh --release"
+            );
+        }
     } else {
         println!("cargo:rerun-if-changed=build.rs");
     }

@@ -11,6 +11,9 @@ source scripts/setup.sh
 step() { echo "== [$((SECONDS / 60))m$((SECONDS % 60))s] $*" >&2; }
 # Where cargo puts what it builds (a cache folder outside the clone, when CARGO_TARGET_DIR says so).
 target="${CARGO_TARGET_DIR:-$PWD/target}"
+# What git sees in the clone before the tests: they must leave it exactly so (screenshots and
+# every other file a test writes go to the build directory or a temporary one).
+clone_before="$(git status --porcelain 2>/dev/null || true)"
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -77,3 +80,11 @@ scripts/agree.sh "$target/debug/mctl"
 
 step "load test of live watching (1,000 events/s to 20 transcripts for 30 s, each reported once, in order)"
 MCTL="$target/debug/mctl" python3 bench/watch-load.py
+
+step "the clone is as the tests found it"
+clone_after="$(git status --porcelain 2>/dev/null || true)"
+if [ "$clone_after" != "$clone_before" ]; then
+  echo "the tests changed files in the clone:" >&2
+  diff <(echo "$clone_before") <(echo "$clone_after") >&2 || true
+  exit 1
+fi

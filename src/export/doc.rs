@@ -76,12 +76,15 @@ pub(crate) fn build(
     }
     if let (Some(start), Some(end)) = (r.started_ms, r.updated_ms) {
         facts.push(("Started", iso(start)));
-        facts.push(("Duration", duration(end - start)));
+        facts.push((
+            "Duration",
+            crate::model::duration_text(Some((end - start) as f64)),
+        ));
     }
     facts.push(("Tokens", crate::model::tokens_text(r)));
     facts.push((
         "Cost",
-        crate::model::cost_text(r.cost_usd, r.cost_estimated, 4),
+        crate::model::cost_text(r.cost_usd, r.cost_estimated),
     ));
     facts.push((
         "Tool calls",
@@ -339,10 +342,6 @@ fn class(kind: &str) -> &'static str {
 
 pub(crate) fn bytes(n: u64) -> String {
     bytesize::ByteSize::b(n).display().iec().to_string()
-}
-
-fn duration(ms: i64) -> String {
-    humantime::format_duration(std::time::Duration::from_secs(ms.max(0) as u64 / 1000)).to_string()
 }
 
 fn iso(ms: i64) -> String {

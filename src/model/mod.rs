@@ -4,6 +4,7 @@
 //! built on it (docs/architecture.md).
 
 pub(crate) mod family;
+pub(crate) mod figures;
 pub(crate) mod kind;
 pub(crate) mod layout;
 pub(crate) mod options;
@@ -14,9 +15,10 @@ pub(crate) mod stamp;
 pub(crate) mod usage;
 pub(crate) mod values;
 
+pub use figures::{cost_text, duration_text};
 pub use kind::SourceKind;
 pub use layout::{Layout, RunFiles, SideKey};
 pub use options::{now_ms, RunOptions, Verify};
 pub(crate) use peek_call::PeekCall;
 pub use run::*;
-pub use usage::{cost_text, tokens_text, ModelUsage, Timing, Usage};
+pub use usage::{tokens_text, ModelUsage, Timing, Usage};

@@ -95,16 +95,6 @@ pub fn tokens_text(r: &crate::model::Run) -> String {
     out
 }
 
-/// A cost as people read it, with `decimals` places: `$1.23`, `≈$1.23` for an estimate, `—`
-/// when unknown (never `$0.00`).
-pub fn cost_text(cost: Option<f64>, estimated: bool, decimals: usize) -> String {
-    match (cost, estimated) {
-        (None, _) => "—".to_owned(),
-        (Some(c), true) => format!("≈${c:.decimals$}"),
-        (Some(c), false) => format!("${c:.decimals$}"),
-    }
-}
-
 /// How long one model call took, as an assistant message records it.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, TS)]
 #[serde(rename_all = "camelCase")]

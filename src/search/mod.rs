@@ -123,8 +123,10 @@ pub struct SearchSummary {
     pub truncated: bool,
     /// The search was cancelled before it ended.
     pub cancelled: bool,
-    /// Runs looked at.
+    /// Runs looked at (as many as the listing has, when every run is searched).
     pub runs: u64,
+    /// Value directories without a run (strays) looked at besides the runs.
+    pub value_dirs_without_run: u64,
     /// Files (or lines) that could not be searched, and why.
     pub skipped: Vec<Skipped>,
 }
@@ -139,6 +141,7 @@ impl SearchSummary {
         self.truncated |= s.truncated;
         self.cancelled |= s.cancelled;
         self.runs += s.runs;
+        self.value_dirs_without_run += s.value_dirs_without_run;
         self.skipped.extend(s.skipped);
     }
 }
@@ -206,6 +209,10 @@ pub fn search_runs(
         }
     });
     let skipped = std::mem::take(&mut *ctx.skipped.lock().expect("skipped lock"));
+    let runs = ids
+        .iter()
+        .filter(|id| layout.runs.contains_key(*id))
+        .count() as u64;
     Ok(SearchSummary {
         hits: ctx.hits(),
         files: ctx.files.load(std::sync::atomic::Ordering::Relaxed),
@@ -213,7 +220,8 @@ pub fn search_runs(
         elapsed_ms: started.elapsed().as_millis() as u64,
         truncated: ctx.truncated(),
         cancelled: ctx.cancelled(),
-        runs: ids.len() as u64,
+        runs,
+        value_dirs_without_run: ids.len() as u64 - runs,
         skipped,
     })
 }

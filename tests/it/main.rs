@@ -9,6 +9,7 @@ mod coverage;
 mod demo;
 mod diff;
 mod export;
+mod figures;
 mod fixtures;
 mod gc;
 mod gen_types;

@@ -343,6 +343,20 @@ fn the_demo_and_the_fixtures_search_as_a_reference_scan_would() {
     }
 }
 
+/// A search of every run says it read as many runs as the listing shows, and counts the value
+/// folders without a run (whose strays it searches too) apart from them.
+#[test]
+fn a_search_counts_the_runs_the_listing_counts() {
+    let root = tempfile::tempdir().unwrap();
+    write_demo(root.path(), 1, OLD_MS).unwrap();
+    let dir = open_runs_dir(root.path(), opts());
+    let listed = dir.list().unwrap().len() as u64;
+    let (_, summary) = search_in(&dir, &query("error"));
+    assert_eq!(summary.runs, listed);
+    // The demo has one value folder whose run is gone.
+    assert_eq!(summary.value_dirs_without_run, 1);
+}
+
 /// A run with a hit of every kind, and a retained value the model peeked into.
 fn every_kind(root: &Path) -> String {
     use mission_control::retained::{peek_text, value_id, PeekRequest};

@@ -2,7 +2,7 @@
 // beside a harness runs directory, hand-built here in their own formats. A persisted output
 // opens in Stub | Full; one whose file is gone shows the output recovered from the transcript;
 // a Codex cut says so; another agent's store found on the machine is offered, and added only
-// when accepted. Saves docs/agents-list.png and docs/agents-stub-full.png.
+// when accepted. Saves agents-list.png and agents-stub-full.png (see `shots`).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,9 +10,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { demo } from './fixtures.mjs';
 import { expandAll, openRun } from './scenarios.mjs';
-import { mctl, removeDirs, root, startApp, waitFor } from './session.mjs';
+import { mctl, removeDirs, shots, startApp, waitFor } from './session.mjs';
 
-const shots = path.join(root, 'docs');
 const base = fs.mkdtempSync(path.join(os.tmpdir(), 'mc-agents-'));
 const runsDir = path.join(base, 'runs');
 const claudeHome = path.join(base, 'claude');

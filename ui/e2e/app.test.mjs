@@ -1,6 +1,6 @@
 // End-to-end tests of the real desktop app: the release UI in the Tauri window, driven through
 // WebDriver (tauri-driver over WebKitWebDriver) under Xvfb, on a `mctl demo` directory plus two
-// big runs. Saves screenshots into docs/ and prints timings (not asserted).
+// big runs. Saves screenshots (see `shots` in session.mjs) and prints timings (not asserted).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,9 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import { Key } from 'webdriverio';
 import { appendLive, bigValueRun, demo, liveRun, longRun, secretsRun } from './fixtures.mjs';
 import { hostileResultState, openRun as open, rangePeek, timelineLine } from './scenarios.mjs';
-import { mctl, removeDirs, root, sleep, startApp, waitFor } from './session.mjs';
+import { mctl, removeDirs, shots, sleep, startApp, waitFor } from './session.mjs';
 
-const shots = path.join(root, 'docs');
 const runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mc-e2e-'));
 const timings = {};
 // Another port lets two runs share a machine.

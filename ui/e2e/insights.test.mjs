@@ -1,7 +1,7 @@
 // What retention did, in the real app on a demo directory: the coverage gutter and badges of a
 // value, the Retention panel, the Resume tab with its "after GC" switch, and the what-if view's
 // slider, each checked against what `mctl` answers for the same directory. Saves screenshots
-// into docs/.
+// (see `shots` in session.mjs).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,9 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { demo } from './fixtures.mjs';
-import { mctl, removeDirs, root, startApp, waitFor } from './session.mjs';
+import { mctl, removeDirs, shots, startApp, waitFor } from './session.mjs';
 
-const shots = path.join(root, 'docs');
 const runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mc-e2e-insights-'));
 const port = Number(process.env.E2E_PORT ?? 4444) + 6;
 let session;

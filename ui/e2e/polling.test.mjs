@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { appendLive, liveRun } from './fixtures.mjs';
-import { removeDirs, root, startApp, waitFor } from './session.mjs';
+import { removeDirs, shots, startApp, waitFor } from './session.mjs';
 
 const runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mc-e2e-poll-'));
 // Beside the ports of app.test.mjs.
@@ -34,7 +34,7 @@ describe('a polled runs directory', () => {
     }, 'the polling notice');
     assert.ok(notice.includes(runsDir), notice);
     assert.match(notice, /polled every 500 ms instead of watched: polling was asked for \(MCTL_WATCH=poll\)/);
-    await browser.saveScreenshot(path.join(root, 'docs', 'polling-notice.png'));
+    await browser.saveScreenshot(path.join(shots, 'polling-notice.png'));
   });
 
   it('still grows the open run and lists new runs', async () => {

@@ -1,6 +1,6 @@
 // Search across every run, in the real app on a demo directory: Ctrl+K opens it, hits stream in
 // grouped by run and call and agree with `mctl search`, a value hit opens the compare view at
-// its line (highlighted), an unseen line says so, a bad regex is one line. Saves docs/search.png.
+// its line (highlighted), an unseen line says so, a bad regex is one line. Saves search.png.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,9 +9,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Key } from 'webdriverio';
 import { demo } from './fixtures.mjs';
-import { mctl, removeDirs, root, sleep, startApp, waitFor } from './session.mjs';
+import { mctl, removeDirs, shots, sleep, startApp, waitFor } from './session.mjs';
 
-const shots = path.join(root, 'docs');
 const runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mc-e2e-search-'));
 const port = Number(process.env.E2E_PORT ?? 4444) + 8;
 let session;

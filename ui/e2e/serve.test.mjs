@@ -13,9 +13,8 @@ import { after, before, describe, it } from 'node:test';
 import { remote } from 'webdriverio';
 import { appendLive, demo, liveRun, secretsRun } from './fixtures.mjs';
 import { hostileResultState, openRun as open, rangePeek, timelineLine } from './scenarios.mjs';
-import { listening, mctl, removeDirs, root, sleep, waitFor } from './session.mjs';
+import { listening, mctl, removeDirs, shots, sleep, waitFor } from './session.mjs';
 
-const shots = path.join(root, 'docs');
 const runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mc-serve-'));
 const home = `${runsDir}-home`;
 // Where chromium saves what the page downloads (an export).

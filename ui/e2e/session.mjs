@@ -10,6 +10,10 @@ export const root = path.resolve(import.meta.dirname, '../..');
 const target = process.env.CARGO_TARGET_DIR ? path.resolve(root, process.env.CARGO_TARGET_DIR) : path.join(root, 'target');
 export const app = process.env.MC_APP ?? path.join(target, 'release/mission-control');
 export const mctl = process.env.MCTL ?? path.join(target, 'debug/mctl');
+// Where the tests save their screenshots: the build directory, so a test run leaves the clone
+// as it found it; `scripts/screenshots.sh` points this at docs/ when they are meant to change.
+export const shots = process.env.MCTL_SHOTS_DIR ? path.resolve(root, process.env.MCTL_SHOTS_DIR) : path.join(target, 'screenshots');
+fs.mkdirSync(shots, { recursive: true });
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 

@@ -77,13 +77,13 @@ pub enum Command {
         run: String,
         /// One value: a tool call id or a value id
         call: Option<String>,
-        /// Error-looking lines match this regular expression instead of the default (see
-        /// docs/insights.md)
+        /// Error-looking lines match this regular expression (case-insensitively) instead of the
+        /// default: \b(error|errors|panic|panicked|fatal|exception|traceback|failed|failure)\b
         #[arg(long, value_name = "REGEX")]
         error_pattern: Option<String>,
     },
     /// The messages resuming a run now would send the model, rebuilt from the transcript as the
-    /// harness rebuilds them: each retained result as its stub (docs/insights.md)
+    /// harness rebuilds them: each retained result as its stub
     Resume {
         run: String,
         /// The replay shape [default: text-fold for provider `ollama`, else structured]
@@ -131,7 +131,7 @@ pub enum Command {
         rebuild: bool,
     },
     /// Serve the app and a JSON API over HTTP, for a browser on this or another machine
-    /// (read-only unless --allow-gc; see docs/serve.md)
+    /// (read-only unless --allow-gc)
     Serve(ServeArgs),
     /// Write a realistic demo runs directory
     Demo {

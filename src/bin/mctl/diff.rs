@@ -9,6 +9,7 @@ use crate::output::{open_runs_dir, print_json, print_text, runs_dirs, window_ms}
 use mission_control::diff::{
     diff_results, diff_runs, unified, DiffItem, DiffRow, DiffRowKind, DiffSide, DiffStatus, RunDiff,
 };
+use mission_control::model::{cost_text, duration_text};
 use mission_control::runs::RunsDir;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -59,7 +60,8 @@ fn table(d: &RunDiff) -> String {
     let mut out = String::new();
     let side = |s: &DiffSide| -> [String; 9] {
         [
-            clip(&s.run, 34),
+            // Never cut: an id is pasted into the next command.
+            s.run.clone(),
             clip(
                 &format!(
                     "{} / {}",
@@ -70,9 +72,8 @@ fn table(d: &RunDiff) -> String {
             ),
             s.status.as_str().to_owned(),
             format!("{} in, {} out", s.input_tokens, s.output_tokens),
-            mission_control::model::cost_text(s.cost_usd, s.cost_estimated, 4),
-            s.duration_ms
-                .map_or("-".into(), |ms| format!("{:.1} s", ms as f64 / 1000.0)),
+            cost_text(s.cost_usd, s.cost_estimated),
+            duration_text(s.duration_ms.map(|ms| ms as f64)),
             format!("{} ({} failed)", s.tool_calls, s.failed_results),
             format!("{} · {}", s.retained, bytes(s.retained_bytes)),
             bytes(s.context_bytes),
@@ -90,9 +91,16 @@ fn table(d: &RunDiff) -> String {
         "context",
     ];
     let (a, b) = (side(&d.a), side(&d.b));
-    let _ = writeln!(out, "{:<12} {:<34} {:<34}", "", "A", "B");
+    // Column A is as wide as its widest figure (a long run id), at least 34.
+    let w = a
+        .iter()
+        .map(|f| f.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(34);
+    let _ = writeln!(out, "{:<12} {:<w$} B", "", "A");
     for (i, name) in names.iter().enumerate() {
-        let _ = writeln!(out, "{name:<12} {:<34} {:<34}", a[i], b[i]);
+        let _ = writeln!(out, "{name:<12} {:<w$} {}", a[i], b[i]);
     }
     let c = &d.counts;
     let _ = writeln!(

@@ -130,7 +130,7 @@ pub fn runs_table(runs: &[Run], now_ms: i64) -> String {
             clip(r.model.as_deref().unwrap_or("-"), 18),
             count(r.input_tokens),
             count(r.output_tokens),
-            cost_text(r.cost_usd, r.cost_estimated, 2),
+            cost_text(r.cost_usd, r.cost_estimated),
             retained,
             clip(&r.title, 60),
         );
@@ -160,7 +160,7 @@ pub fn run_detail(d: &RunDetail) -> String {
         out,
         "  tokens    {}  cost {}",
         tokens_text(r),
-        cost_text(r.cost_usd, r.cost_estimated, 4)
+        cost_text(r.cost_usd, r.cost_estimated)
     );
     // A run of several models says each one's part.
     for m in r.models.iter().filter(|_| r.models.len() > 1) {
@@ -170,7 +170,7 @@ pub fn run_detail(d: &RunDetail) -> String {
             clip(&m.model, 28),
             m.input_tokens,
             m.output_tokens,
-            cost_text(m.cost_usd, m.cost_estimated, 4)
+            cost_text(m.cost_usd, m.cost_estimated)
         );
     }
     if r.tokens_with_children > r.input_tokens.saturating_add(r.output_tokens) {
@@ -178,7 +178,7 @@ pub fn run_detail(d: &RunDetail) -> String {
             out,
             "  with subagents  {} tokens  cost {}",
             r.tokens_with_children,
-            cost_text(r.cost_with_children_usd, r.cost_estimated, 4)
+            cost_text(r.cost_with_children_usd, r.cost_estimated)
         );
     }
     let _ = writeln!(

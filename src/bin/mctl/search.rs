@@ -149,9 +149,13 @@ impl Printer {
         } else {
             ""
         };
+        let strays = match s.value_dirs_without_run {
+            0 => String::new(),
+            n => format!(" and {} without a run", plurals(n, "value folder")),
+        };
         writeln!(
             err,
-            "{}{cut} in {} ({}) of {} in {} ms",
+            "{}{cut} in {} ({}) of {}{strays} in {} ms",
             plurals(s.hits, "hit"),
             plurals(s.files, "file"),
             bytes(s.bytes),

@@ -30,9 +30,13 @@ truncated: boolean,
  */
 cancelled: boolean, 
 /**
- * Runs looked at.
+ * Runs looked at (as many as the listing has, when every run is searched).
  */
 runs: number, 
+/**
+ * Value directories without a run (strays) looked at besides the runs.
+ */
+valueDirsWithoutRun: number, 
 /**
  * Files (or lines) that could not be searched, and why.
  */

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { age, bytes, cost, count, counted, duration, percent, plural, time, tokensOf } from './format';
+import cases from '../../../tests/fixtures/format/cases.json';
+import { age, bytes, cost, count, counted, duration, percent, plural, runSpan, time, tokensOf } from './format';
+
+// The cases mctl's formatters are tested on too (tests/it/figures.rs): one rule in both.
+const shared = cases as unknown as {
+  cost: [number | null, boolean, string][];
+  duration: [number | null, string][];
+};
 
 describe('format', () => {
   it('sizes', () => {
@@ -26,13 +33,30 @@ describe('format', () => {
     expect(duration(null)).toBe('–');
   });
   it('money, tokens and times', () => {
-    expect(cost(0)).toBe('$0');
+    expect(cost(0)).toBe('$0.00');
     expect(cost(0.0423)).toBe('$0.04');
     expect(cost(0.0012)).toBe('$0.0012');
     expect(cost(1.5, true)).toBe('≈$1.50');
     expect(cost(null)).toBe('—');
     expect(tokensOf(65_300)).toBe(16_325);
     expect(time(1_793_534_400_000)).toBe('2026-11-01 12:00:00Z');
+  });
+});
+
+describe('the rules mctl shares', () => {
+  it('writes every shared cost case as mctl does', () => {
+    expect(shared.cost.length).toBeGreaterThan(5);
+    for (const [usd, estimated, want] of shared.cost) expect(cost(usd, estimated), `${usd}`).toBe(want);
+  });
+  it('writes every shared duration case as mctl does', () => {
+    expect(shared.duration.length).toBeGreaterThan(5);
+    for (const [ms, want] of shared.duration) expect(duration(ms), `${ms}`).toBe(want);
+  });
+  it('times a running run until now and a finished one to its last event', () => {
+    const started = 1_000_000;
+    expect(runSpan({ status: 'running', startedMs: started, updatedMs: started + 180_000 }, started + 763_000)).toBe(763_000);
+    expect(runSpan({ status: 'done', startedMs: started, updatedMs: started + 180_000 }, started + 763_000)).toBe(180_000);
+    expect(runSpan({ status: 'done', startedMs: null, updatedMs: started }, started)).toBeNull();
   });
 });
 

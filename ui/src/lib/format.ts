@@ -25,7 +25,8 @@ export function age(nowMs: number, thenMs: number | null): string {
   return short(Math.max(0, nowMs - thenMs));
 }
 
-/** A duration: "850 ms", "12s", "4m 05s", "3h 20m", "2d 4h". */
+/** A duration: "850 ms", "12s", "4m 05s", "3h 20m", "2d 4h"; "–" when unknown. The same rule as
+ *  mctl's (`duration_text`), checked on the same cases (tests/fixtures/format/cases.json). */
 export function duration(ms: number | null): string {
   if (ms == null || !Number.isFinite(ms) || ms < 0) return '–';
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -38,6 +39,14 @@ export function duration(ms: number | null): string {
   return `${Math.floor(h / 24)}d ${h % 24}h`;
 }
 
+/** How long a run has taken: until now while it runs, else from its first event to its last.
+ *  The list's rows and the run's header both say this. */
+export function runSpan(run: { status: string; startedMs: number | null; updatedMs: number | null }, nowMs: number): number | null {
+  if (run.startedMs == null) return null;
+  const end = run.status === 'running' ? Math.max(nowMs, run.updatedMs ?? nowMs) : run.updatedMs;
+  return end == null ? null : Math.max(0, end - run.startedMs);
+}
+
 function short(ms: number): string {
   const s = Math.floor(ms / 1000);
   if (s < 60) return `${s}s`;
@@ -46,13 +55,15 @@ function short(ms: number): string {
   return `${Math.floor(s / 86400)}d`;
 }
 
-/** A cost in dollars: "$0.04", "≈$0.04" for an estimate from the price table, "—" when
- *  unknown (a model with no price): never "$0" for what nobody knows. */
+/** A cost in dollars: "$1.23"; "$0.0064" below a cent, so that a cheap run does not read as
+ *  free; "<$0.0001" below that; "≈" before an estimate from the price table; "—" when unknown (a
+ *  model with no price): never "$0.00" for what nobody knows. The same rule as mctl's
+ *  (`cost_text`), checked on the same cases (tests/fixtures/format/cases.json). */
 export function cost(usd: number | null, estimated = false): string {
-  if (usd == null) return '—';
+  if (usd == null || !Number.isFinite(usd)) return '—';
   const mark = estimated ? '≈' : '';
-  if (!usd) return `${mark}$0`;
-  if (usd < 0.01) return `${mark}$${usd.toFixed(4)}`;
+  if (usd > 0 && usd < 0.0001) return `${mark}<$0.0001`;
+  if (usd > 0 && usd < 0.01) return `${mark}$${usd.toFixed(4)}`;
   return `${mark}$${usd.toFixed(2)}`;
 }
 
@@ -61,8 +72,8 @@ export function tokenParts(r: { inputTokens: number; outputTokens: number; uncac
   const parts = [`${r.inputTokens.toLocaleString('en-US')} input`];
   if (r.uncachedInputTokens != null) parts.push(`${r.uncachedInputTokens.toLocaleString('en-US')} fresh, ${(r.cacheWriteTokens ?? 0).toLocaleString('en-US')} cache write, ${(r.cacheReadTokens ?? 0).toLocaleString('en-US')} cache read`);
   parts.push(`${r.outputTokens.toLocaleString('en-US')} output${r.reasoningTokens != null ? ` (${r.reasoningTokens.toLocaleString('en-US')} reasoning)` : ''}`);
-  if (r.costUsd == null) parts.push('cost unknown: a model with no price (docs/costs.md)');
-  else if (r.costEstimated) parts.push('cost estimated from the price table (docs/costs.md)');
+  if (r.costUsd == null) parts.push('cost unknown: a model with no price in the price table');
+  else if (r.costEstimated) parts.push('cost estimated from the price table');
   return parts.join(' · ');
 }
 

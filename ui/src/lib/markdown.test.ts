@@ -36,4 +36,22 @@ describe('renderMarkdown', () => {
     expect(el.querySelector('img')).toBeNull();
     expect(el.textContent).toContain('[image: diagram]');
   });
+  it('shows terminal colours in a message as colours, and other escapes as marks', () => {
+    const el = mount(renderMarkdown('The build \u001b[31mFAILED\u001b[0m at **step 2**\u001b[2K then \u0007.'));
+    // No raw escape reaches the page: no ESC character, no bare "[31m".
+    expect(el.textContent).not.toContain('\u001b');
+    expect(el.textContent).not.toContain('[31m');
+    const red = el.querySelector('span.sgr');
+    expect(red?.textContent).toBe('FAILED');
+    expect((red as HTMLElement).style.color).toMatch(/^rgb\(/);
+    const marks = [...el.querySelectorAll('span.ctl')].map((m) => m.textContent);
+    expect(marks).toEqual(['⟨ESC[2K⟩', '⟨^G⟩']);
+    expect(el.querySelector('strong')?.textContent).toBe('step 2');
+  });
+  it('marks invisible format characters in a message', () => {
+    const el = mount(renderMarkdown('evil\u202Etxt.exe'));
+    const mark = el.querySelector('span.fmt') as HTMLElement;
+    expect(mark.dataset.label).toBe('⟨U+202E⟩');
+    expect(mark.textContent).toBe('\u202E');
+  });
 });

@@ -4,7 +4,7 @@
 // the result still goes through DOMPurify before it reaches the page.
 import DOMPurify from 'dompurify';
 import MarkdownIt from 'markdown-it';
-import { pieces } from './untrusted';
+import { hasSpecial, pieces } from './untrusted';
 
 const md = new MarkdownIt({ html: false, linkify: false, typographer: false, breaks: false });
 
@@ -31,29 +31,44 @@ export function renderMarkdown(text: string): string {
     ALLOW_DATA_ATTR: false,
     RETURN_DOM_FRAGMENT: true,
   });
-  markFormatChars(fragment);
+  markSpecial(fragment);
   const box = document.createElement('div');
   box.append(fragment);
   return box.innerHTML;
 }
 
-/** Wraps every invisible format character of the text under `root` in a labelled, isolated
- *  mark (as SafeText shows them), built as elements, never as markup. */
-function markFormatChars(root: Node) {
+/** Shows the text under `root` as SafeText shows a tool output: every invisible format
+ *  character as a labelled, isolated mark, terminal colours as colours, every other escape
+ *  sequence or control character as a visible mark (`⟨ESC[2K⟩`). Built as elements, never as
+ *  markup. A colour holds to the end of its text node (markdown's formatting splits those). */
+function markSpecial(root: Node) {
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   const texts: Text[] = [];
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) if (/\p{Cf}/u.test(n.nodeValue ?? '')) texts.push(n as Text);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) if (hasSpecial(n.nodeValue ?? '')) texts.push(n as Text);
   for (const t of texts) {
     const parts: Node[] = [];
-    for (const p of pieces(t.nodeValue ?? '', false)) {
+    for (const p of pieces(t.nodeValue ?? '', true)) {
       if (p.kind === 'format') {
         const mark = document.createElement('span');
         mark.className = 'fmt';
         mark.dataset.label = p.label;
         mark.textContent = p.char;
         parts.push(mark);
+      } else if (p.kind === 'control') {
+        const mark = document.createElement('span');
+        mark.className = 'ctl';
+        mark.title = 'control sequence, not obeyed';
+        mark.textContent = p.label;
+        parts.push(mark);
+      } else if (p.fg || p.bg || p.bold || p.dim || p.italic || p.underline) {
+        const run = document.createElement('span');
+        run.className = ['sgr', p.bold && 'sgr-bold', p.dim && 'sgr-dim', p.italic && 'sgr-italic', p.underline && 'sgr-underline'].filter(Boolean).join(' ');
+        if (p.fg) run.style.color = p.fg;
+        if (p.bg) run.style.backgroundColor = p.bg;
+        run.textContent = p.text;
+        parts.push(run);
       } else {
-        parts.push(document.createTextNode(p.kind === 'text' ? p.text : p.raw));
+        parts.push(document.createTextNode(p.text));
       }
     }
     t.replaceWith(...parts);

@@ -1,5 +1,4 @@
 // What the timeline shows for each event: a kind of card, a one-line summary, durations.
-import type { RunDetail } from '../gen/RunDetail';
 import type { TimelineEvent } from '../gen/TimelineEvent';
 
 export type CardKind = 'user' | 'assistant' | 'tool' | 'result' | 'permission' | 'diff' | 'file' | 'end' | 'error' | 'compaction' | 'note' | 'command' | 'unreadable' | 'other';
@@ -57,12 +56,6 @@ export function resultDuration(e: TimelineEvent): number | null {
 /** The compaction divider: everything above it is replaced by its summary on resume. */
 export function compactionNote(e: TimelineEvent): string {
   return `Context compacted at line ${e.line}: on resume, everything above is replaced by this summary.`;
-}
-
-/** The run's duration: first event to last activity. */
-export function runDuration(d: RunDetail): number | null {
-  const { startedMs, updatedMs } = d.run;
-  return startedMs != null && updatedMs != null ? Math.max(0, updatedMs - startedMs) : null;
 }
 
 /** The tool call in progress: a started call with no result yet (for a running run). */

@@ -56,6 +56,12 @@ export function controlLabel(raw: string): string {
   return formatLabel(raw);
 }
 
+/** Whether `text` holds anything `pieces` shows differently from plain text: a format
+ *  character, a control character or an escape sequence. */
+export function hasSpecial(text: string): boolean {
+  return SPECIAL.test(text);
+}
+
 /** How many invisible format characters `text` holds (a result that has any says so). */
 export function countFormat(text: string): number {
   let n = 0;
