@@ -123,30 +123,40 @@ pub async fn save_export(
     req: c::save_export::Request,
 ) -> Res<c::save_export::Response> {
     use tauri_plugin_dialog::DialogExt;
-    let ext = req.options.format.extension();
+    // The export first: its file name comes from the run's title.
+    let export = blocking(app.clone(), move |s| s.export_run(req)).await?;
+    let ext = export.format.extension();
+    // Where people keep what they save (not the directory the app was started in).
+    let paths = app.path();
+    let folder = (paths.download_dir().ok())
+        .or_else(|| paths.document_dir().ok())
+        .or_else(|| paths.home_dir().ok());
     let dialog = app.clone();
-    let name = format!("{}.{ext}", req.run);
+    let name = export.file_name.clone();
     let picked = tauri::async_runtime::spawn_blocking(move || {
-        dialog
+        let mut file = dialog
             .dialog()
             .file()
             .set_title("Export the run")
             .set_file_name(name)
-            .add_filter(ext, &[ext])
-            .blocking_save_file()
+            .add_filter(ext, &[ext]);
+        if let Some(folder) = folder.filter(|f| f.is_dir()) {
+            file = file.set_directory(folder);
+        }
+        file.blocking_save_file()
     })
     .await
     .map_err(|e| Error::new(ErrorCode::Io, e.to_string()))?;
     let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
         return Ok(None);
     };
-    blocking(app, move |s| {
-        let export = s.export_run(req)?;
+    tauri::async_runtime::spawn_blocking(move || {
         mission_control::export::save(&path, &export.document)
             .map_err(|e| Error::io(format!("writing {}", path.display()), &e))?;
         Ok(Some(path.to_string_lossy().into_owned()))
     })
     .await
+    .map_err(|e| Error::new(ErrorCode::Io, e.to_string()))?
 }
 
 /// The system folder picker; `None` when the user cancels.

@@ -81,6 +81,41 @@ pub struct Export {
     pub bytes: u64,
     /// The document; empty in a preview (`export_preview`), which gives only the figures.
     pub document: String,
+    /// A file name to offer when saving it: from the run's title (see [`file_name`]).
+    pub file_name: String,
+}
+
+/// A file name for an export of a run titled `title`: its first words, lowercased, letters and
+/// digits joined by dashes (at most 60 characters, never a path, a dot file or a control
+/// character), then the extension; the run's id when the title leaves nothing.
+pub fn file_name(title: &str, run: &str, format: ExportFormat) -> String {
+    let slug = |text: &str| {
+        let mut out = String::new();
+        for word in text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+        {
+            let word: String = word.chars().flat_map(char::to_lowercase).collect();
+            if out.chars().count() + word.chars().count() + 1 > 60 {
+                break;
+            }
+            if !out.is_empty() {
+                out.push('-');
+            }
+            out.push_str(&word);
+        }
+        out
+    };
+    let name = match slug(title) {
+        s if s.is_empty() => slug(run),
+        s => s,
+    };
+    let name = if name.is_empty() {
+        "run".to_owned()
+    } else {
+        name
+    };
+    format!("{name}.{}", format.extension())
 }
 
 /// Run `run` exported as `opts` says.
@@ -99,6 +134,7 @@ pub fn export_run(dir: &RunsDir, run: &str, opts: &ExportOptions) -> Result<Expo
         redactions: redactor.counts,
         bytes: document.len() as u64,
         document,
+        file_name: file_name(&doc.title, &doc.run_id, opts.format),
     })
 }
 

@@ -30,6 +30,8 @@ pub(super) struct RunValues {
     pub id: String,
     /// How a report names its value folder.
     pub label: String,
+    /// The run's title, for the plan's table.
+    pub title: String,
     pub last_activity: i64,
     /// Running, or changed within the idle guard: never touched.
     pub active: bool,
@@ -172,6 +174,7 @@ fn run_values(
     RunValues {
         id: id.to_owned(),
         label: input.owners.label(id),
+        title: run.title.clone(),
         last_activity: updated,
         active: run.status == RunStatus::Running
             || input.now_ms.saturating_sub(updated) < input.policy.idle_guard_ms,

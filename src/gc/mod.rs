@@ -101,6 +101,10 @@ pub struct GcFile {
 pub struct GcRun {
     /// Id of the run (an orphan's: the id in its value directory's name).
     pub run: String,
+    /// The run's title (its first user message), for people; empty for an orphan, and in the
+    /// report of an apply.
+    #[serde(default)]
+    pub title: String,
     /// Files of the run the plan would delete (or the apply deleted).
     pub files: u64,
     /// Their size in bytes.
@@ -164,6 +168,7 @@ impl GcReport {
             if !runs.contains_key(&f.run) {
                 let run = GcRun {
                     run: f.run.clone(),
+                    title: String::new(),
                     files: 0,
                     bytes: 0,
                     context_bytes: 0,

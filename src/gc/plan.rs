@@ -66,6 +66,12 @@ pub fn plan(dir: &RunsDir, policy: &GcPolicy, pins: &Pins, now_ms: i64) -> Resul
     // Each file carries what its loss costs its run's next resume; totalling them tells each
     // run's cost and the plan's.
     report.total();
+    let titles: std::collections::HashMap<&str, &str> = (runs.iter())
+        .map(|r| (r.id.as_str(), r.title.as_str()))
+        .collect();
+    for r in &mut report.runs {
+        r.title = titles.get(r.run.as_str()).copied().unwrap_or("").to_owned();
+    }
     // Freeing the records of every value file takes a while, and nothing waits for it.
     std::thread::spawn(move || drop((runs, orphans, layout)));
     Ok(report)

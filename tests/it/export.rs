@@ -186,3 +186,34 @@ fn an_unknown_run_is_a_clear_error() {
     assert!(stderr(&out).contains("run_nope"), "{}", stderr(&out));
     assert!(stdout(&out).is_empty());
 }
+
+/// The name an export is offered under: the run's title as words, never a path or a hidden
+/// file, the run id when the title gives nothing, and never a secret the export redacted.
+#[test]
+fn an_export_is_named_after_its_title() {
+    use mission_control::export::{file_name, ExportFormat};
+    let name = |title, run| file_name(title, run, ExportFormat::Html);
+    assert_eq!(
+        name("Fix the `flaky` test in CI!", "run_1"),
+        "fix-the-flaky-test-in-ci.html"
+    );
+    assert_eq!(name("../../etc/passwd", "run_1"), "etc-passwd.html");
+    assert_eq!(name("...", "run_17"), "run-17.html");
+    assert_eq!(name("", ""), "run.html");
+    assert_eq!(name("Réparer le build", "r"), "réparer-le-build.html");
+    let long = "word ".repeat(40);
+    let n = name(&long, "r");
+    assert!(n.len() <= 60 + ".html".len(), "{n}");
+    assert_eq!(
+        file_name("Notes", "r", ExportFormat::Md),
+        "notes.md",
+        "the format's extension"
+    );
+
+    let tmp = tempfile::tempdir().unwrap();
+    run_with_secrets(tmp.path());
+    let v = export_json(tmp.path(), &[]);
+    let offered = v["fileName"].as_str().unwrap();
+    assert!(offered.ends_with(".html"), "{offered}");
+    assert!(!offered.to_lowercase().contains("akia"), "{offered}");
+}

@@ -375,7 +375,7 @@ describe('Mission Control desktop app', () => {
     const started = Date.now();
     await waitFor(async () => {
       const t = await text('[data-testid="retention"]');
-      return t.includes('0 values retained') && t.includes('3 unretained') && t.includes('0 value files');
+      return t.includes('0 values retained') && t.includes('3 unretained') && !t.includes('on disk');
     }, 'the run view to say the value is unretained');
     timings['value file removed to run view updated'] = Date.now() - started;
     await waitFor(async () => !(await browser.$(`[data-run="${id}"] .badge.retained`).isExisting()), 'the list row without its retained badge');
@@ -434,6 +434,15 @@ describe('Mission Control desktop app', () => {
     assert.match(second, /^user_message@/);
     await browser.keys([Key.Shift, 'k']);
     await waitFor(async () => (await focused()) === first, 'back to the first');
+    // The highlight is drawn on the card itself, not on the wider row around it.
+    assert.equal(await browser.execute(() => getComputedStyle(document.querySelector('[data-testid="timeline"] .item.focused article')).outlineStyle), 'solid');
+    // Past the last user message, Shift+J says there is none rather than doing nothing.
+    let said = null;
+    for (let i = 0; i < 20 && !said; i++) {
+      await browser.keys([Key.Shift, 'j']);
+      said = await browser.execute(() => document.querySelector('[data-testid="jump-nowhere"]')?.textContent ?? null);
+    }
+    assert.equal(said, 'No later user message.');
 
     await openRun(await byTitle('The release build is failing on CI'));
     await waitFor(async () => (await runTitle()).startsWith('The release build'), 'the failing run');
@@ -457,6 +466,9 @@ describe('Mission Control desktop app', () => {
       return (await el.isExisting()) ? el.getText() : null;
     }, 'the keys help');
     assert.ok(help.includes('next user message') && help.includes('next error') && help.includes('search every run'));
+    // Every group's keys and descriptions line up in the same two columns.
+    const lefts = await browser.execute(() => [...new Set([...document.querySelectorAll('[data-testid="keys-help"] dd')].map((d) => Math.round(d.getBoundingClientRect().left)))]);
+    assert.equal(lefts.length, 1, `description columns at ${lefts.join(', ')}`);
     await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
     await browser.saveScreenshot(path.join(shots, 'keys-help.png'));
     await browser.keys('Escape');
@@ -564,7 +576,7 @@ describe('Mission Control desktop app', () => {
   it('opens a run of 10,000 events', async () => {
     const started = Date.now();
     await openRun('run_10000_events');
-    await waitFor(async () => (await text('[data-testid="retention"]')).includes('0 values retained') && (await browser.$$('[data-testid="timeline"] article')).length > 3, 'the long timeline');
+    await waitFor(async () => (await text('[data-testid="retention"]')).includes('Nothing retained: the model saw every result whole.') && (await browser.$$('[data-testid="timeline"] article')).length > 3, 'the long timeline');
     timings['opening a 10,000-event run'] = Date.now() - started;
     const rendered = (await browser.$$('[data-testid="timeline"] article')).length;
     assert.ok(rendered < 100, `virtualized: ${rendered} cards in the page`);

@@ -68,6 +68,14 @@ describe('what retention did, in the app', () => {
     assert.equal(expected.peeks.length, 2);
     assert.equal(expected.missedErrors.count, 1);
     assert.ok(expected.rereadLines > 0);
+    // Every value sits under its header: each cell spans exactly its header's column.
+    const columns = await browser.execute(() => {
+      const panel = document.querySelector('[data-testid="retention-panel"]');
+      const edges = (els) => [...els].map((e) => { const r = e.getBoundingClientRect(); return [Math.round(r.left), Math.round(r.right)]; });
+      return { heads: edges(panel.querySelectorAll('thead th')), cells: edges(panel.querySelector('[data-testid="retention-row"]').children) };
+    });
+    assert.equal(columns.cells.length, columns.heads.length);
+    assert.deepEqual(columns.cells, columns.heads);
     await browser.saveScreenshot(path.join(shots, 'retention-panel.png'));
     // (WebKitWebDriver clicks a cell, not a table row.)
     await (await row.$('td')).click();
@@ -138,7 +146,15 @@ describe('what retention did, in the app', () => {
     });
     await waitFor(async () => (await text('[data-testid="whatif-retained"]')) === String(at1k.retained), 'the figures at 1 KiB');
     assert.equal(await text('[data-testid="threshold"]'), '1.0 KiB');
-    assert.match(await text('[data-testid="whatif-delta"]'), /^against 20,480: /);
+    // A lower threshold keeps more out of context and writes more value files.
+    assert.match(await text('[data-testid="whatif-delta"]'), /^Against the default \(20,480 bytes\): [\d.]+ \w+ less in context on every resume, [\d.]+ \w+ more of value files on disk\.$/);
+    // The box says where the slider is; a threshold typed in moves the slider with it.
+    assert.equal(await browser.execute(() => document.querySelector('[data-testid="threshold-field"]').value), '1024');
+    const [at64k] = cli('whatif', '--threshold', '65536');
+    await (await browser.$('[data-testid="threshold-field"]')).setValue('65536');
+    await waitFor(async () => (await text('[data-testid="whatif-retained"]')) === String(at64k.retained), 'the figures at 64 KiB');
+    assert.equal(await browser.execute(() => document.querySelector('[data-testid="threshold-slider"]').value), '16');
+    assert.equal(await text('[data-testid="threshold"]'), '64.0 KiB');
     // The histogram is drawn (a canvas with pixels, not an empty box).
     const drawn = await browser.execute(() => {
       const c = document.querySelector('[data-testid="whatif-chart"]');

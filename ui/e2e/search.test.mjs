@@ -120,8 +120,13 @@ describe('search across every run, in the app', () => {
       return (await el.isExisting()) ? el : null;
     }, 'the highlighted line in the compare view');
     assert.match(await row.getText(), /case_0600/);
+    // The list selects the run the value is of; Back says where it goes.
+    await waitFor(async () => (await browser.$(`[data-testid="run-row"][aria-selected="true"][data-run="${value.run}"]`).isExisting()) || null, 'the value\'s run selected in the list');
+    assert.equal(await (await browser.$$('[data-testid="run-row"][aria-selected="true"]')).length, 1);
+    const back = await browser.$('[data-testid="back"]');
+    assert.equal(await back.getText(), '← Search results');
     // Back returns to the search: its query and hits still there.
-    await (await browser.$('[data-testid="back"]')).click();
+    await back.click();
     await listed(want.summary.hits);
     assert.equal(await (await browser.$('[data-testid="search-input"]')).getValue(), 'invoice::tests::case_0600');
   });

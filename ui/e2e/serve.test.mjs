@@ -190,13 +190,16 @@ describe('Mission Control in a browser (mctl serve)', () => {
     // The key is in the message and in the title taken from it; the password in the output.
     assert.match(preview, /^Redacts 2 aws-access-key, 1 secret-assignment\. [\d.]+ KiB\.$/);
     await (await browser.$('[data-testid="export-go"]')).click();
-    const file = path.join(downloads, 'run_secrets.html');
+    // Named after the run's title, as redacted: the key is not in the file's name either.
+    const cli = JSON.parse(execFileSync(mctl, ['--runs-dir', runsDir, 'export', 'run_secrets', '--json'], { encoding: 'utf8' }));
+    assert.match(cli.fileName, /^deploy-it-the-key-is-[a-z0-9-]+\.html$/);
+    assert.ok(!cli.fileName.toLowerCase().includes('akiaiosfodnn7example'), cli.fileName);
+    const file = path.join(downloads, cli.fileName);
     await waitFor(async () => fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes('</html>'), 'the download');
     const html = fs.readFileSync(file, 'utf8');
     assert.ok(!html.includes('AKIAIOSFODNN7EXAMPLE') && !html.includes('hunter2hunter2'), 'no secret in the file');
     assert.ok(html.includes('Secrets redacted: 2 aws-access-key, 1 secret-assignment.'));
     // What the dialog counted is what the command line counts.
-    const cli = JSON.parse(execFileSync(mctl, ['--runs-dir', runsDir, 'export', 'run_secrets', '--json'], { encoding: 'utf8' }));
     assert.deepEqual(cli.redactions, { 'aws-access-key': 2, 'secret-assignment': 1 });
     assert.equal(cli.document, html);
     await browser.keys('Escape');

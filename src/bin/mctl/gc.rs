@@ -76,25 +76,33 @@ fn describe(r: &GcReport) -> String {
             human::plural(r.resumed, "file is", "files are")
         );
     }
+    // Ids are never cut (they are pasted into the next command); the title at the end is.
+    let name = |run: &gc::GcRun| match run.orphan {
+        true => format!("{} (orphan)", run.run),
+        false => run.run.clone(),
+    };
+    let w = r
+        .runs
+        .iter()
+        .map(|run| name(run).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(3);
     let _ = writeln!(
         out,
-        "{:<40} {:>7} {:>11} {:>14} {:>10}",
+        "{:<w$} {:>7} {:>11} {:>14} {:>10}  TITLE",
         "RUN", "FILES", "BYTES", "RESUME CARRIES", "~TOKENS"
     );
     for run in &r.runs {
-        let name = if run.orphan {
-            format!("{} (orphan)", run.run)
-        } else {
-            run.run.clone()
-        };
         let _ = writeln!(
             out,
-            "{:<40} {:>7} {:>11} {:>14} {:>10}",
-            human::clip(&name, 40),
+            "{:<w$} {:>7} {:>11} {:>14} {:>10}  {}",
+            name(run),
             run.files,
             human::bytes(run.bytes),
             human::bytes(run.context_bytes),
-            human::count(run.context_tokens)
+            human::count(run.context_tokens),
+            human::clip(&human::safe(&run.title), 60),
         );
     }
     let _ = writeln!(

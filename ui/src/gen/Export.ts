@@ -33,4 +33,8 @@ bytes: number,
 /**
  * The document; empty in a preview (`export_preview`), which gives only the figures.
  */
-document: string, };
+document: string, 
+/**
+ * A file name to offer when saving it: from the run's title (see [`file_name`]).
+ */
+fileName: string, };

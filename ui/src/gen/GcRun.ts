@@ -9,6 +9,11 @@ export type GcRun = {
  */
 run: string, 
 /**
+ * The run's title (its first user message), for people; empty for an orphan, and in the
+ * report of an apply.
+ */
+title: string, 
+/**
  * Files of the run the plan would delete (or the apply deleted).
  */
 files: number, 

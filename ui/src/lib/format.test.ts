@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import cases from '../../../tests/fixtures/format/cases.json';
-import { age, bytes, cost, count, counted, duration, percent, plural, runSpan, time, tokensOf } from './format';
+import { age, bytes, cost, count, counted, duration, percent, plural, runSpan, time, tokensOf, usageLine } from './format';
 
 // The cases mctl's formatters are tested on too (tests/it/figures.rs): one rule in both.
 const shared = cases as unknown as {
@@ -51,6 +51,11 @@ describe('the rules mctl shares', () => {
   it('writes every shared duration case as mctl does', () => {
     expect(shared.duration.length).toBeGreaterThan(5);
     for (const [ms, want] of shared.duration) expect(duration(ms), `${ms}`).toBe(want);
+  });
+  it('writes a message\'s usage with a space on each side of every dot', () => {
+    expect(usageLine({ promptTokens: 1204, completionTokens: 70, costUsd: 0.0065 }, 1200)).toBe('1,204 in · 70 out · $0.0065 · model 1s');
+    expect(usageLine({ promptTokens: 5, completionTokens: null })).toBe('5 in · 0 out');
+    expect(usageLine({ completionTokens: 3, costUsd: 0.2, costEstimated: true })).toBe('0 in · 3 out · ≈$0.20');
   });
   it('times a running run until now and a finished one to its last event', () => {
     const started = 1_000_000;

@@ -67,6 +67,15 @@ export function cost(usd: number | null, estimated = false): string {
   return `${mark}$${usd.toFixed(2)}`;
 }
 
+/** An assistant message's usage line: "1,204 in · 70 out · $0.0065 · model 1s", each part
+ *  only when the message records it. */
+export function usageLine(u: { promptTokens?: number | null; completionTokens?: number | null; costUsd?: number | null; costEstimated?: boolean }, modelMs?: number | null): string {
+  const parts = [`${(u.promptTokens ?? 0).toLocaleString('en-US')} in`, `${(u.completionTokens ?? 0).toLocaleString('en-US')} out`];
+  if (u.costUsd != null) parts.push(cost(u.costUsd, u.costEstimated ?? false));
+  if (modelMs != null) parts.push(`model ${duration(modelMs)}`);
+  return parts.join(' · ');
+}
+
 /** Where a run's tokens went, for a tooltip: the cache's part where the store says it. */
 export function tokenParts(r: { inputTokens: number; outputTokens: number; uncachedInputTokens: number | null; cacheWriteTokens: number | null; cacheReadTokens: number | null; reasoningTokens: number | null; costEstimated: boolean; costUsd: number | null }): string {
   const parts = [`${r.inputTokens.toLocaleString('en-US')} input`];

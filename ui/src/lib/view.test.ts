@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { afterDirsChanged, afterReload, back, RUN, type View } from './view';
+import { afterDirsChanged, afterReload, back, backLabel, RUN, type View } from './view';
 
 const ref = { dir: '/runs', run: 'r1', call: 'c1' };
 
@@ -7,6 +7,12 @@ describe('one view at a time', () => {
   it('returns from a value to where it was opened', () => {
     expect(back({ kind: 'value', ref, line: 3, from: 'search' })).toEqual({ kind: 'search' });
     expect(back({ kind: 'value', ref, line: null, from: 'run' })).toEqual(RUN);
+  });
+
+  it('says on the Back button where it returns', () => {
+    expect(backLabel({ kind: 'value', ref, line: 3, from: 'search' })).toBe('Search results');
+    expect(backLabel({ kind: 'value', ref, line: null, from: 'run' })).toBe('Run');
+    expect(backLabel({ kind: 'diff', a: { dir: '/runs', run: 'r1' }, b: null })).toBe('Run');
   });
 
   it('returns to the run from the diff, settings and search, and nowhere from the rest', () => {

@@ -37,6 +37,11 @@ export function back(v: View): View {
   }
 }
 
+/** What Back goes to from `v`, as its button says it: "Search results", "Run". */
+export function backLabel(v: View): string {
+  return back(v).kind === 'search' ? 'Search results' : 'Run';
+}
+
 /** The view once a run is read again in place (the list refreshed): a value, the diff and the
  *  settings stay open; the other views give way to the run they were opened over. */
 export function afterReload(v: View): View {

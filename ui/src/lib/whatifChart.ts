@@ -4,8 +4,11 @@
 import type { WhatIf } from '../gen/WhatIf';
 import { bytes } from './format';
 
-/** Colours of the tools' series, in order (the most results first). */
-const PALETTE = ['#6d4fc2', '#0b7fc7', '#1a7f45', '#b8860b', '#c2185b', '#00838f', '#8d6e63', '#5c6bc0', '#9e9d24', '#607d8b'];
+/** Colours of the tools' series, in order (the most results first): chosen so that any two stay
+ *  apart (CIE76 distance over 20), solid and faded, and none fades into the white page. */
+export const PALETTE = ['#0072b2', '#ff7f00', '#e7298a', '#2ca02c', '#8c564b', '#e41a1c', '#9467bd', '#bcbd22', '#44aa99'];
+/** The alpha of a faded bar (its bucket at or under the threshold): half. */
+export const FADED = '80';
 /** More tools than this are summed in one "other tools" series. */
 export const MAX_SERIES = 8;
 
@@ -22,6 +25,9 @@ export interface HistogramData {
   buckets: number[];
   labels: string[];
   series: Series[];
+  /** The top of the count axis: the round count (1, 2, 5 × 10ⁿ) above the tallest bar, so that
+   *  a tick always stands over it. */
+  yMax: number;
 }
 
 /** Whether every result of bucket `le` (sizes over `le / 2`, at most `le`) is over `threshold`. */
@@ -41,6 +47,7 @@ export function histogramData(answer: WhatIf): HistogramData {
     for (const [, f] of rest) counts(f.histogram).forEach((c, i) => (sum[i] += c));
     rows.push([`${rest.length} other tools`, sum]);
   }
+  const tallest = Math.max(0, ...buckets.map((_, i) => rows.reduce((n, [, data]) => n + data[i], 0)));
   return {
     buckets,
     labels: buckets.map((le) => `≤ ${bytes(le)}`),
@@ -49,10 +56,16 @@ export function histogramData(answer: WhatIf): HistogramData {
       return {
         label,
         data,
-        colors: buckets.map((le) => (overThreshold(le, answer.threshold) ? color : `${color}40`)),
+        colors: buckets.map((le) => (overThreshold(le, answer.threshold) ? color : `${color}${FADED}`)),
       };
     }),
+    yMax: roundCountAbove(tallest),
   };
+}
+
+/** The smallest round count (1, 2, 5 × 10ⁿ) strictly over `v`. */
+export function roundCountAbove(v: number): number {
+  for (let scale = 1; ; scale *= 10) for (const m of [1, 2, 5]) if (m * scale > v) return m * scale;
 }
 
 /** The slider's position (a power of two, in quarter steps) to a threshold in bytes, and back. */
