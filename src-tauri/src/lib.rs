@@ -5,6 +5,7 @@ mod commands;
 mod logging;
 mod settings;
 mod state;
+mod window;
 
 use clap::Parser;
 use mission_control::service::{Allowed, Service};
@@ -42,6 +43,7 @@ pub fn builder(args: settings::Args) -> tauri::Builder<tauri::Wry> {
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
         .plugin(navigation_guard())
+        .plugin(window::plugin())
         .setup(move |app| {
             let log_dir = match app.path().app_log_dir() {
                 Ok(dir) => logging::init(&dir).then_some(dir),
@@ -60,6 +62,9 @@ pub fn builder(args: settings::Args) -> tauri::Builder<tauri::Wry> {
             }
             service.start();
             app.manage(AppState { service });
+            if let Some(main) = app.get_webview_window("main") {
+                window::manage(&main);
+            }
             Ok(())
         })
         .invoke_handler(handlers())

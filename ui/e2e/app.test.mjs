@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Key } from 'webdriverio';
-import { appendLive, bigValueRun, demo, liveRun, longRun, secretsRun } from './fixtures.mjs';
+import { appendLive, bigValueRun, demo, escapesRun, liveRun, longRun, secretsRun } from './fixtures.mjs';
 import { hostileResultState, openRun as open, rangePeek, timelineLine } from './scenarios.mjs';
 import { mctl, removeDirs, shots, sleep, startApp, waitFor } from './session.mjs';
 
@@ -79,6 +79,7 @@ before(async () => {
   bigValueRun(runsDir);
   liveRun(runsDir, 'run_live', 3);
   secretsRun(runsDir);
+  escapesRun(runsDir);
   // The runs just written say their age in seconds, which the list rightly repaints every
   // second for a minute: written two and a half minutes ago instead (still running), the list
   // holds still and the idle check measures the page at rest.
@@ -107,7 +108,7 @@ after(async () => {
 describe('Mission Control desktop app', () => {
   it('lists the demo runs', async () => {
     const count = await text('[data-testid="runs-count"]');
-    assert.equal(Number(count), 16, 'the 12 demo runs, the two big runs, a live one and one with secrets');
+    assert.equal(Number(count), 17, 'the 12 demo runs, the two big runs, a live one, one with secrets and one with escapes');
     const titles = await browser.execute(() => [...document.querySelectorAll('[data-testid="run-row"] .name')].map((e) => e.textContent));
     assert.ok(titles.some((t) => t.includes('left-pad')));
     assert.ok(titles.some((t) => t.includes('The release build is failing')));
@@ -118,7 +119,9 @@ describe('Mission Control desktop app', () => {
     assert.ok(await browser.execute(() => document.querySelectorAll('.dot.running').length > 0), 'a running run is listed');
     const web = webProcesses(runsDir);
     assert.ok(web.length > 0, "the app's web process is found");
-    await sleep(4_000); // the pulse of a run that started running has run out
+    // The page at rest: the pulse of a run that started running has run out, and the web view
+    // has finished starting (for about 8 s after the first paint it compiles and lays out).
+    await sleep(10_000);
     const before = cpuTicks(web);
     await sleep(10_000);
     const share = (cpuTicks(web) - before) / ticksPerSecond() / 10;
@@ -126,17 +129,46 @@ describe('Mission Control desktop app', () => {
     assert.ok(share < 0.05, `the idle web process used ${(share * 100).toFixed(1)} % of a core`);
   });
 
+  it('says the same duration and cost in a run\'s row and in its header', async () => {
+    for (const title of ['Add dark mode', 'The release build is failing', 'Which endpoints of the billing API']) {
+      const id = await browser.execute((t) => [...document.querySelectorAll('[data-testid="run-row"]')].find((e) => e.textContent.includes(t))?.dataset.run, title);
+      await openRun(id);
+      await waitFor(async () => (await browser.$('[data-testid="elapsed"]')).isExisting(), 'the run header');
+      // Read in one go (a running run's figures tick every second); a tick between reads retries.
+      const agree = await waitFor(async () => {
+        const f = await browser.execute((id) => ({
+          rowDuration: document.querySelector(`[data-run="${id}"] [data-testid="row-duration"]`).textContent,
+          header: document.querySelector('[data-testid="elapsed"]').textContent,
+          rowCost: document.querySelector(`[data-run="${id}"] [data-testid="row-cost"]`).textContent,
+          cost: document.querySelector('[data-testid="cost"]').textContent,
+        }), id);
+        return f.header.endsWith(` ${f.rowDuration}`) && f.cost === f.rowCost ? f : null;
+      }, `the figures of "${title}" to agree`, 5_000);
+      assert.match(agree.header, /^(running for|took) /);
+    }
+  });
+
   it('filters the list by text', async () => {
     const filter = await browser.$('[data-testid="runs-filter"]');
+    // Where the sidebar's controls are: a filter that changes "17" to "1 of 17" moves none.
+    const places = () =>
+      browser.execute(() =>
+        ['refresh', 'open-storage', 'open-whatif', 'open-search', 'runs-filter'].map((id) => {
+          const r = document.querySelector(`[data-testid="${id}"]`).getBoundingClientRect();
+          return `${id} ${Math.round(r.left)},${Math.round(r.top)} ${Math.round(r.width)}x${Math.round(r.height)}`;
+        }),
+      );
+    const before = await places();
     await filter.setValue('gemini');
     await waitFor(async () => (await text('[data-testid="runs-count"]')).startsWith('1 of'), 'the filtered list');
+    assert.deepEqual(await places(), before, 'the sidebar header did not move');
     await filter.clearValue();
     await browser.execute(() => {
       const el = document.querySelector('[data-testid="runs-filter"]');
       el.value = '';
       el.dispatchEvent(new Event('input', { bubbles: true }));
     });
-    await waitFor(async () => (await text('[data-testid="runs-count"]')) === '16', 'the whole list again');
+    await waitFor(async () => (await text('[data-testid="runs-count"]')) === '17', 'the whole list again');
   });
 
   it('opens a run and shows its timeline', async () => {
@@ -185,6 +217,48 @@ describe('Mission Control desktop app', () => {
     }, 'the query peek');
     assert.match(query, /^\[peek #toolu_01\w+: 1 of 15311 lines contain "left-pad"\]\n10705: /);
     await browser.saveScreenshot(path.join(shots, 'compare-view.png'));
+  });
+
+  it('gives Stub | Full the room at 1024×640, and copies lines with the word by the box', async () => {
+    const room = () =>
+      browser.execute(() => {
+        const px = (sel) => document.querySelector(sel)?.getBoundingClientRect() ?? null;
+        const titles = [...document.querySelectorAll('.pane-title')].map((t) => t.scrollHeight <= t.clientHeight + 1 && t.getBoundingClientRect().height < 32);
+        return {
+          overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+          texts: px('[data-testid="full-text"]').height,
+          console: px('[data-testid="peek-console"]').height,
+          oneLineTitles: titles.every(Boolean) && titles.length === 2,
+          copyBox: px('[data-testid="copy-range"]'),
+          window: [window.innerWidth, window.innerHeight],
+        };
+      });
+    const at1440 = await room();
+    // With a peek answer shown, the texts still have more height than the console.
+    assert.ok(at1440.texts > at1440.console, JSON.stringify(at1440));
+    await browser.setWindowSize(1024, 640);
+    try {
+      const at1024 = await waitFor(async () => {
+        const r = await room();
+        return r.window[0] <= 1024 ? r : null;
+      }, 'the window at 1024×640');
+      assert.equal(at1024.overflow, 0, `no horizontal scrollbar: ${JSON.stringify(at1024)}`);
+      assert.ok(at1024.oneLineTitles, `headers on one line: ${JSON.stringify(at1024)}`);
+      assert.ok(at1024.copyBox.right <= at1024.window[0], `the copy box is whole: ${JSON.stringify(at1024)}`);
+      assert.ok(at1024.texts >= at1024.console * 0.9, JSON.stringify(at1024));
+      // Copying says so beside the copy box.
+      await (await browser.$('[data-testid="copy-range"]')).setValue('1-3');
+      await browser.keys('Enter');
+      const copied = await waitFor(async () => {
+        const el = await browser.$('[data-testid="copied"]');
+        return (await el.isExisting()) ? el : null;
+      }, 'the copy notice');
+      assert.match(await copied.getText(), /^Copied lines 1-3 \(/);
+      const [box, note] = await browser.execute(() => ['[data-testid="copy-range"]', '[data-testid="copied"]'].map((s) => document.querySelector(s).getBoundingClientRect().toJSON()));
+      assert.ok(note.top - box.bottom < 40 && Math.abs(note.right - box.right) < 40, `beside the box: ${JSON.stringify([box, note])}`);
+    } finally {
+      await browser.setWindowSize(1440, 900);
+    }
     await (await browser.$('[data-testid="back"]')).click();
   });
 
@@ -270,6 +344,29 @@ describe('Mission Control desktop app', () => {
     await (await browser.$('[data-testid="back"]')).click();
   });
 
+  it('shows terminal colours in messages as colours, and other escapes as marks', async () => {
+    await openRun('run_escapes');
+    const shown = await waitFor(async () => {
+      return browser.execute(() => {
+        const cards = [...document.querySelectorAll('[data-testid="timeline"] article')];
+        const answer = cards.find((a) => a.dataset.type === 'assistant_message');
+        if (!answer) return null;
+        const red = answer.querySelector('.md span.sgr');
+        return {
+          text: answer.querySelector('.md').textContent,
+          red: red ? [red.textContent, getComputedStyle(red).color, getComputedStyle(red.parentElement).color] : null,
+          marks: [...answer.querySelectorAll('.md .ctl')].map((m) => m.textContent),
+          bold: document.querySelector('[data-testid="timeline"] article[data-type="user_message"] .md .sgr-bold')?.textContent ?? null,
+        };
+      });
+    }, 'the messages');
+    assert.ok(!shown.text.includes('\u001b') && !shown.text.includes('[31m'), shown.text);
+    assert.equal(shown.red[0], 'FAILED');
+    assert.notEqual(shown.red[1], shown.red[2], 'coloured apart from the text around it');
+    assert.deepEqual(shown.marks, ['⟨ESC[2K⟩', '⟨^G⟩']);
+    assert.equal(shown.bold, 'cargo test');
+  });
+
   it('shows where the value bytes are and collects orphans after a confirmation', async () => {
     await (await browser.$('[data-testid="open-storage"]')).click();
     await waitFor(async () => (await text('[data-testid="storage-total"]')).includes('B'), 'the storage figures');
@@ -281,12 +378,32 @@ describe('Mission Control desktop app', () => {
     });
     const shared = 'The release build is failing on CI. Find out why and fix it.';
     assert.equal(perRun.filter((t) => t === shared).length, 2, `per-run bars: ${JSON.stringify(perRun)}`);
-    await (await browser.$('[data-testid="gc-older"]')).setValue('1');
+    const perRunIds = await browser.execute((shared) => [...document.querySelectorAll('[data-run]')].filter((e) => e.dataset.testid === 'run-row' && e.textContent.includes(shared.slice(0, 30))).map((e) => e.dataset.run), shared);
+    assert.equal(perRunIds.length, 2, 'both rows in the runs list');
+    // Older than 0.1 day (2.4 hours): both runs of the shared title are in the plan.
+    await (await browser.$('[data-testid="gc-older"]')).setValue('0.1');
     const plan = await waitFor(async () => {
       const t = await text('[data-testid="gc-plan"]');
       return t.includes('resume carries again') ? t : null;
-    }, 'a plan for older than 1 day');
+    }, 'a plan for older than 0.1 day');
     assert.match(plan, /the next resumes carry .* again/);
+    // Every list of runs keeps both runs of the shared title apart (keyed by id, never by
+    // title), and names them by title with the id at hand.
+    const rowsOf = (testid) =>
+      browser.execute((testid) => [...document.querySelectorAll(`[data-testid="${testid}"]`)].map((r) => [r.dataset.run, (r.querySelector('.run-title') ?? r.querySelector('label') ?? r).textContent.trim()]), testid);
+    const twoShared = (rows, where) => {
+      const ids = rows.filter(([, t]) => t === shared).map(([id]) => id);
+      assert.equal(new Set(ids).size, 2, `${where}: ${JSON.stringify(rows)}`);
+    };
+    twoShared(await rowsOf('pin-row'), 'the Pin runs panel');
+    twoShared(await rowsOf('plan-row'), 'the GC plan');
+    await (await browser.$('[data-testid="gc-apply"]')).click();
+    const confirm = await waitFor(async () => {
+      const el = await browser.$('[data-testid="gc-confirm-runs"]');
+      return (await el.isExisting()) ? el.getText() : null;
+    }, 'the confirmation');
+    assert.equal(confirm.split('\n').filter((l) => l.startsWith(shared)).length, 2, confirm);
+    await (await browser.$('[data-testid="gc-keep"]')).click();
     await browser.saveScreenshot(path.join(shots, 'storage-view.png'));
     // Now only the orphan directory: one file.
     await (await browser.$('[data-testid="gc-older"]')).clearValue();
@@ -537,6 +654,9 @@ describe('Mission Control desktop app', () => {
     const first = await waitFor(async () => (await browser.$$('[data-testid="diff-candidate"]'))[0] ?? null, 'the runs offered as B');
     assert.equal(await first.getAttribute('data-run'), ids.sonnet);
     assert.match(await first.getText(), /same task/);
+    // The picker names run A by its title, and offers the other run of that title as B.
+    assert.equal(await text('[data-testid="diff-a-title"]'), 'The release build is failing on CI. Find out why and fix it.');
+    assert.match(await first.getText(), /The release build is failing on CI/);
     await first.click();
     const statuses = () => browser.execute(() => [...document.querySelectorAll('[data-testid="diff-row"]')].map((r) => `${r.dataset.kind} ${r.dataset.status}`));
     await waitFor(async () => (await statuses()).length === 9, 'the aligned rows');

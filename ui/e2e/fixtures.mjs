@@ -95,6 +95,22 @@ export function manyRuns(dir, n) {
   }
 }
 
+/** A short run whose messages hold terminal escapes (colours, a line erase, a bell), as an
+ *  agent that pastes terminal output into its answer writes them. */
+export function escapesRun(dir, id = 'run_escapes') {
+  const lines = [];
+  let ts = T0 - 31 * 86_400_000;
+  const push = (e) => lines.push(envelope(id, lines.length, (ts += 500), e));
+  push({ type: 'user_message', messageId: 'u1', text: 'Why is \u001b[1mcargo test\u001b[0m red?', attachments: [] });
+  push({ type: 'assistant_message', messageId: 'a1', content: [{ type: 'text', text: 'It printed \u001b[31mFAILED\u001b[0m for **two** tests\u001b[2K and rang\u0007.' }] });
+  push({ type: 'run_result', result: { status: 'done' } });
+  const file = path.join(dir, `${id}.jsonl`);
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+  const old = new Date(ts);
+  fs.utimesSync(file, old, old);
+  return id;
+}
+
 /** A short run whose message and tool output hold secrets of two kinds: what an export of it
  *  redacts. */
 export function secretsRun(dir, id = 'run_secrets') {

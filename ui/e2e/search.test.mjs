@@ -86,6 +86,11 @@ describe('search across every run, in the app', () => {
     assert.ok(marks.length > 0 && marks.every((m) => m === 'FAILED'), marks.join(','));
     // A hit the model was never shown says so.
     await waitFor(async () => (await count('[data-testid="unseen"]')) > 0, 'an unseen marker');
+    // It counts the runs as the list does; the demo's value folder without a run, apart.
+    const listed_ = await (await browser.$('[data-testid="runs-count"]')).getText();
+    const status = await (await browser.$('[data-testid="search-status"]')).getText();
+    assert.ok(status.includes(` of ${listed_} runs and 1 value folder without a run `), `${status} (list: ${listed_})`);
+    assert.equal(want.summary.runs, Number(listed_));
   });
 
   it('tells every kind of hit apart, seen or not (the screenshot)', async () => {
