@@ -398,11 +398,14 @@ describe('Mission Control desktop app', () => {
     twoShared(await rowsOf('pin-row'), 'the Pin runs panel');
     twoShared(await rowsOf('plan-row'), 'the GC plan');
     await (await browser.$('[data-testid="gc-apply"]')).click();
-    const confirm = await waitFor(async () => {
-      const el = await browser.$('[data-testid="gc-confirm-runs"]');
-      return (await el.isExisting()) ? el.getText() : null;
-    }, 'the confirmation');
-    assert.equal(confirm.split('\n').filter((l) => l.startsWith(shared)).length, 2, confirm);
+    const confirm = await waitFor(
+      () => browser.execute(() => {
+        const items = document.querySelectorAll('[data-testid="gc-confirm-runs"] li');
+        return items.length ? [...items].map((li) => li.textContent.trim()) : null;
+      }),
+      'the confirmation',
+    );
+    assert.equal(confirm.filter((l) => l.startsWith(shared)).length, 2, JSON.stringify(confirm));
     await (await browser.$('[data-testid="gc-keep"]')).click();
     await browser.saveScreenshot(path.join(shots, 'storage-view.png'));
     // Now only the orphan directory: one file.
@@ -656,7 +659,7 @@ describe('Mission Control desktop app', () => {
     assert.match(await first.getText(), /same task/);
     // The picker names run A by its title, and offers the other run of that title as B.
     assert.equal(await text('[data-testid="diff-a-title"]'), 'The release build is failing on CI. Find out why and fix it.');
-    assert.match(await first.getText(), /The release build is failing on CI/);
+    assert.match(await browser.execute((el) => el.textContent, first), /The release build is failing on CI/);
     await first.click();
     const statuses = () => browser.execute(() => [...document.querySelectorAll('[data-testid="diff-row"]')].map((r) => `${r.dataset.kind} ${r.dataset.status}`));
     await waitFor(async () => (await statuses()).length === 9, 'the aligned rows');
