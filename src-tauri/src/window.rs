@@ -3,8 +3,7 @@
 //! file when the app exits; a move or a resize is also written a moment after it ends, so that
 //! an app that is killed rather than closed still starts where it was left.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::mpsc;
 use std::time::Duration;
 use tauri::{LogicalPosition, LogicalSize, Manager, WebviewWindow, WindowEvent, Wry};
 use tauri_plugin_window_state::{AppHandleExt, StateFlags, DEFAULT_FILENAME};
@@ -34,22 +33,26 @@ pub fn manage(window: &WebviewWindow<Wry>) {
             tracing::debug!(error = %e, "could not fit the window to the screen");
         }
     }
-    let generation = Arc::new(AtomicU64::new(0));
-    window.on_window_event(move |event| {
-        if !matches!(event, WindowEvent::Moved(_) | WindowEvent::Resized(_)) {
-            return;
-        }
-        let mine = generation.fetch_add(1, Ordering::SeqCst) + 1;
-        let (app, generation) = (app.clone(), generation.clone());
-        std::thread::spawn(move || {
-            std::thread::sleep(SETTLE);
+    // One thread waits for moves and resizes to settle; the save itself runs on the main
+    // thread, where the plugin's own handlers take its lock (saving elsewhere would hold that
+    // lock while asking the main thread for the window's geometry).
+    let (settled, events) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        while events.recv().is_ok() {
             // Only the last event of a drag writes the file.
-            if generation.load(Ordering::SeqCst) == mine {
-                if let Err(e) = app.save_window_state(REMEMBERED) {
+            while events.recv_timeout(SETTLE).is_ok() {}
+            let handle = app.clone();
+            let _ = app.run_on_main_thread(move || {
+                if let Err(e) = handle.save_window_state(REMEMBERED) {
                     tracing::debug!(error = %e, "could not save the window's state");
                 }
-            }
-        });
+            });
+        }
+    });
+    window.on_window_event(move |event| {
+        if matches!(event, WindowEvent::Moved(_) | WindowEvent::Resized(_)) {
+            let _ = settled.send(());
+        }
     });
 }
 

@@ -9,13 +9,15 @@ pub fn cost_text(usd: Option<f64>, estimated: bool) -> String {
         return "—".to_owned();
     };
     let mark = if estimated { "≈" } else { "" };
+    let usd = usd.max(0.0);
     if usd > 0.0 && usd < 0.0001 {
-        format!("{mark}<$0.0001")
-    } else if usd > 0.0 && usd < 0.01 {
-        format!("{mark}${usd:.4}")
-    } else {
-        format!("{mark}${usd:.2}")
+        return format!("{mark}<$0.0001");
     }
+    // Rounded to whole cents (or hundredths of a cent) before it is written, half up, as the
+    // app rounds: formatting alone rounds an exact half to even ($0.125 would read $0.12).
+    let places = if usd > 0.0 && usd < 0.01 { 4 } else { 2 };
+    let scale = 10f64.powi(places as i32);
+    format!("{mark}${:.places$}", (usd * scale).round() / scale)
 }
 
 /// A duration in milliseconds: `850 ms`, `12s`, `4m 05s`, `3h 20m`, `2d 4h`; `–` when unknown.

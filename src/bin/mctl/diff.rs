@@ -4,7 +4,7 @@
 //! `--runs-dir`, run A is read from the first and run B from the second.
 
 use crate::cli::Global;
-use crate::human::{bytes, clip, plurals};
+use crate::human::{bytes, clip, column_width, plurals, safe};
 use crate::output::{open_runs_dir, print_json, print_text, runs_dirs, window_ms};
 use mission_control::diff::{
     diff_results, diff_runs, unified, DiffItem, DiffRow, DiffRowKind, DiffSide, DiffStatus, RunDiff,
@@ -61,7 +61,7 @@ fn table(d: &RunDiff) -> String {
     let side = |s: &DiffSide| -> [String; 9] {
         [
             // Never cut: an id is pasted into the next command.
-            s.run.clone(),
+            safe(&s.run),
             clip(
                 &format!(
                     "{} / {}",
@@ -92,12 +92,7 @@ fn table(d: &RunDiff) -> String {
     ];
     let (a, b) = (side(&d.a), side(&d.b));
     // Column A is as wide as its widest figure (a long run id), at least 34.
-    let w = a
-        .iter()
-        .map(|f| f.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(34);
+    let w = column_width(&a, 34);
     let _ = writeln!(out, "{:<12} {:<w$} B", "", "A");
     for (i, name) in names.iter().enumerate() {
         let _ = writeln!(out, "{name:<12} {:<w$} {}", a[i], b[i]);

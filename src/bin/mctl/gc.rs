@@ -78,16 +78,10 @@ fn describe(r: &GcReport) -> String {
     }
     // Ids are never cut (they are pasted into the next command); the title at the end is.
     let name = |run: &gc::GcRun| match run.orphan {
-        true => format!("{} (orphan)", run.run),
-        false => run.run.clone(),
+        true => format!("{} (orphan)", human::safe(&run.run)),
+        false => human::safe(&run.run),
     };
-    let w = r
-        .runs
-        .iter()
-        .map(|run| name(run).chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(3);
+    let w = human::column_width(r.runs.iter().map(name), 3);
     let _ = writeln!(
         out,
         "{:<w$} {:>7} {:>11} {:>14} {:>10}  TITLE",

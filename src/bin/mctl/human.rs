@@ -99,17 +99,21 @@ pub fn safe_lines(s: &str) -> String {
     out
 }
 
+/// The width of a column that never cuts what it holds: its widest cell, at least `min`.
+pub fn column_width<S: AsRef<str>>(cells: impl IntoIterator<Item = S>, min: usize) -> usize {
+    (cells.into_iter())
+        .map(|c| c.as_ref().chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(min)
+}
+
 pub fn runs_table(runs: &[Run], now_ms: i64) -> String {
     let mut out = String::new();
     // An id is never cut (it is what the other commands take): its column is as wide as the
     // longest; the title is cut instead.
     let ids: Vec<String> = runs.iter().map(|r| safe(&r.id)).collect();
-    let width = ids
-        .iter()
-        .map(|id| id.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(3);
+    let width = column_width(&ids, 3);
     let _ = writeln!(
         out,
         "{:<11} {:<width$} {:>5} {:<18} {:>7} {:>7} {:>8} {:<16} TITLE",

@@ -62,9 +62,12 @@ function short(ms: number): string {
 export function cost(usd: number | null, estimated = false): string {
   if (usd == null || !Number.isFinite(usd)) return '—';
   const mark = estimated ? '≈' : '';
-  if (usd > 0 && usd < 0.0001) return `${mark}<$0.0001`;
-  if (usd > 0 && usd < 0.01) return `${mark}$${usd.toFixed(4)}`;
-  return `${mark}$${usd.toFixed(2)}`;
+  const v = Math.max(0, usd);
+  if (v > 0 && v < 0.0001) return `${mark}<$0.0001`;
+  // Rounded to whole cents (or hundredths of a cent) half up before it is written, as mctl does.
+  const places = v > 0 && v < 0.01 ? 4 : 2;
+  const scale = 10 ** places;
+  return `${mark}$${(Math.round(v * scale) / scale).toFixed(places)}`;
 }
 
 /** An assistant message's usage line: "1,204 in · 70 out · $0.0065 · model 1s", each part
