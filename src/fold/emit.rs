@@ -44,8 +44,9 @@ impl ForeignResult {
     }
 
     /// A result whose output its store saved to a file, the model getting `stub`: retained
-    /// while the file is there (`full`: its text and its size on disk), unretained once the
-    /// store's own cleanup took it (`None`: its length is then unknown).
+    /// while the file is there (`full`: its text and its size on disk), swept once the store's
+    /// own cleanup (or a GC) took it (`None`: its length is then what the stub states, else
+    /// unknown).
     pub(crate) fn saved(id: &str, stub: &str, full: Option<(&str, u64)>) -> Self {
         let seen = Self {
             stub_bytes: Some(stub.len() as u64),
@@ -61,10 +62,25 @@ impl ForeignResult {
                 ..seen
             },
             None => Self {
-                state: RetentionState::Unretained,
+                state: RetentionState::Swept,
                 lines: None,
                 ..seen
             },
+        }
+    }
+}
+
+impl ForeignResult {
+    /// A swept result's length as its stub states it (`bytes`, `lines`), when it does: the
+    /// file is gone, and the stub is all that says how big the output was.
+    pub(crate) fn stated(self, bytes: Option<u64>, lines: Option<u64>) -> Self {
+        match self.state {
+            RetentionState::Swept => Self {
+                bytes: bytes.unwrap_or(self.bytes),
+                lines: lines.or(self.lines),
+                ..self
+            },
+            _ => self,
         }
     }
 }
@@ -200,6 +216,7 @@ impl Analyzer {
             }
             RetentionState::Damaged => run.damaged += 1,
             RetentionState::Truncated => run.truncated += 1,
+            RetentionState::Swept => run.swept += 1,
         }
         self.matched_values.insert(f.value_id.clone());
         ResultInfo {

@@ -107,8 +107,9 @@ impl Analyzer {
                 run.unretained_bytes = run.unretained_bytes.saturating_add(bytes);
             }
             RetentionState::Damaged => run.damaged += 1,
-            // Only a foreign store cuts a result in place (above).
+            // Only a foreign store cuts a result in place, or sweeps its saved files (above).
             RetentionState::Truncated => run.truncated += 1,
+            RetentionState::Swept => run.swept += 1,
         }
         // Spec B.5: a resume sends the stub whenever the value file exists (it does not compare
         // bytes), so a damaged result costs a stub too. Other results' stubs are measured only

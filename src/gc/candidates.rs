@@ -134,9 +134,28 @@ pub(crate) fn runs_with_results(
                     Ok((files, detail.run, detail.results))
                 }
             });
+            let listed = match owners.named_only() {
+                true => listed.map(|(files, run, results)| (named(files, &results), run, results)),
+                false => listed,
+            };
             (id.clone(), listed)
         })
         .collect()
+}
+
+/// The files of a folder every run shares that a saved result of this run names (a result
+/// the model saw whole names none, whatever its id).
+fn named(
+    mut files: BTreeMap<String, ValueFile>,
+    results: &[ResultInfo],
+) -> BTreeMap<String, ValueFile> {
+    use crate::model::RetentionState;
+    let saved: HashSet<&str> = (results.iter())
+        .filter(|r| !matches!(r.state, RetentionState::Inline | RetentionState::Truncated))
+        .map(|r| r.value_id.as_str())
+        .collect();
+    files.retain(|stem, _| saved.contains(stem.as_str()));
+    files
 }
 
 /// One run's candidates, told from its detail: which files are strays, which back a result,

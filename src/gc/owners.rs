@@ -40,6 +40,12 @@ impl Owners {
         self.folders.owned_alone()
     }
 
+    /// Whether a run's files are only those its results name (see
+    /// [`ValueFolders::named_only`]).
+    pub(crate) fn named_only(&self) -> bool {
+        self.folders.named_only()
+    }
+
     /// Whether folder `d` is also a run's own folder.
     pub(crate) fn is_run_folder(&self, d: &str) -> bool {
         self.folders.is_run_folder(d)

@@ -97,6 +97,10 @@ pub fn storage(dir: &RunsDir, pins: &Pins, now_ms: i64) -> Result<StorageStats> 
     for (id, listed) in runs_with_results(dir, &layout, now_ms) {
         let (files, run, results) =
             listed.map_err(|e| Error::io(format!("reading run {id}"), &e))?;
+        // In a folder every session shares, a session with no file of its own has no row.
+        if files.is_empty() && owners.named_only() {
+            continue;
+        }
         let bytes: u64 = files.values().map(|f| f.bytes).sum();
         stats.total_bytes += bytes;
         stats.files += files.len() as u64;

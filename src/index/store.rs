@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The layout of the tables; a file with a higher `user_version` is a newer Mission Control's.
-pub const SCHEMA: i64 = 6;
+pub const SCHEMA: i64 = 7;
 /// What the `meta` table's `app` says in an index of ours.
 const APP: &str = "mission-control-index";
 /// How long a writer waits for another process's transaction before giving up.
@@ -355,16 +355,17 @@ mod tests {
     /// before a field of `Run` was added, removed or moved reads back as another run. Such a
     /// change needs a new `SCHEMA` (a new index file), and then this pin. (So does a change of
     /// what the fold derives from unchanged files: schema 5 reads local commands, glued lines
-    /// and settled last lines; schema 6 unknown line counts, the cache's tokens and costs.)
+    /// and settled last lines; schema 6 unknown line counts, the cache's tokens and costs;
+    /// schema 7 swept saved outputs, and Gemini's and opencode's value ids of saved files.)
     #[test]
     fn the_schema_changes_with_the_fields_a_row_keeps() {
         let json = serde_json::to_string(&crate::model::Run::default()).unwrap();
         let fields = serde_json::from_str::<Keys>(&json).unwrap().0.join(",");
         let pinned = (
-            6,
+            7,
             "id,source,status,title,provider,model,mode,cwd,parentId,parentCall,startedMs,\
              updatedMs,events,problems,warnings,dispatches,toolCalls,results,inline,retained,\
-             retainedBytes,unretained,unretainedBytes,damaged,truncated,sidechainLines,strays,\
+             retainedBytes,unretained,unretainedBytes,damaged,truncated,swept,sidechainLines,strays,\
              valueFiles,valueBytes,inputTokens,outputTokens,uncachedInputTokens,\
              cacheWriteTokens,cacheReadTokens,reasoningTokens,costUsd,costEstimated,\
              tokensWithChildren,costWithChildrenUsd,models,modelMs,\

@@ -51,6 +51,10 @@ pub enum RetentionState {
     /// Cut in place by its agent (Codex): the model got the cut text and the full output never
     /// reached the disk.
     Truncated,
+    /// Saved to a file by its agent, the model getting a stub that names it, and the file is
+    /// gone (the agent's own cleanup took it, or a GC): the model got the stub, and can no
+    /// longer read the output back.
+    Swept,
 }
 
 impl RetentionState {
@@ -62,6 +66,7 @@ impl RetentionState {
             RetentionState::Unretained => "unretained",
             RetentionState::Damaged => "damaged",
             RetentionState::Truncated => "truncated",
+            RetentionState::Swept => "swept",
         }
     }
 }
@@ -108,7 +113,7 @@ pub struct Run {
     pub dispatches: u64,
     /// Distinct tool calls, by tool call id (started or finished).
     pub tool_calls: u64,
-    /// Tool results (`tool_call_finished` events), the sum of the five state counts below.
+    /// Tool results (`tool_call_finished` events), the sum of the six state counts below.
     pub results: u64,
     /// Results at or under the threshold: the model saw them whole.
     pub inline: u64,
@@ -125,6 +130,10 @@ pub struct Run {
     /// Results their agent cut in place (Codex): the full output never reached the disk.
     #[serde(default)]
     pub truncated: u64,
+    /// Results another agent saved to a file that is gone now (its own cleanup, or a GC): the
+    /// model got their stubs.
+    #[serde(default)]
+    pub swept: u64,
     /// Lines of subagents' side conversations in this run's file (Claude Code's older sessions
     /// keep them in the session's file): for a session, those read as the subagent runs under
     /// it; for a subagent run, its own.

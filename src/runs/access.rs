@@ -61,6 +61,8 @@ pub enum ValueState {
     Stray,
     /// Cut in place by its agent (Codex): the full output never reached the disk.
     Truncated,
+    /// Saved to a file by its agent, and the file is gone: the model got the stub.
+    Swept,
 }
 
 impl From<RetentionState> for ValueState {
@@ -71,6 +73,7 @@ impl From<RetentionState> for ValueState {
             RetentionState::Unretained => ValueState::Unretained,
             RetentionState::Damaged => ValueState::Damaged,
             RetentionState::Truncated => ValueState::Truncated,
+            RetentionState::Swept => ValueState::Swept,
         }
     }
 }

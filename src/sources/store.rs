@@ -54,6 +54,11 @@ pub struct SourceInfo {
     /// A short mark for the runs list ("CC").
     #[ts(type = "string")]
     pub mark: Cow<'static, str>,
+    /// How the agent's model reads a saved output back ("Read (offset and limit) or Grep");
+    /// empty when it saves none.
+    #[ts(type = "string")]
+    #[serde(default)]
+    pub read_tool: Cow<'static, str>,
     /// A colour for the mark (CSS), so two agents' runs are told apart at a glance.
     #[ts(type = "string")]
     pub color: Cow<'static, str>,
@@ -226,6 +231,12 @@ pub(crate) trait ValueFolders: Send + Sync {
     /// The other runs whose values are in `id`'s folder (a session's subagents).
     fn sharing_runs(&self, _id: &str) -> Vec<&str> {
         Vec::new()
+    }
+    /// Whether one folder holds every run's files, told apart only by the results that name
+    /// them (opencode's `tool-output/`): a run's value files are then the files its saved
+    /// results name, and no other.
+    fn named_only(&self) -> bool {
+        false
     }
 }
 

@@ -242,8 +242,10 @@ fn gemini() -> Store {
         call: "run_shell_command-1".into(),
         full,
         stubbed: true,
-        // Its saved outputs are Gemini CLI's to clean: GC takes none of them.
-        value: None,
+        // A session's saved outputs folder holds its value files.
+        value: Some(
+            "ab14fe39/tool-outputs/session-5e55c0de-session/run_shell_command-1.txt".into(),
+        ),
         add_run,
     }
 }
@@ -336,8 +338,8 @@ fn opencode() -> Store {
         call: "call_oc".into(),
         full,
         stubbed: true,
-        // Its saved outputs are opencode's to sweep: GC takes none of them.
-        value: None,
+        // The file of the global folder this session's result names.
+        value: Some("tool-output/tool_c0ffee0000010000000000".into()),
         add_run,
     }
 }

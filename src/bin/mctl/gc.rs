@@ -109,16 +109,7 @@ fn describe(r: &GcReport) -> String {
         human::count(r.context_tokens)
     );
     if let Some(s) = &r.agent_sweep {
-        let _ = writeln!(
-            out,
-            "Claude Code's own cleanup (cleanupPeriodDays {}{}) deletes at its next start: {} ({}) and {} ({})",
-            s.period_days,
-            s.settings_file.as_deref().map(|f| format!(", from {f}")).unwrap_or_default(),
-            human::plurals(s.sessions.len() as u64, "session"),
-            human::bytes(s.session_bytes),
-            human::plurals(s.value_files, "value file"),
-            human::bytes(s.value_bytes)
-        );
+        let _ = writeln!(out, "{}", sweep_text(s));
     }
     for s in &r.skipped {
         let _ = writeln!(out, "skipped {}: {}", human::clip(&s.path, 80), s.reason);
@@ -137,4 +128,50 @@ fn describe(r: &GcReport) -> String {
         let _ = writeln!(out, "(a plan: nothing was deleted; add --apply to delete)");
     }
     out
+}
+
+/// What an agent's own cleanup deletes, in a line: "Claude Code's own cleanup
+/// (cleanupPeriodDays 30, from …) deletes at its next start: …; within 2 days: …".
+pub(crate) fn sweep_text(s: &mission_control::sources::sweep::AgentSweep) -> String {
+    let day = 86_400_000;
+    let period = match s.period_ms % day {
+        0 => human::plurals(s.period_days, "day"),
+        _ => human::plurals(u64::try_from(s.period_ms / 3_600_000).unwrap_or(0), "hour"),
+    };
+    let rule = match &s.setting {
+        // A setting counted in days is shown as it is written (`cleanupPeriodDays 30`).
+        Some(setting) if setting.ends_with("Days") => format!(
+            "{setting} {}{}",
+            s.period_days,
+            (s.settings_file.as_deref())
+                .map(|f| format!(", from {f}"))
+                .unwrap_or_default()
+        ),
+        Some(setting) => format!(
+            "{setting} {period}{}",
+            (s.settings_file.as_deref())
+                .map(|f| format!(", from {f}"))
+                .unwrap_or_default()
+        ),
+        None => format!("after {period}"),
+    };
+    let mut text = format!(
+        "{}'s own cleanup ({rule}) deletes at its next start: {} ({}) and {} ({})",
+        s.agent,
+        human::plurals(s.sessions.len() as u64, "session"),
+        human::bytes(s.session_bytes),
+        human::plurals(s.value_files, "saved output"),
+        human::bytes(s.value_bytes)
+    );
+    if s.soon_sessions + s.soon_value_files > 0 {
+        text.push_str(&format!(
+            "; within {}: {} ({}) and {} ({}) more",
+            human::plurals(s.soon_days, "day"),
+            human::plurals(s.soon_sessions, "session"),
+            human::bytes(s.soon_session_bytes),
+            human::plurals(s.soon_value_files, "saved output"),
+            human::bytes(s.soon_value_bytes)
+        ));
+    }
+    text
 }

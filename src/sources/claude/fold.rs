@@ -569,9 +569,11 @@ impl ClaudeFold {
             .value(&target.stem)
             .filter(|f| is_json(f) == target.json)
             .cloned();
+        // Claude Code's cleanup (or a GC) took the file: the model got the stub.
         let Some(file) = file else {
             return ForeignResult {
                 value_id: target.stem,
+                state: RetentionState::Swept,
                 ..lost(id, stub, &raw)
             };
         };
@@ -725,7 +727,8 @@ fn image_of(block: &Value) -> (Option<String>, u64) {
     (mime, images::decoded_len(field("data").unwrap_or("")))
 }
 
-/// A persisted result whose file is not there: unretained. Its size is the raw output's when
+/// A persisted result whose file is not there, or cannot be named: unretained (swept, said by
+/// the caller, when the file was named and is gone). Its size is the raw output's when
 /// the transcript kept it whole (it can be recovered from there), else the size Claude Code
 /// recorded or stated in the stub.
 fn lost(id: &str, stub: &str, raw: &RawOutput) -> ForeignResult {

@@ -46,6 +46,7 @@ static INFO: SourceInfo = SourceInfo {
     label: Cow::Borrowed("Claude Code"),
     noun: Cow::Borrowed("Claude Code session"),
     mark: Cow::Borrowed("CC"),
+    read_tool: Cow::Borrowed("Read (offset and limit) or Grep"),
     color: Cow::Borrowed("#b4532a"),
     capabilities: Capabilities {
         retention_threshold: false,

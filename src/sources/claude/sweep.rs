@@ -4,7 +4,7 @@
 //! Storage view says so, so that a user can export what matters first.
 
 use crate::model::Layout;
-pub use crate::sources::sweep::{AgentSweep, SweptSession};
+pub use crate::sources::sweep::{AgentSweep, SweptSession, DAY_MS};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -53,21 +53,16 @@ fn modified_ms(meta: &fs::Metadata) -> Option<i64> {
 /// A period of 0 turns off transcript writing in Claude Code, not its cleanup: nothing is swept.
 pub fn sweep(layout: &Layout, now_ms: i64, title: impl Fn(&str) -> String) -> AgentSweep {
     let (period_days, settings_file) = period(config_dir(&layout.root).as_deref());
-    let cutoff_ms = now_ms.saturating_sub(
-        i64::try_from(period_days)
-            .unwrap_or(i64::MAX / 86_400_000)
-            .saturating_mul(86_400_000),
-    );
+    let period_ms = i64::try_from(period_days)
+        .unwrap_or(i64::MAX / DAY_MS)
+        .saturating_mul(DAY_MS);
     let mut out = AgentSweep {
-        period_days,
         settings_file,
-        cutoff_ms,
-        ..Default::default()
+        ..AgentSweep::new("Claude Code", Some("cleanupPeriodDays"), period_ms, now_ms)
     };
     if period_days == 0 {
         return out;
     }
-    let old = |m: &fs::Metadata| modified_ms(m).is_some_and(|t| t < cutoff_ms);
     for (id, files) in &layout.runs {
         // Only the project folder's own `*.jsonl` are swept, not the files in `subagents/`; a
         // side conversation is its session's file.
@@ -84,9 +79,8 @@ pub fn sweep(layout: &Layout, now_ms: i64, title: impl Fn(&str) -> String) -> Ag
         else {
             continue;
         };
-        if meta.is_file() && old(&meta) {
-            out.session_bytes += meta.len();
-            out.sessions.push(SweptSession {
+        if meta.is_file() {
+            out.count_session(SweptSession {
                 run: id.clone(),
                 title: title(id),
                 bytes: meta.len(),
@@ -96,13 +90,13 @@ pub fn sweep(layout: &Layout, now_ms: i64, title: impl Fn(&str) -> String) -> Ag
     }
     out.sessions.sort_by_key(|s| s.modified_ms);
     for dir in layout.value_dirs.values() {
-        count_old(dir, 0, &old, &mut out);
+        count_old(dir, 0, &mut out);
     }
     out
 }
 
-/// Counts the old regular files of a `tool-results/` folder and of its folders one level down.
-fn count_old(dir: &Path, depth: u8, old: &impl Fn(&fs::Metadata) -> bool, out: &mut AgentSweep) {
+/// Counts the regular files of a `tool-results/` folder and of its folders one level down.
+fn count_old(dir: &Path, depth: u8, out: &mut AgentSweep) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
@@ -110,11 +104,10 @@ fn count_old(dir: &Path, depth: u8, old: &impl Fn(&fs::Metadata) -> bool, out: &
         let Ok(meta) = fs::symlink_metadata(entry.path()) else {
             continue;
         };
-        if meta.is_file() && old(&meta) {
-            out.value_files += 1;
-            out.value_bytes += meta.len();
+        if meta.is_file() {
+            out.count_value(modified_ms(&meta), meta.len());
         } else if meta.is_dir() && depth == 0 {
-            count_old(&entry.path(), 1, old, out);
+            count_old(&entry.path(), 1, out);
         }
     }
 }

@@ -34,6 +34,7 @@ static INFO: SourceInfo = SourceInfo {
     label: Cow::Borrowed("Codex"),
     noun: Cow::Borrowed("Codex rollout"),
     mark: Cow::Borrowed("CX"),
+    read_tool: Cow::Borrowed(""),
     color: Cow::Borrowed("#2a6fb4"),
     capabilities: Capabilities {
         retention_threshold: false,

@@ -10,7 +10,7 @@
 //!   "Request cancelled." ends the turn cancelled, an `error` is a run error.
 //! - A rewind is a divider where it happened.
 
-use super::saved::{saved_stub, SavedStub};
+use super::saved::saved_stub;
 use crate::fold::{Analyzer, ForeignResult, Terminal};
 use crate::model::{ProblemKind, TimelineEvent, Usage};
 use crate::transcript::event::{ContentBlock, Event, RunErrorBody, ToolResult};
@@ -262,13 +262,15 @@ fn usage(t: &Value, model: Option<String>) -> Option<Usage> {
 /// (retained while the file is there, unretained once the CLI's cleanup took it), else the
 /// output itself.
 fn classify(id: &str, seen: &str) -> ForeignResult {
-    let Some(SavedStub { path, json }) = saved_stub(seen) else {
+    let Some(saved) = saved_stub(seen) else {
         return ForeignResult::inline(id, seen);
     };
-    let full = std::fs::read(&path).ok().map(|b| {
+    let full = std::fs::read(&saved.path).ok().map(|b| {
         let size = b.len() as u64;
-        let text = super::saved::saved_text(String::from_utf8_lossy(&b).into_owned(), json);
+        let text = super::saved::saved_text(String::from_utf8_lossy(&b).into_owned(), saved.json);
         (text, size)
     });
-    ForeignResult::saved(id, seen, full.as_ref().map(|(t, size)| (t.as_str(), *size)))
+    let value_id = super::saved::value_id(&saved, id);
+    let full = full.as_ref().map(|(t, size)| (t.as_str(), *size));
+    ForeignResult::saved(&value_id, seen, full).stated(None, super::saved::stated_lines(seen))
 }

@@ -31,16 +31,23 @@ pub(crate) fn is_session_file(name: &str) -> bool {
 
 pub(crate) fn read(root: &Path) -> io::Result<Layout> {
     let mut runs: BTreeMap<String, RunFiles> = BTreeMap::new();
-    for chats in chat_folders(root)? {
-        read_chats(&chats, &mut runs);
+    let folders = chat_folders(root)?;
+    for chats in &folders {
+        read_chats(chats, &mut runs);
     }
-    Ok(Layout {
+    let mut layout = Layout {
         root: root.to_path_buf(),
         source: SourceKind::Gemini,
         run_names: runs.keys().cloned().collect(),
         runs,
         ..Default::default()
-    })
+    };
+    // A project's saved outputs are beside its chats (only under the folder opened).
+    let projects: Vec<PathBuf> = (folders.iter())
+        .filter_map(|c| c.parent().map(Path::to_path_buf))
+        .collect();
+    super::folders::value_dirs(root, &projects, &mut layout);
+    Ok(layout)
 }
 
 /// The `chats` folders of the store at `root`: itself (a folder of chat files), its own

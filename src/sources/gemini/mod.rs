@@ -1,9 +1,11 @@
 //! Gemini CLI's chats as runs (docs/agents.md). A chat is a JSON document or, from v0.39, a log
 //! replayed as the CLI loads it (`records.rs`); its records are folded like any store's lines
 //! (`fold.rs`). A big output the CLI saved to a file is a retained value: the model got a stub
-//! naming the file (`saved.rs`). Read-only: GC collects nothing here yet.
+//! naming the file (`saved.rs`). GC may collect a session's saved outputs, and the CLI's own
+//! cleanup is forecast (`folders.rs`).
 
 mod fold;
+mod folders;
 mod layout;
 mod records;
 mod saved;
@@ -15,7 +17,10 @@ pub(crate) use layout::{is_session_file, CHATS};
 use crate::model::recorded::{transcript_of, FullText, RecordedTexts};
 use crate::model::{Layout, ResultInfo, RunOptions};
 use crate::retained::Stub;
-use crate::sources::{Capabilities, Piece, Source, SourceInfo, SourceKind, StoreFold};
+use crate::sources::sweep::AgentSweep;
+use crate::sources::{
+    Capabilities, Piece, Source, SourceInfo, SourceKind, StoreFold, ValueFolders,
+};
 use crate::transcript::{RawLine, ReadOutcome};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -37,12 +42,13 @@ static INFO: SourceInfo = SourceInfo {
     label: Cow::Borrowed("Gemini CLI"),
     noun: Cow::Borrowed("Gemini CLI chat"),
     mark: Cow::Borrowed("GM"),
+    read_tool: Cow::Borrowed("read_file (offset and limit) or grep_search"),
     color: Cow::Borrowed("#8c5cd6"),
     capabilities: Capabilities {
         retention_threshold: false,
         resume_replay: false,
-        agent_sweep: false,
-        value_files: false,
+        agent_sweep: true,
+        value_files: true,
         flat_names: false,
     },
 };
@@ -95,6 +101,23 @@ impl Source for Gemini {
 
     fn search_pieces<'v>(&self, line: &'v Value) -> Option<Vec<Piece<'v>>> {
         Some(search::pieces(line))
+    }
+
+    fn sweep(
+        &self,
+        layout: &Layout,
+        now_ms: i64,
+        title: &dyn Fn(&str) -> String,
+    ) -> Option<AgentSweep> {
+        folders::sweep(layout, now_ms, title)
+    }
+
+    fn value_folders(&self, layout: &Layout) -> Box<dyn ValueFolders> {
+        Box::new(folders::SessionOutputs::of(layout))
+    }
+
+    fn value_folder_name(&self, id: &str) -> String {
+        format!("{}/{id}", folders::TOOL_OUTPUTS)
     }
 }
 

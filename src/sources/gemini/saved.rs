@@ -23,6 +23,12 @@ static SAVED_AT: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
+/// How many lines a v0.26–v0.28 stub says the whole output had.
+static STATED_LINES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^Output too large\. Showing the last [\d,]+ of ([\d,]+) lines")
+        .expect("valid regex")
+});
+
 /// How a stub begins: the text the model got in place of the output.
 const OPENINGS: [&str; 3] = [
     "Output too large. Showing ",
@@ -52,6 +58,23 @@ pub(crate) fn saved_stub(seen: &str) -> Option<SavedStub> {
     })
 }
 
+/// The lines of the whole output, when the stub states them (v0.26–v0.28: `Showing the last
+/// <n> of <total> lines`); the other generations state characters or nothing.
+pub(crate) fn stated_lines(seen: &str) -> Option<u64> {
+    let total = STATED_LINES.captures(seen.trim_start())?.get(1)?.as_str();
+    total.replace(',', "").parse().ok()
+}
+
+/// The value id of a saved output: its file's name without the extension
+/// (`run_shell_command_<call id>`), as GC lists the session's `tool-outputs/` folder.
+pub(crate) fn value_id(stub: &SavedStub, call: &str) -> String {
+    (stub.path.file_stem())
+        .and_then(|s| s.to_str())
+        .filter(|s| !s.is_empty())
+        .unwrap_or(call)
+        .to_owned()
+}
+
 /// The text of a saved output file's contents: a masked output's file is the response object
 /// (its `output`, else its `error`); any other file is the text itself.
 pub(crate) fn saved_text(contents: String, json: bool) -> String {
@@ -79,6 +102,9 @@ mod tests {
         );
         let mid = "Output too large. Showing the last 100 of 5,000 lines. For full output see: /tmp/g/tool_output/shell_c1.txt\n...\nlast";
         assert!(saved_stub(mid).is_some());
+        assert_eq!(stated_lines(mid), Some(5000));
+        assert_eq!(stated_lines(new), None);
+        assert_eq!(value_id(&saved_stub(mid).unwrap(), "c1"), "shell_c1");
         let old = "Tool output was too large and has been truncated.\nThe full output has been saved to: /tmp/g/c1.output\nTo read it...";
         assert_eq!(
             saved_stub(old).unwrap().path,

@@ -28,6 +28,7 @@ static INFO: SourceInfo = SourceInfo {
     label: Cow::Borrowed("harness runs"),
     noun: Cow::Borrowed("harness run"),
     mark: Cow::Borrowed("H"),
+    read_tool: Cow::Borrowed("peek_value"),
     color: Cow::Borrowed(""),
     capabilities: Capabilities {
         retention_threshold: true,

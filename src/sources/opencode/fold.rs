@@ -9,7 +9,8 @@
 //!   parts give the tokens and cost each step spent (the message's own `tokens` are only its
 //!   last step's); its `finish` and `error` how the turn ended.
 //! - A tool output opencode cut and saved (`metadata.truncated` with `metadata.outputPath`) is
-//!   a retained value while the file is there, unretained once its 7-day sweep took it. An
+//!   a retained value while the file is there (its value id the file's name, `tool_…`), swept
+//!   once its 7-day cleanup (or a GC) took it, as long as the cut text says. An
 //!   output pruned from the model's context (`time.compacted`) stays whole in the store.
 
 use crate::fold::{Analyzer, ForeignResult, Terminal};
@@ -17,9 +18,13 @@ use crate::model::{ProblemKind, TimelineEvent, Usage};
 use crate::transcript::event::{ContentBlock, Event, RunErrorBody, ToolResult};
 use crate::transcript::RawLine;
 use serde_json::Value;
+use std::path::Path;
 
-#[derive(Default)]
-pub(crate) struct OpencodeFold;
+/// `root`: the data folder, where a saved output is looked for when the path the part names
+/// is not there (a store copied from another machine or user).
+pub(crate) struct OpencodeFold {
+    pub root: std::path::PathBuf,
+}
 
 fn str_of<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
     v.get(key).and_then(Value::as_str)
@@ -48,7 +53,7 @@ impl OpencodeFold {
             .collect();
         match str_of(m, "role") {
             Some("user") => user(into, n, m, &parts),
-            Some("assistant") => assistant(into, n, m, &parts),
+            Some("assistant") => assistant(into, n, m, &parts, &self.root),
             other => into.emit_unknown(n, ms(m, "/time/created"), other.unwrap_or("message")),
         }
     }
@@ -89,7 +94,7 @@ fn user(into: &mut Analyzer, n: u64, m: &Value, parts: &[&Value]) {
     into.emit(n, 0, ms(m, "/time/created"), "user_message", &e, None);
 }
 
-fn assistant(into: &mut Analyzer, n: u64, m: &Value, parts: &[&Value]) {
+fn assistant(into: &mut Analyzer, n: u64, m: &Value, parts: &[&Value], root: &Path) {
     let ts = ms(m, "/time/created");
     let model = str_of(m, "modelID").map(str::to_owned);
     {
@@ -130,7 +135,7 @@ fn assistant(into: &mut Analyzer, n: u64, m: &Value, parts: &[&Value]) {
         match str_of(p, "type") {
             Some("tool") => {
                 calls = true;
-                tool(into, n, ts, p);
+                tool(into, n, ts, p, root);
             }
             Some("step-finish") => {
                 if let Some(u) = step_usage(p, model.clone()) {
@@ -173,7 +178,7 @@ fn assistant(into: &mut Analyzer, n: u64, m: &Value, parts: &[&Value]) {
     into.set_terminal(terminal.map(|t| (n, t)));
 }
 
-fn tool(into: &mut Analyzer, n: u64, ts: Option<i64>, p: &Value) {
+fn tool(into: &mut Analyzer, n: u64, ts: Option<i64>, p: &Value, root: &Path) {
     let id = str_of(p, "callID").unwrap_or("").to_owned();
     let state = p.get("state").unwrap_or(&Value::Null);
     let started = Event::ToolCallStarted {
@@ -191,7 +196,7 @@ fn tool(into: &mut Analyzer, n: u64, ts: Option<i64>, p: &Value) {
         // Still pending or running: no result yet.
         _ => return,
     };
-    let class = classify(&id, &content, state);
+    let class = classify(&id, &content, state, root);
     let finished = Event::ToolCallFinished {
         tool_call_id: id,
         result: ToolResult {
@@ -244,17 +249,73 @@ fn step_usage(p: &Value, model: Option<String>) -> Option<Usage> {
 
 /// A result as opencode kept it: cut and saved to a file (retained while the file is there),
 /// else whole.
-fn classify(id: &str, seen: &str, state: &Value) -> ForeignResult {
-    let truncated = state.pointer("/metadata/truncated") == Some(&Value::Bool(true));
-    let path = state
-        .pointer("/metadata/outputPath")
-        .and_then(Value::as_str);
-    let Some(path) = path.filter(|_| truncated) else {
+fn classify(id: &str, seen: &str, state: &Value, root: &Path) -> ForeignResult {
+    let Some(path) = super::folders::saved_path(state) else {
         return ForeignResult::inline(id, seen);
     };
-    let full = std::fs::read(path).ok();
+    let file = super::folders::saved_file(root, path);
+    let full = file.and_then(|f| std::fs::read(f).ok());
     let full = full
         .as_ref()
         .map(|b| (String::from_utf8_lossy(b), b.len() as u64));
-    ForeignResult::saved(id, seen, full.as_ref().map(|(t, size)| (t.as_ref(), *size)))
+    let value_id = super::folders::file_name(path).unwrap_or(id);
+    let full = full.as_ref().map(|(t, size)| (t.as_ref(), *size));
+    let (bytes, lines) = stated(seen);
+    ForeignResult::saved(value_id, seen, full).stated(bytes, lines)
+}
+
+/// How long the whole output was, as the cut text says: `...<N> lines truncated...` after a
+/// preview of whole lines (the whole had the preview's lines and N more), or `...<N> bytes
+/// truncated...` (the preview's bytes and N more). A `tail` cut puts the marker first.
+fn stated(seen: &str) -> (Option<u64>, Option<u64>) {
+    static MARK: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\n?\n?\.\.\.([\d,]+) (lines|bytes) truncated\.\.\.\n?\n?")
+            .expect("valid regex")
+    });
+    // A tail cut starts with its marker; a head cut's is its last (the output may hold one).
+    let m = match MARK.captures(seen) {
+        Some(first) if first.get(0).is_some_and(|a| a.start() == 0) => Some(first),
+        _ => MARK.captures_iter(seen).last(),
+    };
+    let Some(m) = m else {
+        return (None, None);
+    };
+    let (Some(all), Some(n), Some(unit)) = (m.get(0), m.get(1), m.get(2)) else {
+        return (None, None);
+    };
+    let Ok(n) = n.as_str().replace(',', "").parse::<u64>() else {
+        return (None, None);
+    };
+    // The preview is the text before the marker (head) or after the hint that follows it
+    // (tail): the hint is the last paragraph of a head cut, the first of a tail cut.
+    let preview = match all.start() {
+        0 => seen[all.end()..].split_once("\n\n").map_or("", |(_, p)| p),
+        s => &seen[..s],
+    };
+    match unit.as_str() {
+        "lines" => (
+            None,
+            Some(crate::retained::count_lines(preview.as_bytes()) + n),
+        ),
+        _ => (Some(preview.len() as u64 + n), None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cut_text_states_the_whole_outputs_length() {
+        let hint = "The tool call succeeded but the output was truncated. Full output saved to: /d/tool-output/tool_1\nUse Grep to search the full content or Read with offset/limit to view specific sections.";
+        let head = format!("a\nb\nc\n\n...97 lines truncated...\n\n{hint}");
+        assert_eq!(stated(&head), (None, Some(100)));
+        let tail = format!("...10 bytes truncated...\n\n{hint}\n\nxyz");
+        assert_eq!(stated(&tail), (Some(13), None));
+        // An output that itself says so is not taken for the mark.
+        let quoting =
+            format!("log: ...5 lines truncated...\nb\n\n...8 lines truncated...\n\n{hint}");
+        assert_eq!(stated(&quoting), (None, Some(10)));
+        assert_eq!(stated("plain output"), (None, None));
+    }
 }

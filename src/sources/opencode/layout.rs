@@ -39,13 +39,15 @@ pub(crate) fn read(root: &Path) -> io::Result<Layout> {
         }
     }
     read_tree(&root.join(STORAGE), &mut runs);
-    Ok(Layout {
+    let mut layout = Layout {
         root: root.to_path_buf(),
         source: SourceKind::Opencode,
         run_names: runs.keys().cloned().collect(),
         runs,
         ..Default::default()
-    })
+    };
+    super::folders::value_dirs(root, &mut layout);
+    Ok(layout)
 }
 
 /// The sessions of the JSON tree that the database does not hold.

@@ -1,10 +1,12 @@
 //! opencode's sessions as runs (docs/agents.md): from its SQLite database, read-only, and from
 //! the JSON tree it kept before (`layout.rs`), each session's messages and parts as records
 //! (`records.rs`) folded like any store's lines (`fold.rs`). An output opencode cut and saved to
-//! its `tool-output/` folder is a retained value. Read-only: GC collects nothing here yet.
+//! its `tool-output/` folder is a retained value; GC may collect those files, and opencode's own
+//! 7-day cleanup of them is forecast (`folders.rs`).
 
 mod db;
 mod fold;
+mod folders;
 mod layout;
 mod records;
 
@@ -14,12 +16,15 @@ pub(crate) use layout::{DATABASE, STORAGE};
 use crate::model::recorded::{transcript_of, FullText, RecordedTexts};
 use crate::model::{Layout, ResultInfo, RunOptions};
 use crate::retained::Stub;
-use crate::sources::{Capabilities, Piece, PieceKind, Source, SourceInfo, SourceKind, StoreFold};
+use crate::sources::sweep::AgentSweep;
+use crate::sources::{
+    Capabilities, Piece, PieceKind, Source, SourceInfo, SourceKind, StoreFold, ValueFolders,
+};
 use crate::transcript::{RawLine, ReadOutcome};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// opencode's data folder.
 pub(crate) struct Opencode;
@@ -36,12 +41,13 @@ static INFO: SourceInfo = SourceInfo {
     label: Cow::Borrowed("opencode"),
     noun: Cow::Borrowed("opencode session"),
     mark: Cow::Borrowed("OC"),
+    read_tool: Cow::Borrowed("read (offset and limit) or grep"),
     color: Cow::Borrowed("#b8860b"),
     capabilities: Capabilities {
         retention_threshold: false,
         resume_replay: false,
-        agent_sweep: false,
-        value_files: false,
+        agent_sweep: true,
+        value_files: true,
         flat_names: false,
     },
 };
@@ -66,11 +72,13 @@ impl Source for Opencode {
 
     fn fold(
         &self,
-        _layout: &Layout,
+        layout: &Layout,
         _id: &str,
         _opts: &RunOptions,
     ) -> io::Result<Option<Box<dyn StoreFold>>> {
-        Ok(Some(Box::new(OpencodeFold)))
+        Ok(Some(Box::new(OpencodeFold {
+            root: layout.root.clone(),
+        })))
     }
 
     fn recorded_texts(
@@ -92,6 +100,23 @@ impl Source for Opencode {
 
     fn search_pieces<'v>(&self, line: &'v Value) -> Option<Vec<Piece<'v>>> {
         Some(pieces(line))
+    }
+
+    fn sweep(
+        &self,
+        layout: &Layout,
+        now_ms: i64,
+        _title: &dyn Fn(&str) -> String,
+    ) -> Option<AgentSweep> {
+        Some(folders::sweep(layout, now_ms))
+    }
+
+    fn value_folders(&self, layout: &Layout) -> Box<dyn ValueFolders> {
+        Box::new(folders::ToolOutput::of(layout))
+    }
+
+    fn value_folder_name(&self, _id: &str) -> String {
+        folders::TOOL_OUTPUT.to_owned()
     }
 }
 
@@ -134,16 +159,10 @@ fn texts(layout: &Layout, id: &str, info: &ResultInfo) -> io::Result<RecordedTex
         Some("error") => text("error"),
         _ => text("output"),
     };
-    let saved = (state.pointer("/metadata/truncated") == Some(&Value::Bool(true)))
-        .then(|| {
-            state
-                .pointer("/metadata/outputPath")
-                .and_then(Value::as_str)
-        })
-        .flatten()
-        .map(PathBuf::from)
-        .filter(|p| p.is_file());
-    let stub = saved.as_ref().and_then(|_| Opencode.stub_of_seen(&seen));
+    let named = folders::saved_path(&state);
+    // The model got the cut text whether or not the file is still there (swept).
+    let stub = named.and_then(|_| Opencode.stub_of_seen(&seen));
+    let saved = named.and_then(|p| folders::saved_file(&layout.root, p));
     let full = match saved {
         Some(p) => FullText::File(p),
         None => FullText::Seen,

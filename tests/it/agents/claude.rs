@@ -98,7 +98,7 @@ fn each_kind_of_persisted_output_is_found_and_classified() {
         "retained",
         "the content-replacement record is what it saw"
     );
-    assert_eq!(state("toolu_L"), "unretained");
+    assert_eq!(state("toolu_L"), "swept", "its file is gone");
     let problems = show["problems"].to_string();
     assert!(
         problems.contains("toolu_X: the stub names a file of session another-session"),

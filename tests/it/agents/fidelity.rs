@@ -271,7 +271,7 @@ fn a_lost_full_text_has_unknown_lines_and_nothing_in_its_stub_is_missed() {
     let dir = store.path();
     let show = mctl_json(dir, &["show", SESSION]);
     let r = &show["results"][0];
-    assert_eq!(r["state"], "unretained");
+    assert_eq!(r["state"], "swept");
     assert!(r["lines"].is_null(), "unknown is not zero: {r}");
 
     let cov = mctl_json(dir, &["coverage", SESSION]);

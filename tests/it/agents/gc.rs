@@ -107,10 +107,11 @@ fn gc_takes_only_value_files_of_idle_sessions_and_follows_no_link() {
         elsewhere.path().join("precious.txt").exists(),
         "nothing through a link"
     );
-    // The session now reads its value as unretained; the transcript is whole.
+    // The session now reads its value as swept (the model got its stub); the transcript is
+    // whole.
     let run = &mctl_json(dir, &["show", old])["run"];
     assert_eq!(
-        (run["unretained"].as_u64(), run["retained"].as_u64()),
+        (run["swept"].as_u64(), run["retained"].as_u64()),
         (Some(1), Some(0))
     );
 }

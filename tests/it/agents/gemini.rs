@@ -99,8 +99,8 @@ fn every_real_gemini_chat_reads_with_its_counts() {
     }
 }
 
-const MAIN: &str = "session-2026-04-23T10-00-a1b2c3d4";
-const SESSION: &str = "a1b2c3d4-0000-4000-8000-000000000001";
+pub(super) const MAIN: &str = "session-2026-04-23T10-00-a1b2c3d4";
+pub(super) const SESSION: &str = "a1b2c3d4-0000-4000-8000-000000000001";
 
 fn call(id: &str, output: &str, status: &str) -> Value {
     let response = match status {
@@ -113,7 +113,7 @@ fn call(id: &str, output: &str, status: &str) -> Value {
 }
 
 /// A project folder with a chat log of every shape, and its saved outputs.
-fn store(dir: &Path) {
+pub(super) fn store(dir: &Path) {
     let project = dir.join("proj");
     let chats = project.join("chats");
     let saved = project.join(format!("tool-outputs/session-{SESSION}"));
@@ -236,8 +236,9 @@ fn a_chat_log_is_replayed_and_its_saved_outputs_are_retained_values() {
         (Some("retained"), Some(3000))
     );
     let gone = result("c2");
-    assert_eq!(gone["state"], "unretained", "swept by the CLI's cleanup");
-    assert!(gone["lines"].is_null(), "its length is unknown");
+    assert_eq!(gone["state"], "swept", "taken by the CLI's cleanup");
+    assert_eq!(gone["lines"], 9000, "the length its stub states");
+    assert_eq!(gone["valueId"], "gone", "named by its file");
     assert_eq!(
         result("run_shell_command_c3")["state"],
         "retained",

@@ -12,6 +12,7 @@ mod index;
 mod opencode;
 mod real;
 mod subagents;
+mod sweeps;
 
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

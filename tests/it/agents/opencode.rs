@@ -99,7 +99,7 @@ const SCHEMA: &str = "CREATE TABLE session (id text PRIMARY KEY, project_id text
 CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
 CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);";
 
-const MAIN: &str = "ses_3000000000001aaaaaaaaaaaaa";
+pub(super) const MAIN: &str = "ses_3000000000001aaaaaaaaaaaaa";
 const CHILD: &str = "ses_2fffffffffffebbbbbbbbbbbbb";
 
 fn tool(call: &str, status: &str, output: &str, metadata: Value) -> Value {
@@ -114,7 +114,7 @@ fn tool(call: &str, status: &str, output: &str, metadata: Value) -> Value {
 
 /// A data folder with a database of two sessions (one the other's child) and a JSON-era
 /// session, and the saved output of one cut call.
-fn store(root: &Path) {
+pub(super) fn store(root: &Path) {
     let saved = root.join("tool-output");
     std::fs::create_dir_all(&saved).unwrap();
     let full: String = (1..=3000).map(|i| format!("test {i} ok\n")).collect();
@@ -304,10 +304,15 @@ fn a_hand_built_store_reads_its_sessions_saved_outputs_and_children() {
     );
     assert_eq!(
         result("call_swept")["state"],
-        "unretained",
+        "swept",
         "taken by opencode's sweep"
     );
-    assert!(result("call_swept")["lines"].is_null());
+    assert_eq!(result("call_swept")["valueId"], "tool_swept");
+    assert_eq!(
+        result("call_swept")["lines"],
+        2951,
+        "the preview's line and the 2,950 its cut text says it left out"
+    );
     assert_eq!(result("call_failed")["ok"], false);
     let pruned: Vec<&Value> = (show["events"].as_array().unwrap().iter())
         .filter(|e| e["type"] == "output_pruned")

@@ -79,7 +79,7 @@ fn counts(show: &Value, sixth: &str) -> [u64; 6] {
         .iter()
         .filter(|r| r["ok"] == false)
         .count() as u64;
-    let persisted = n("retained") + n("unretained") + n("damaged");
+    let persisted = n("retained") + n("unretained") + n("damaged") + n("swept");
     [
         n("events"),
         n("toolCalls"),
@@ -224,7 +224,7 @@ fn the_real_persisted_outputs_open_with_their_file_and_without() {
     let stdout = recorded_stdout(&path, call);
     let dir = store.path();
 
-    // Without its file: unretained, the raw output recovered from the transcript.
+    // Without its file: swept, the raw output recovered from the transcript.
     let show = mctl_json(dir, &["show", session]);
     let r = show["results"]
         .as_array()
@@ -232,7 +232,7 @@ fn the_real_persisted_outputs_open_with_their_file_and_without() {
         .iter()
         .find(|r| r["toolCallId"] == call)
         .unwrap();
-    assert_eq!(r["state"], "unretained");
+    assert_eq!(r["state"], "swept");
     assert_eq!(r["bytes"], stdout.len());
     let stub = mctl_json(dir, &["stub", session, call]);
     assert!(stub["text"]
@@ -284,7 +284,7 @@ fn the_real_persisted_outputs_open_with_their_file_and_without() {
     let sub_stdout = recorded_stdout(&agent, sub_call);
     let run = &mctl_json(dir, &["show", "agent-a485154"])["run"];
     assert_eq!(
-        (run["unretained"].as_u64(), run["parentId"].as_str()),
+        (run["swept"].as_u64(), run["parentId"].as_str()),
         (Some(1), Some(parent))
     );
     let values = project.join(parent).join("tool-results");

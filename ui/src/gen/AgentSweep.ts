@@ -6,9 +6,22 @@ import type { SweptSession } from "./SweptSession";
  */
 export type AgentSweep = { 
 /**
- * The retention period in effect, in days.
+ * The agent whose own cleanup this is ("Claude Code").
+ */
+agent: string, 
+/**
+ * The setting that sets its period (`cleanupPeriodDays`); `null` when the period is the
+ * agent's own and no setting changes it.
+ */
+setting: string | null, 
+/**
+ * The retention period in effect, in whole days.
  */
 periodDays: number, 
+/**
+ * The retention period in effect, in milliseconds (a setting may say hours).
+ */
+periodMs: number, 
 /**
  * The settings file it was read from; `null` when there is none (the default applies).
  */
@@ -32,4 +45,24 @@ valueFiles: number,
 /**
  * Their bytes.
  */
-valueBytes: number, };
+valueBytes: number, 
+/**
+ * How far ahead the `soon…` figures look, in days.
+ */
+soonDays: number, 
+/**
+ * Sessions kept today that pass the cutoff within `soon_days`.
+ */
+soonSessions: number, 
+/**
+ * Their transcripts' bytes.
+ */
+soonSessionBytes: number, 
+/**
+ * Value files kept today that pass the cutoff within `soon_days`.
+ */
+soonValueFiles: number, 
+/**
+ * Their bytes.
+ */
+soonValueBytes: number, };

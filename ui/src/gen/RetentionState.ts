@@ -3,4 +3,4 @@
 /**
  * Retention state of one tool result (spec B.1).
  */
-export type RetentionState = "inline" | "retained" | "unretained" | "damaged" | "truncated";
+export type RetentionState = "inline" | "retained" | "unretained" | "damaged" | "truncated" | "swept";

@@ -78,7 +78,7 @@ dispatches: number,
  */
 toolCalls: number, 
 /**
- * Tool results (`tool_call_finished` events), the sum of the five state counts below.
+ * Tool results (`tool_call_finished` events), the sum of the six state counts below.
  */
 results: number, 
 /**
@@ -109,6 +109,11 @@ damaged: number,
  * Results their agent cut in place (Codex): the full output never reached the disk.
  */
 truncated: number, 
+/**
+ * Results another agent saved to a file that is gone now (its own cleanup, or a GC): the
+ * model got their stubs.
+ */
+swept: number, 
 /**
  * Lines of subagents' side conversations in this run's file (Claude Code's older sessions
  * keep them in the session's file): for a session, those read as the subagent runs under

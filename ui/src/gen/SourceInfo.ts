@@ -24,6 +24,11 @@ noun: string,
  */
 mark: string, 
 /**
+ * How the agent's model reads a saved output back ("Read (offset and limit) or Grep");
+ * empty when it saves none.
+ */
+readTool: string, 
+/**
  * A colour for the mark (CSS), so two agents' runs are told apart at a glance.
  */
 color: string, 

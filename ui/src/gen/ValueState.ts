@@ -4,4 +4,4 @@
  * What a value opened for viewing is: a result's retention state, or a stray value file (one
  * that no result of its run names: the model never saw it, but `peek_value` reads it by id).
  */
-export type ValueState = "inline" | "retained" | "unretained" | "damaged" | "stray" | "truncated";
+export type ValueState = "inline" | "retained" | "unretained" | "damaged" | "stray" | "truncated" | "swept";

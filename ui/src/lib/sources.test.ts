@@ -4,8 +4,8 @@ import { described, isThresholdStore, sourceInfo } from './sources';
 
 const caps = { retentionThreshold: false, resumeReplay: false, agentSweep: false, valueFiles: true, flatNames: false };
 const kinds: SourceInfo[] = [
-  { kind: 'klide', label: 'harness runs', noun: 'harness run', mark: 'H', color: '', capabilities: { ...caps, retentionThreshold: true, resumeReplay: true, flatNames: true } },
-  { kind: 'claude', label: 'Claude Code', noun: 'Claude Code session', mark: 'CC', color: '#b4532a', capabilities: { ...caps, agentSweep: true } },
+  { kind: 'klide', label: 'harness runs', noun: 'harness run', mark: 'H', readTool: 'peek_value', color: '', capabilities: { ...caps, retentionThreshold: true, resumeReplay: true, flatNames: true } },
+  { kind: 'claude', label: 'Claude Code', noun: 'Claude Code session', mark: 'CC', readTool: 'Read (offset and limit) or Grep', color: '#b4532a', capabilities: { ...caps, agentSweep: true } },
 ];
 
 describe('store kinds as the backend describes them', () => {

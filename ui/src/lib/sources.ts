@@ -12,6 +12,7 @@ function unknown(kind: SourceKind): SourceInfo {
     label: kind,
     noun: kind,
     mark: kind.slice(0, 2).toUpperCase(),
+    readTool: '',
     color: '',
     capabilities: { retentionThreshold: false, resumeReplay: false, agentSweep: false, valueFiles: false, flatNames: false },
   };
