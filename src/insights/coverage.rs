@@ -96,10 +96,10 @@ pub fn coverage(
     };
     let reading = |e: std::io::Error| Error::io(format!("reading {}", path.display()), &e);
     let store = layout.store();
-    // The harness's model reads a value with `peek_value`; Claude Code's reads its file back
-    // with Read or Grep.
+    // The harness's model reads a value with `peek_value`; another agent's reads its saved
+    // file back with its own tools (Read or Grep, read_file, read or grep).
     let peeks = store
-        .read_backs(&path, &layout.runs[&id])
+        .read_backs(&path, &id, &layout.runs[&id])
         .map_err(reading)?;
     let mut values = Vec::new();
     for (i, r) in detail.results.iter().enumerate() {

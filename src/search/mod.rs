@@ -468,7 +468,7 @@ impl<'a> RunSearch<'a> {
     fn peeks_of(&self, run: &str, files: &RunFiles) -> Option<Arc<Vec<PeekCall>>> {
         let transcript = files.transcript.as_deref()?;
         let mut peeks = self.peeks.lock().unwrap_or_else(|e| e.into_inner());
-        let read = || self.store.read_backs(transcript, files);
+        let read = || self.store.read_backs(transcript, run, files);
         let found = peeks
             .entry(run.to_owned())
             .or_insert_with(|| Arc::new(read().unwrap_or_default()));

@@ -172,9 +172,14 @@ pub(crate) trait Source: Send + Sync {
         Box::new(AllLines)
     }
 
-    /// What the model of run `files` read back of its values: the harness's `peek_value`
-    /// calls, another agent's reads of a value file.
-    fn read_backs(&self, _transcript: &Path, _files: &RunFiles) -> io::Result<Vec<PeekCall>> {
+    /// What the model of run `run` (of `files`) read back of its values: the harness's
+    /// `peek_value` calls, another agent's reads of a saved file.
+    fn read_backs(
+        &self,
+        _transcript: &Path,
+        _run: &str,
+        _files: &RunFiles,
+    ) -> io::Result<Vec<PeekCall>> {
         Ok(Vec::new())
     }
 

@@ -151,7 +151,12 @@ impl Source for ClaudeCode {
     }
 
     /// `Read` and `Grep` of a value file, in the run's own lines.
-    fn read_backs(&self, transcript: &Path, files: &RunFiles) -> io::Result<Vec<PeekCall>> {
+    fn read_backs(
+        &self,
+        transcript: &Path,
+        _run: &str,
+        files: &RunFiles,
+    ) -> io::Result<Vec<PeekCall>> {
         super::peeks::read_backs(transcript, Lines::of(files))
     }
 

@@ -7,6 +7,7 @@
 mod fold;
 mod folders;
 mod layout;
+mod peeks;
 mod records;
 mod saved;
 mod search;
@@ -101,6 +102,16 @@ impl Source for Gemini {
 
     fn search_pieces<'v>(&self, line: &'v Value) -> Option<Vec<Piece<'v>>> {
         Some(search::pieces(line))
+    }
+
+    /// `read_file` and grep of a saved output.
+    fn read_backs(
+        &self,
+        transcript: &Path,
+        _run: &str,
+        _files: &crate::model::RunFiles,
+    ) -> io::Result<Vec<crate::model::PeekCall>> {
+        peeks::read_backs(transcript)
     }
 
     fn sweep(

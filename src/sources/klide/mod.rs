@@ -88,7 +88,12 @@ impl Source for Harness {
         value_file_in(layout, id, call)
     }
 
-    fn read_backs(&self, transcript: &Path, _files: &RunFiles) -> io::Result<Vec<PeekCall>> {
+    fn read_backs(
+        &self,
+        transcript: &Path,
+        _run: &str,
+        _files: &RunFiles,
+    ) -> io::Result<Vec<PeekCall>> {
         peek_calls(transcript)
     }
 

@@ -8,6 +8,7 @@ mod db;
 mod fold;
 mod folders;
 mod layout;
+mod peeks;
 mod records;
 
 pub(crate) use fold::OpencodeFold;
@@ -100,6 +101,16 @@ impl Source for Opencode {
 
     fn search_pieces<'v>(&self, line: &'v Value) -> Option<Vec<Piece<'v>>> {
         Some(pieces(line))
+    }
+
+    /// `read` and `grep` of a saved output.
+    fn read_backs(
+        &self,
+        transcript: &Path,
+        run: &str,
+        _files: &crate::model::RunFiles,
+    ) -> io::Result<Vec<crate::model::PeekCall>> {
+        peeks::read_backs(transcript, run)
     }
 
     fn sweep(

@@ -102,7 +102,7 @@ fn every_real_gemini_chat_reads_with_its_counts() {
 pub(super) const MAIN: &str = "session-2026-04-23T10-00-a1b2c3d4";
 pub(super) const SESSION: &str = "a1b2c3d4-0000-4000-8000-000000000001";
 
-fn call(id: &str, output: &str, status: &str) -> Value {
+pub(super) fn call(id: &str, output: &str, status: &str) -> Value {
     let response = match status {
         "success" => json!({"output": output}),
         _ => json!({"error": output}),

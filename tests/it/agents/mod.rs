@@ -10,6 +10,7 @@ mod gc;
 mod gemini;
 mod index;
 mod opencode;
+mod readbacks;
 mod real;
 mod subagents;
 mod sweeps;
