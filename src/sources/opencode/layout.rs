@@ -71,11 +71,7 @@ fn read_tree(storage: &Path, runs: &mut BTreeMap<String, RunFiles>) {
                 .ok()
                 .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
                 .and_then(|v| v.get("parentID").and_then(Value::as_str).map(str::to_owned));
-            // New messages land in the session's message folder, which its time says.
-            let revision = fs::metadata(storage.join("message").join(id))
-                .and_then(|m| m.modified())
-                .ok()
-                .map(|t| format!("{t:?}"));
+            let revision = tree_revision(storage, id);
             runs.insert(
                 id.to_owned(),
                 RunFiles {
@@ -87,4 +83,25 @@ fn read_tree(storage: &Path, runs: &mut BTreeMap<String, RunFiles>) {
             );
         }
     }
+}
+
+/// What says a JSON-era session changed: its message folder (a new message), each message
+/// file (opencode rewrites one in place when its turn ends) and each message's part folder (a
+/// new part), by their latest change and their number. A part rewritten in place (a tool's
+/// state) is met with its message's next change.
+fn tree_revision(storage: &Path, id: &str) -> Option<String> {
+    let folder = storage.join("message").join(id);
+    let changed = |p: &Path| fs::metadata(p).and_then(|m| m.modified()).ok();
+    let mut latest = changed(&folder)?;
+    let mut count = 0u64;
+    for m in fs::read_dir(&folder).ok()?.filter_map(Result::ok) {
+        count += 1;
+        latest = latest.max(changed(&m.path()).unwrap_or(latest));
+        let name = m.file_name();
+        let Some(msg) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
+            continue;
+        };
+        latest = latest.max(changed(&storage.join("part").join(msg)).unwrap_or(latest));
+    }
+    Some(format!("{latest:?}/{count}"))
 }

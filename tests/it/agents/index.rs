@@ -108,3 +108,42 @@ fn a_codex_store_is_read_again_only_where_it_changed() {
         1,
     );
 }
+
+#[test]
+fn an_opencode_json_era_session_is_read_again_when_its_parts_or_messages_change() {
+    let store = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let root = store.path();
+    super::opencode::store(root);
+    let storage = root.join("storage");
+    let old = "ses_4000000000001ccccccccccccc";
+    let mut clock = OLD_MS;
+    let mut step = |what: &str, change: &dyn Fn(), reads: usize| {
+        change();
+        clock += 60_000;
+        age(root, clock);
+        let got = assert_same(root, cache.path(), what);
+        assert_eq!(got, reads, "runs read after: {what}");
+        assert_eq!(assert_same(root, cache.path(), what), 0, "again: {what}");
+    };
+    step("the first listing", &|| {}, 3);
+    // A part added to a message the session had: its message folder does not change.
+    let part = json!({"id": "prt_2", "messageID": "msg_o1", "type": "text", "text": "And why?"});
+    step(
+        "a part added",
+        &|| std::fs::write(storage.join("part/msg_o1/prt_2.json"), part.to_string()).unwrap(),
+        1,
+    );
+    // A message rewritten in place (its turn ended): no folder changes.
+    let message = json!({"id": "msg_o1", "sessionID": old, "role": "user",
+        "time": {"created": 1760000000001i64, "completed": 1760000000900i64}});
+    step(
+        "a message rewritten in place",
+        &|| {
+            let file = storage.join(format!("message/{old}/msg_o1.json"));
+            std::fs::write(file, message.to_string()).unwrap()
+        },
+        1,
+    );
+    step("nothing", &|| {}, 0);
+}
