@@ -159,7 +159,7 @@ describe('Claude Code and Codex stores in the app', () => {
 
     const again = await browser.$$('[data-testid="timeline"] article[data-type="tool_call_finished"] [data-testid="open-result"]');
     await again[1].click();
-    await waitFor(async () => (await state.getText()) === 'unretained', 'the grep whose file is gone');
+    await waitFor(async () => (await state.getText()) === 'swept', 'the grep whose file is gone');
     const recovered = await browser.execute(() => document.querySelector('[data-testid="recovered"]')?.textContent);
     assert.equal(recovered, 'recovered from the transcript');
     await waitFor(async () => (await (await browser.$('[data-testid="full-text"] [data-line="1"]')).getText()).includes('TODO price rounding'), 'the recovered output');
