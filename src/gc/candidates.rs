@@ -135,7 +135,12 @@ pub(crate) fn runs_with_results(
                 }
             });
             let listed = match owners.named_only() {
-                true => listed.map(|(files, run, results)| (named(files, &results), run, results)),
+                true => listed.map(|(files, run, results)| {
+                    let mut files = named(files, &results);
+                    // A file another run names too is neither's to lose.
+                    files.retain(|stem, _| owners.owns(id, stem));
+                    (files, run, results)
+                }),
                 false => listed,
             };
             (id.clone(), listed)

@@ -1,9 +1,11 @@
 //! Garbage collection of value directories (spec B.6): the only code that deletes anything, so
 //! the most careful. It plans first ([`plan`]), listing every file it would delete with its reason
 //! and what deleting it costs the next resume; it deletes only on [`apply`], which re-checks every
-//! file against the plan just before deleting it. It deletes nothing but `*.txt` regular files
-//! directly inside a `<run>.values/` directory of the runs directory, then that directory once
-//! empty unless it is also a run's own folder. It never follows a symbolic link.
+//! file against the plan just before deleting it. In the harness's runs directory it deletes
+//! nothing but `*.txt` regular files directly inside a `<run>.values/` directory, then that
+//! directory once empty unless it is also a run's own folder; in another agent's store, only the
+//! files its source recognises as that agent's saved outputs of one session (docs/gc.md). It
+//! never follows a symbolic link.
 
 mod apply;
 mod audit;
@@ -151,8 +153,8 @@ pub struct GcReport {
     pub resumed: u64,
     /// The apply was stopped before its end; the files not reached are in `skipped`.
     pub cancelled: bool,
-    /// For a Claude Code store: what Claude Code's own cleanup deletes at its next start,
-    /// whatever this plan does.
+    /// For a store whose agent cleans up after itself (Claude Code, Gemini CLI, opencode): what
+    /// its own cleanup deletes at its next start, whatever this plan does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub agent_sweep: Option<crate::sources::sweep::AgentSweep>,

@@ -46,6 +46,11 @@ impl Owners {
         self.folders.named_only()
     }
 
+    /// Whether file `stem` of `run`'s folder is the run's alone (see [`ValueFolders::owns`]).
+    pub(crate) fn owns(&self, run: &str, stem: &str) -> bool {
+        self.folders.owns(run, stem)
+    }
+
     /// Whether folder `d` is also a run's own folder.
     pub(crate) fn is_run_folder(&self, d: &str) -> bool {
         self.folders.is_run_folder(d)

@@ -55,7 +55,8 @@ pub struct StorageStats {
     pub ages: Vec<StorageRow>,
     /// Value directories whose run is gone.
     pub orphans: Vec<StorageRow>,
-    /// For a Claude Code store: what Claude Code's own cleanup deletes at its next start.
+    /// For a store whose agent cleans up after itself (Claude Code, Gemini CLI, opencode): what
+    /// its own cleanup deletes at its next start.
     #[serde(default)]
     pub agent_sweep: Option<crate::sources::sweep::AgentSweep>,
 }

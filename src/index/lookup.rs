@@ -120,7 +120,12 @@ fn foreign_stamp(layout: &Layout, id: &str, files: &RunFiles, threshold: u64) ->
     RunStamp {
         transcript,
         summary: None,
-        values: values.and_then(FileStamp::of),
+        // Such a store says it of its saved files too (opencode's revision takes the names of
+        // the files in the session's span): a folder every session shares changes with each.
+        values: match files.revision {
+            Some(_) => None,
+            None => values.and_then(FileStamp::of),
+        },
         threshold,
         links: Some(layout.links(id)),
     }

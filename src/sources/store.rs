@@ -243,6 +243,11 @@ pub(crate) trait ValueFolders: Send + Sync {
     fn named_only(&self) -> bool {
         false
     }
+    /// Whether file `stem` of `run`'s folder is the run's alone to lose: in a folder every
+    /// run shares, no other run names it too (a forked opencode session names its origin's).
+    fn owns(&self, _run: &str, _stem: &str) -> bool {
+        true
+    }
 }
 
 impl SourceKind {

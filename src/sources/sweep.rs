@@ -38,6 +38,9 @@ pub struct AgentSweep {
     pub period_days: u64,
     /// The retention period in effect, in milliseconds (a setting may say hours).
     pub period_ms: i64,
+    /// How many sessions of a project it keeps whatever their age (Gemini CLI's `maxCount`):
+    /// the others go too; `null` when it keeps any number.
+    pub max_count: Option<u64>,
     /// The settings file it was read from; `null` when there is none (the default applies).
     pub settings_file: Option<String>,
     /// Files modified before this are deleted.

@@ -309,7 +309,7 @@ fn opencode() -> Store {
     let saved = root.join("tool-output");
     std::fs::create_dir_all(&saved).unwrap();
     let full = big_output();
-    let file = saved.join("tool_c0ffee0000010000000000");
+    let file = saved.join("tool_cadf217500010000000000");
     std::fs::write(&file, &full).unwrap();
     let cut = format!(
         "line 1: compiling module 1 {NEEDLE}\n\n...899 lines truncated...\n\nThe tool call succeeded but the output was truncated. Full output saved to: {}\nUse Grep to search the full content or Read with offset/limit to view specific sections.",
@@ -339,7 +339,7 @@ fn opencode() -> Store {
         full,
         stubbed: true,
         // The file of the global folder this session's result names.
-        value: Some("tool-output/tool_c0ffee0000010000000000".into()),
+        value: Some("tool-output/tool_cadf217500010000000000".into()),
         add_run,
     }
 }

@@ -77,16 +77,18 @@ function opencodeId(ms) {
  *  saved to `tool-output/` eight days ago (its own sweep takes it at its next start). */
 function opencodeStore() {
   const storage = path.join(opencodeData, 'storage');
-  const file = path.join(opencodeData, 'tool-output', opencodeId(Date.now() - 8 * DAY));
+  // The session ran eight days ago; its saved output's name holds the time it was saved.
+  const t0 = Date.now() - 8 * DAY;
+  const file = path.join(opencodeData, 'tool-output', opencodeId(t0 + 30_000));
   write(file, testLog);
   const cut = `PASS test 1\nPASS test 2\n\n...2998 lines truncated...\n\nThe tool call succeeded but the output was truncated. Full output saved to: ${file}\nUse Grep to search the full content or Read with offset/limit to view specific sections.`;
   const json = (p, v) => write(path.join(storage, p), JSON.stringify(v));
-  json(`session/p/${OC}.json`, { id: OC, projectID: 'p', directory: '/home/ana/shop', title: 'Why do the checkout tests fail?', version: '1.1.60', time: { created: 1761000000000, updated: 1761000100000 } });
-  json(`message/${OC}/msg_1.json`, { id: 'msg_1', sessionID: OC, role: 'user', time: { created: 1761000000001 } });
+  json(`session/p/${OC}.json`, { id: OC, projectID: 'p', directory: '/home/ana/shop', title: 'Why do the checkout tests fail?', version: '1.1.60', time: { created: t0, updated: t0 + 90_000 } });
+  json(`message/${OC}/msg_1.json`, { id: 'msg_1', sessionID: OC, role: 'user', time: { created: t0 + 1 } });
   json('part/msg_1/prt_1.json', { id: 'prt_1', messageID: 'msg_1', sessionID: OC, type: 'text', text: 'Why do the checkout tests fail?' });
-  json(`message/${OC}/msg_2.json`, { id: 'msg_2', sessionID: OC, role: 'assistant', time: { created: 1761000000100, completed: 1761000090000 }, modelID: 'glm-4.6', providerID: 'zai', cost: 0, finish: 'stop', tokens: { input: 10, output: 2, reasoning: 0, cache: { read: 0, write: 0 } } });
+  json(`message/${OC}/msg_2.json`, { id: 'msg_2', sessionID: OC, role: 'assistant', time: { created: t0 + 100, completed: t0 + 90_000 }, modelID: 'glm-4.6', providerID: 'zai', cost: 0, finish: 'stop', tokens: { input: 10, output: 2, reasoning: 0, cache: { read: 0, write: 0 } } });
   json('part/msg_2/prt_2.json', { id: 'prt_2', messageID: 'msg_2', sessionID: OC, type: 'tool', callID: 'call_test', tool: 'bash',
-    state: { status: 'completed', input: { command: 'npm test' }, output: cut, title: 'npm test', metadata: { truncated: true, outputPath: file }, time: { start: 1761000000200, end: 1761000060000 } } });
+    state: { status: 'completed', input: { command: 'npm test' }, output: cut, title: 'npm test', metadata: { truncated: true, outputPath: file }, time: { start: t0 + 200, end: t0 + 60_000 } } });
   json('part/msg_2/prt_3.json', { id: 'prt_3', messageID: 'msg_2', sessionID: OC, type: 'text', text: 'One test fails: the discount is applied twice.' });
 }
 

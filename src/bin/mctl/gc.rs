@@ -155,6 +155,10 @@ pub(crate) fn sweep_text(s: &mission_control::sources::sweep::AgentSweep) -> Str
         ),
         None => format!("after {period}"),
     };
+    let rule = match s.max_count {
+        Some(n) => format!("{rule}; the newest {n} of each project kept"),
+        None => rule,
+    };
     let mut text = format!(
         "{}'s own cleanup ({rule}) deletes at its next start: {} ({}) and {} ({})",
         s.agent,

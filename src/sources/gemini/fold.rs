@@ -259,7 +259,7 @@ fn usage(t: &Value, model: Option<String>) -> Option<Usage> {
 }
 
 /// A result as Gemini CLI kept it: the model got a stub when the output was saved to a file
-/// (retained while the file is there, unretained once the CLI's cleanup took it), else the
+/// (retained while the file is there, swept once the CLI's cleanup or a GC took it), else the
 /// output itself.
 fn classify(id: &str, seen: &str) -> ForeignResult {
     let Some(saved) = saved_stub(seen) else {

@@ -26,15 +26,23 @@ pub(crate) const TOOL_OUTPUTS: &str = "tool-outputs";
 /// How a session's folder in it is named before its id.
 const SESSION: &str = "session-";
 
-/// Links each `tool-outputs/session-<id>/` folder of the projects under `root` to its run:
-/// a main chat's run id ends with the first 8 characters of its session id, a subagent's is
-/// the session id. A folder no run claims (its chat deleted) is an orphan, under its own
-/// name; two runs that could claim it leave it unclaimed and uncollected.
+/// Links each `tool-outputs/session-<id>/` folder of the projects under `root` to its run, a
+/// chat of the same project: a main chat's run id ends with the first 8 characters of its
+/// session id, a subagent's is the session id. A folder no chat claims (its chat deleted) is an
+/// orphan, under its own name. A folder two chats could claim, or a chat two folders could be,
+/// is left unclaimed and uncollected.
 pub(crate) fn value_dirs(root: &Path, projects: &[PathBuf], layout: &mut Layout) {
+    let mut claims: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
     for project in projects.iter().filter(|p| p.starts_with(root)) {
         let Ok(entries) = fs::read_dir(project.join(TOOL_OUTPUTS)) else {
             continue;
         };
+        let chats = project.join(super::CHATS);
+        // This project's chats only: another project's could share 8 characters of an id.
+        let mine: Vec<(&String, bool)> = (layout.runs.iter())
+            .filter(|(_, f)| f.transcript.as_ref().is_some_and(|t| t.starts_with(&chats)))
+            .map(|(id, f)| (id, f.parent.is_none()))
+            .collect();
         for e in entries.filter_map(Result::ok) {
             let Ok(name) = e.file_name().into_string() else {
                 continue;
@@ -45,28 +53,26 @@ pub(crate) fn value_dirs(root: &Path, projects: &[PathBuf], layout: &mut Layout)
             if !e.file_type().is_ok_and(|t| t.is_dir()) {
                 continue;
             }
-            let owners: Vec<&String> = match layout.runs.contains_key(session) {
-                true => layout.runs.keys().filter(|id| *id == session).collect(),
-                false => {
-                    let short = session.get(..8).map(|s| format!("-{s}"));
-                    (layout.runs.iter())
-                        .filter(|(id, f)| {
-                            f.parent.is_none() && short.as_ref().is_some_and(|s| id.ends_with(s))
-                        })
-                        .map(|(id, _)| id)
-                        .collect()
-                }
+            let short = session.get(..8).map(|s| format!("-{s}"));
+            let owners: Vec<&String> = match mine.iter().find(|(id, _)| *id == session) {
+                Some((id, _)) => vec![*id],
+                None => (mine.iter())
+                    .filter(|(id, main)| *main && short.as_ref().is_some_and(|s| id.ends_with(s)))
+                    .map(|(id, _)| *id)
+                    .collect(),
             };
             match owners.as_slice() {
-                [one] => {
-                    let one = (*one).clone();
-                    layout.value_dirs.insert(one, e.path());
-                }
+                [one] => claims.entry((*one).clone()).or_default().push(e.path()),
                 [] if !layout.run_names.contains(&name) => {
-                    layout.value_dirs.insert(name, e.path());
+                    claims.entry(name).or_default().push(e.path())
                 }
                 _ => {}
             }
+        }
+    }
+    for (id, mut dirs) in claims {
+        if let (Some(dir), 1) = (dirs.pop(), dirs.len() + 1) {
+            layout.value_dirs.insert(id, dir);
         }
     }
 }
@@ -157,12 +163,15 @@ fn list_outputs(dir: &Path) -> io::Result<BTreeMap<String, ValueFile>> {
     Ok(out)
 }
 
-/// Gemini CLI's folder (`~/.gemini`) for a store at `root`: above its `tmp`, else
-/// `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`.
+/// Gemini CLI's folder (`~/.gemini`) for a store at `root`: above its `tmp` (the store is
+/// `tmp`, a project in it, or a project's `chats`), else `$GEMINI_CLI_HOME/.gemini`, else
+/// `~/.gemini`.
 fn config_dir(root: &Path) -> Option<PathBuf> {
-    let tmp = root
-        .ancestors()
-        .find(|p| p.file_name().is_some_and(|n| n == "tmp"));
+    let named = |p: &Path, n: &str| p.file_name().is_some_and(|f| f == n);
+    let tmp = (root.ancestors().take(3))
+        .enumerate()
+        .find(|(depth, p)| named(p, "tmp") && (*depth < 2 || named(root, super::CHATS)))
+        .map(|(_, p)| p);
     if let Some(home) = tmp.and_then(Path::parent) {
         return Some(home.to_path_buf());
     }
@@ -187,46 +196,107 @@ fn duration_ms(s: &str) -> Option<i64> {
     (n > 0).then(|| n.saturating_mul(per))
 }
 
+/// JSON with comments, as the CLI reads its settings (`//` and `/* */` outside strings): the
+/// comments blanked out.
+fn strip_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let (mut in_string, mut escaped) = (false, false);
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            ('"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            ('/', Some('/')) => {
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                let mut last = ' ';
+                for n in chars.by_ref() {
+                    if last == '*' && n == '/' {
+                        break;
+                    }
+                    last = n;
+                }
+                out.push(' ');
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// The retention in effect: `general.sessionRetention` of the settings file (`enabled`,
-/// `maxAge`, `maxCount`, `minRetention`), else the default (on, 30 days). `None` when the
-/// settings turn it off.
+/// `maxAge`, `maxCount`, `minRetention`), else the default (on, 30 days).
 struct Retention {
     max_age_ms: i64,
     max_count: Option<usize>,
-    min_retention_ms: i64,
     file: Option<String>,
 }
 
+/// `None` when the settings turn the cleanup off, or hold what makes the CLI turn it off: a
+/// `maxAge` it cannot read or shorter than `minRetention` (1 day by default), a `maxCount`
+/// under 1.
 fn retention(config: Option<&Path>) -> Option<Retention> {
     let mut r = Retention {
         max_age_ms: 30 * DAY_MS,
         max_count: None,
-        min_retention_ms: DAY_MS,
         file: None,
     };
     let file = config.map(|c| c.join("settings.json"));
-    let Some(bytes) = file.as_ref().and_then(|f| fs::read(f).ok()) else {
+    let Some(text) = file.as_ref().and_then(|f| fs::read_to_string(f).ok()) else {
         return Some(r);
     };
     r.file = file.map(|f| f.to_string_lossy().into_owned());
-    let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    let v: Value = serde_json::from_str(&strip_comments(&text)).unwrap_or(Value::Null);
     let Some(set) = v.pointer("/general/sessionRetention") else {
         return Some(r);
     };
     if set.get("enabled") == Some(&Value::Bool(false)) {
         return None;
     }
-    let dur = |k: &str| set.get(k).and_then(Value::as_str).and_then(duration_ms);
-    r.max_age_ms = dur("maxAge").unwrap_or(r.max_age_ms);
-    r.min_retention_ms = dur("minRetention").unwrap_or(r.min_retention_ms);
-    r.max_count =
-        (set.get("maxCount").and_then(Value::as_u64)).and_then(|n| usize::try_from(n).ok());
+    let dur = |k: &str| match set.get(k) {
+        None => Some(None),
+        Some(v) => v.as_str().and_then(duration_ms).map(Some),
+    };
+    let min_retention = dur("minRetention")?.unwrap_or(DAY_MS);
+    r.max_age_ms = dur("maxAge")?.unwrap_or(r.max_age_ms);
+    if r.max_age_ms < min_retention {
+        return None;
+    }
+    r.max_count = match set.get("maxCount") {
+        None => None,
+        Some(n) => Some(
+            n.as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|n| *n >= 1)?,
+        ),
+    };
     Some(r)
 }
 
 /// What Gemini CLI's cleanup deletes of store `layout` at its next start: every main chat
-/// older than `maxAge` (by its file's last change), or past the newest `maxCount` and older
-/// than `minRetention`, with the saved outputs of its session. `None` when it is turned off.
+/// older than `maxAge` (by its file's last change), or past the newest `maxCount` of its
+/// project whatever its age, with the saved outputs of its session; and a kept chat's folder of
+/// saved outputs older than `maxAge` itself (by the folder's last change). `None` when it is
+/// turned off.
 pub(crate) fn sweep(
     layout: &Layout,
     now_ms: i64,
@@ -236,43 +306,55 @@ pub(crate) fn sweep(
     let setting = Some("general.sessionRetention.maxAge");
     let mut out = AgentSweep {
         settings_file: r.file.clone(),
+        max_count: r.max_count.map(|n| n as u64),
         ..AgentSweep::new("Gemini CLI", setting, r.max_age_ms, now_ms)
     };
-    let mut chats: Vec<(&String, PathBuf, fs::Metadata)> = (layout.runs.iter())
-        .filter(|(_, f)| f.parent.is_none())
-        .filter_map(|(id, f)| {
-            let t = f.transcript.clone()?;
-            let meta = fs::symlink_metadata(&t)
+    // Each project's main chats, newest first (for `maxCount`).
+    let mut projects: BTreeMap<PathBuf, Vec<(&String, fs::Metadata)>> = BTreeMap::new();
+    for (id, f) in layout.runs.iter().filter(|(_, f)| f.parent.is_none()) {
+        let Some(t) = f.transcript.as_ref() else {
+            continue;
+        };
+        let Some(meta) = fs::symlink_metadata(t).ok().filter(fs::Metadata::is_file) else {
+            continue;
+        };
+        let chats = t.parent().map(Path::to_path_buf).unwrap_or_default();
+        projects.entry(chats).or_default().push((id, meta));
+    }
+    for chats in projects.values_mut() {
+        chats.sort_by_key(|(_, m)| std::cmp::Reverse(modified_ms(m)));
+        for (i, (id, meta)) in chats.iter().enumerate() {
+            let changed = modified_ms(meta);
+            // Past the newest `maxCount`: at the next cleanup, whatever its age.
+            let decide = match r.max_count.is_some_and(|n| i >= n) {
+                true => Some(i64::MIN),
+                false => changed,
+            };
+            let chat = SweptSession {
+                run: (*id).clone(),
+                title: title(id),
+                bytes: meta.len(),
+                modified_ms: changed,
+            };
+            let goes = out.sessions.len();
+            out.count_session_at(chat, decide);
+            let swept = out.sessions.len() > goes;
+            let Some(dir) = layout.value_dirs.get(*id) else {
+                continue;
+            };
+            // Its saved outputs go with it; a kept chat's folder goes by its own age.
+            let folder = fs::symlink_metadata(dir)
                 .ok()
-                .filter(fs::Metadata::is_file)?;
-            Some((id, t, meta))
-        })
-        .collect();
-    // Newest first, for `maxCount`.
-    chats.sort_by_key(|(_, _, m)| std::cmp::Reverse(modified_ms(m)));
-    for (i, (id, _, meta)) in chats.iter().enumerate() {
-        let changed = modified_ms(meta);
-        // Past the newest `maxCount`, a chat goes as soon as it is older than `minRetention`.
-        let over_count = r.max_count.is_some_and(|n| i >= n)
-            && changed.is_some_and(|t| t < now_ms.saturating_sub(r.min_retention_ms));
-        // Deciding by this time: a chat past the count goes at the next cleanup whatever its age.
-        let decide = match over_count {
-            true => Some(i64::MIN),
-            false => changed,
-        };
-        let chat = SweptSession {
-            run: (*id).clone(),
-            title: title(id),
-            bytes: meta.len(),
-            modified_ms: changed,
-        };
-        out.count_session_at(chat, decide);
-        // Its saved outputs go with it: counted by the chat's age, not their own.
-        let files = (layout.value_dirs.get(*id))
-            .and_then(|d| list_outputs(d).ok())
-            .unwrap_or_default();
-        for f in files.values() {
-            out.count_value(decide, f.bytes);
+                .as_ref()
+                .and_then(modified_ms);
+            let at = match (swept, decide, folder) {
+                (false, Some(a), Some(b)) => Some(a.min(b)),
+                (false, a, b) => a.or(b),
+                (true, a, _) => a,
+            };
+            for f in list_outputs(dir).unwrap_or_default().values() {
+                out.count_value(at, f.bytes);
+            }
         }
     }
     out.sessions.sort_by_key(|s| s.modified_ms);
@@ -291,5 +373,55 @@ mod tests {
         assert_eq!(duration_ms("1m"), Some(30 * DAY_MS));
         assert_eq!(duration_ms("soon"), None);
         assert_eq!(duration_ms("0d"), None);
+    }
+
+    #[test]
+    fn settings_are_read_as_the_cli_reads_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let with = |text: &str| {
+            fs::write(dir.path().join("settings.json"), text).unwrap();
+            retention(Some(dir.path())).map(|r| (r.max_age_ms / DAY_MS, r.max_count))
+        };
+        assert_eq!(with("{}"), Some((30, None)));
+        let commented = "{\n  // keep a week\n  \"general\": {\"sessionRetention\": {/* on */ \"maxAge\": \"7d\", \"maxCount\": 5}}\n}";
+        assert_eq!(with(commented), Some((7, Some(5))));
+        assert_eq!(
+            with(r#"{"general": {"sessionRetention": {"enabled": false}}}"#),
+            None
+        );
+        assert_eq!(
+            with(r#"{"general": {"sessionRetention": {"maxAge": "soon"}}}"#),
+            None,
+            "unreadable"
+        );
+        assert_eq!(
+            with(r#"{"general": {"sessionRetention": {"maxAge": "12h"}}}"#),
+            None,
+            "under minRetention"
+        );
+        assert_eq!(
+            with(r#"{"general": {"sessionRetention": {"maxCount": 0}}}"#),
+            None
+        );
+        assert_eq!(
+            with(r#"{"a": "// not a comment", "general": {"sessionRetention": {"maxAge": "2w"}}}"#),
+            Some((14, None))
+        );
+    }
+
+    #[test]
+    fn the_settings_are_found_above_tmp() {
+        let at = |p: &str| config_dir(Path::new(p));
+        assert_eq!(at("/h/.gemini/tmp"), Some(PathBuf::from("/h/.gemini")));
+        assert_eq!(at("/h/.gemini/tmp/proj"), Some(PathBuf::from("/h/.gemini")));
+        assert_eq!(
+            at("/h/.gemini/tmp/proj/chats"),
+            Some(PathBuf::from("/h/.gemini"))
+        );
+        assert_ne!(
+            at("/tmp/copy/proj"),
+            Some(PathBuf::from("/")),
+            "not any folder named tmp"
+        );
     }
 }

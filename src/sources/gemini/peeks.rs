@@ -100,12 +100,12 @@ fn read_gutter(request: &Map<String, Value>, output: &str) -> String {
         None => (None, output),
     };
     let start = start
-        .or_else(|| num("offset").map(|o| o + 1))
+        .or_else(|| num("offset").map(|o| o.saturating_add(1)))
         .or_else(|| num("start_line"))
         .unwrap_or(1);
     let mut out = String::new();
     for (i, l) in body.lines().enumerate() {
-        out.push_str(&format!("{}: {l}\n", start + i as u64));
+        out.push_str(&format!("{}: {l}\n", start.saturating_add(i as u64)));
     }
     out
 }

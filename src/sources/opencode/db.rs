@@ -14,6 +14,9 @@ pub(crate) struct SessionRow {
     /// When it last changed and how many parts it has: the index reads it again when this
     /// changes, not when another session's rows do.
     pub revision: String,
+    /// When it was created and when its rows last changed, in ms: a saved output whose id's
+    /// time falls in it may be the session's.
+    pub span: (i64, i64),
 }
 
 /// The database, read-only. `frozen`: as a file nobody writes (`immutable=1`), for a copy
@@ -73,7 +76,7 @@ pub(crate) fn sessions(path: &Path) -> io::Result<Vec<SessionRow>> {
 fn session_rows(conn: &Connection) -> io::Result<Vec<SessionRow>> {
     let mut stmt = conn
         .prepare(
-            "SELECT s.id, s.parent_id, s.time_updated, \
+            "SELECT s.id, s.parent_id, s.time_updated, s.time_created, \
              (SELECT count(*) FROM part p WHERE p.session_id = s.id), \
              (SELECT max(p.time_updated) FROM part p WHERE p.session_id = s.id), \
              (SELECT max(m.time_updated) FROM message m WHERE m.session_id = s.id) \
@@ -83,12 +86,17 @@ fn session_rows(conn: &Connection) -> io::Result<Vec<SessionRow>> {
     let rows = stmt
         .query_map([], |r| {
             let updated: i64 = r.get(2)?;
-            let parts: i64 = r.get(3)?;
-            let part_time: Option<i64> = r.get(4)?;
-            let message_time: Option<i64> = r.get(5)?;
+            let created: i64 = r.get(3)?;
+            let parts: i64 = r.get(4)?;
+            let part_time: Option<i64> = r.get(5)?;
+            let message_time: Option<i64> = r.get(6)?;
+            let last = updated
+                .max(part_time.unwrap_or(0))
+                .max(message_time.unwrap_or(0));
             Ok(SessionRow {
                 id: r.get(0)?,
                 parent: r.get(1)?,
+                span: (created, last),
                 revision: format!(
                     "{updated}:{parts}:{}:{}",
                     part_time.unwrap_or(0),
@@ -98,6 +106,20 @@ fn session_rows(conn: &Connection) -> io::Result<Vec<SessionRow>> {
         })
         .map_err(to_io)?;
     rows.collect::<Result<_, _>>().map_err(to_io)
+}
+
+/// Every tool part that may name a saved output (its data says `outputPath`), with its session:
+/// what tells GC which sessions name a file of `tool-output/`.
+pub(crate) fn saved_parts(path: &Path) -> io::Result<Vec<(String, String)>> {
+    reading(path, |conn| {
+        let mut stmt = conn
+            .prepare("SELECT session_id, data FROM part WHERE data LIKE '%\"outputPath\"%'")
+            .map_err(to_io)?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(to_io)?;
+        rows.collect::<Result<_, _>>().map_err(to_io)
+    })
 }
 
 /// Session `id` as records: the session, then each message with its parts, in opencode's own

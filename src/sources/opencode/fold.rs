@@ -295,9 +295,9 @@ fn stated(seen: &str) -> (Option<u64>, Option<u64>) {
     match unit.as_str() {
         "lines" => (
             None,
-            Some(crate::retained::count_lines(preview.as_bytes()) + n),
+            Some(crate::retained::count_lines(preview.as_bytes()).saturating_add(n)),
         ),
-        _ => (Some(preview.len() as u64 + n), None),
+        _ => (Some((preview.len() as u64).saturating_add(n)), None),
     }
 }
 

@@ -54,25 +54,73 @@ pub(crate) fn saved_file(root: &Path, named: &str) -> Option<PathBuf> {
     local.is_file().then_some(local)
 }
 
-/// How long ago opencode saved file `name`, by the time in its id: the id's first 12 hex
-/// digits are the low 48 bits of `ms × 4096 + counter`, compared with now the same way (so the
-/// age is right across the 795-day wrap, as opencode's own comparison is). `None` for a name
-/// with no such id.
-fn id_age_ms(name: &str, now_ms: i64) -> Option<i64> {
-    let hex = name.strip_prefix("tool_")?.get(..12)?;
-    let saved = u64::from_str_radix(hex, 16).ok()?;
-    let mask = (1u64 << 48) - 1;
-    // Now as the last id of this millisecond: a file saved in it is 0 ms old.
-    let now = ((u64::try_from(now_ms).ok()? << 12) | 0xfff) & mask;
-    i64::try_from((now.wrapping_sub(saved) & mask) >> 12).ok()
-}
-
 /// GC's view of `tool-output/`: one folder for every session, each session's files being the
-/// ones its results name (GC keeps only those: [`ValueFolders::named_only`]).
+/// ones its results name (GC keeps only those: [`ValueFolders::named_only`]), and only those no
+/// other session names (a forked session's parts name its origin's files).
 pub(crate) struct ToolOutput {
     root: PathBuf,
     /// Each session, with what proves it unchanged (its rows' last change).
     revisions: BTreeMap<String, String>,
+    /// Each saved file's name, with every session whose parts name it: read once, when GC
+    /// first asks.
+    namers: std::sync::OnceLock<BTreeMap<String, std::collections::BTreeSet<String>>>,
+}
+
+impl ToolOutput {
+    /// The sessions whose parts name file `name`.
+    fn namers_of(&self, name: &str) -> Option<&std::collections::BTreeSet<String>> {
+        self.namers.get_or_init(|| namers(&self.root)).get(name)
+    }
+}
+
+/// Each saved file's name, with the sessions whose tool parts name it: from the database (the
+/// parts that say `outputPath`) and the JSON tree (`storage/part/*/*.json`). A store that cannot
+/// be read names nothing, and GC then takes nothing from it.
+fn namers(root: &Path) -> BTreeMap<String, std::collections::BTreeSet<String>> {
+    let mut out: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
+    let mut add = |session: &str, data: &str| {
+        let Ok(part) = serde_json::from_str::<Value>(data) else {
+            return;
+        };
+        let state = part.get("state").unwrap_or(&Value::Null);
+        if let Some(name) = saved_path(state).and_then(file_name) {
+            out.entry(name.to_owned())
+                .or_default()
+                .insert(session.to_owned());
+        }
+    };
+    let database = root.join(super::DATABASE);
+    if database.is_file() {
+        for (session, data) in super::db::saved_parts(&database).unwrap_or_default() {
+            add(&session, &data);
+        }
+    }
+    let parts = root.join(super::STORAGE).join("part");
+    for message in fs::read_dir(parts)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+    {
+        for part in fs::read_dir(message.path())
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+        {
+            let Ok(data) = fs::read_to_string(part.path()) else {
+                continue;
+            };
+            if !data.contains("\"outputPath\"") {
+                continue;
+            }
+            let session = serde_json::from_str::<Value>(&data)
+                .ok()
+                .and_then(|v| v.get("sessionID")?.as_str().map(str::to_owned));
+            if let Some(session) = session {
+                add(&session, &data);
+            }
+        }
+    }
+    out
 }
 
 impl ToolOutput {
@@ -83,6 +131,7 @@ impl ToolOutput {
         Self {
             root: layout.root.clone(),
             revisions,
+            namers: std::sync::OnceLock::new(),
         }
     }
 }
@@ -114,8 +163,9 @@ impl ValueFolders for ToolOutput {
         self.revisions.contains_key(run) && self.root.join(TOOL_OUTPUT).is_dir()
     }
 
-    fn takes(&self, _run: &str, rest: &[&str]) -> bool {
-        matches!(rest, [name] if is_saved_name(name))
+    /// A saved output that session `run` names and no other session does.
+    fn takes(&self, run: &str, rest: &[&str]) -> bool {
+        matches!(rest, [name] if is_saved_name(name) && self.owns(run, name))
     }
 
     fn owned_alone(&self) -> bool {
@@ -128,6 +178,11 @@ impl ValueFolders for ToolOutput {
 
     fn named_only(&self) -> bool {
         true
+    }
+
+    fn owns(&self, run: &str, stem: &str) -> bool {
+        self.namers_of(stem)
+            .is_some_and(|sessions| sessions.len() == 1 && sessions.contains(run))
     }
 }
 
@@ -148,29 +203,97 @@ fn list_saved(dir: &Path) -> io::Result<BTreeMap<String, ValueFile>> {
     Ok(out)
 }
 
-/// The sessions whose results may name files of `tool-output/`: every session, when the
-/// folder is a real one (its files are told apart by the results that name them).
-pub(crate) fn value_dirs(root: &Path, layout: &mut Layout) {
+/// How far outside a session's span a saved output's time may be and still be counted in it
+/// (clocks, and the moment between saving the file and writing the part that names it).
+const SLACK_MS: i64 = 60_000;
+
+/// The milliseconds a saved output's name holds: the low 36 bits of its time (the id's first 12
+/// hex digits are the low 48 bits of `ms × 4096 + counter`).
+fn id_ms36(name: &str) -> Option<u64> {
+    let hex = name.strip_prefix("tool_")?.get(..12)?;
+    Some(u64::from_str_radix(hex, 16).ok()? >> 12)
+}
+
+/// A millisecond time's low 36 bits, as an id holds it.
+const MS36: u64 = (1 << 36) - 1;
+
+/// Links `tool-output/` to the sessions whose results may name its files: those whose span
+/// (from creation to their rows' last change, `spans`) holds a file's time, as its name holds
+/// it (compared in its 36 bits, so the wrap every 795 days changes nothing). Only those
+/// sessions get the folder as their value folder, and each one's revision takes the names of
+/// the files in its span: a file saved or deleted (by opencode's sweep, or a GC) reads again
+/// only the sessions it may belong to, and a session with none is never read for GC. Which
+/// files are a session's is then told by its results (`named_only`).
+pub(crate) fn value_dirs(root: &Path, layout: &mut Layout, spans: &BTreeMap<String, (i64, i64)>) {
     let dir = root.join(TOOL_OUTPUT);
     if !fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
         return;
     }
-    for id in layout.runs.keys() {
+    let Ok(entries) = fs::read_dir(&dir) else {
+        return;
+    };
+    let mut saved: Vec<(u64, String)> = entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| is_saved_name(n))
+        .filter_map(|n| Some((id_ms36(&n)?, n)))
+        .collect();
+    saved.sort();
+    for (id, files) in layout.runs.iter_mut() {
+        let Some((start, end)) = spans.get(id) else {
+            continue;
+        };
+        let from = (start.saturating_sub(SLACK_MS)).max(0) as u64;
+        let len = (end.saturating_add(SLACK_MS).max(0) as u64).saturating_sub(from);
+        if len > MS36 {
+            continue; // a span over 795 days: its files cannot be told by time
+        }
+        let (lo, hi) = (from & MS36, (from + len) & MS36);
+        let range = |a: u64, b: u64| {
+            let i = saved.partition_point(|(t, _)| *t < a);
+            let j = saved.partition_point(|(t, _)| *t <= b);
+            &saved[i..j.max(i)]
+        };
+        // The span may wrap past the 36 bits' end: two ranges then.
+        let mine: Vec<&str> = match lo <= hi {
+            true => range(lo, hi).iter().collect::<Vec<_>>(),
+            false => range(lo, MS36).iter().chain(range(0, hi)).collect(),
+        }
+        .into_iter()
+        .map(|(_, n)| n.as_str())
+        .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let hash = crate::retained::value_id::fnv1a32(mine.join("/").as_bytes());
+        let revision = files.revision.take().unwrap_or_default();
+        files.revision = Some(format!("{revision}|{}:{hash:08x}", mine.len()));
         layout.value_dirs.insert(id.clone(), dir.clone());
     }
 }
 
-/// What opencode's own cleanup deletes of `tool-output/` at `now_ms`: every `tool_*` file
-/// older than 7 days by the time in its name (its modification time when the name holds
-/// none). opencode sweeps when it starts and then hourly; it never deletes a session.
+/// What opencode's own cleanup deletes of `tool-output/` at `now_ms`: every `tool_*` file older
+/// than 7 days by the time in its name, compared as opencode compares it (the low 36 bits of
+/// the file's millisecond against those of the cutoff: across the wrap every 795 days it keeps
+/// files it would otherwise delete, and so does this forecast). A name without that time is
+/// one opencode cannot date either: not counted. It sweeps when it starts and then hourly, and
+/// never deletes a session.
 pub(crate) fn sweep(layout: &Layout, now_ms: i64) -> AgentSweep {
     let mut out = AgentSweep::new("opencode", None, RETENTION_DAYS as i64 * DAY_MS, now_ms);
+    let low = |ms: i64| (ms.max(0) as u64) & MS36;
+    let cutoff = low(out.cutoff_ms);
+    let soon = low(out.cutoff_ms.saturating_add(out.soon_days as i64 * DAY_MS));
     let files = list_saved(&layout.root.join(TOOL_OUTPUT)).unwrap_or_default();
     for f in files.values() {
-        let saved_ms = id_age_ms(&f.stem, now_ms)
-            .map(|age| now_ms.saturating_sub(age))
-            .or(f.modified_ms);
-        out.count_value(saved_ms, f.bytes);
+        let Some(saved) = id_ms36(&f.stem) else {
+            continue;
+        };
+        if saved < cutoff {
+            out.value_files += 1;
+            out.value_bytes += f.bytes;
+        } else if saved < soon {
+            out.soon_value_files += 1;
+            out.soon_value_bytes += f.bytes;
+        }
     }
     out
 }
@@ -187,18 +310,53 @@ mod tests {
     }
 
     #[test]
-    fn a_saved_files_age_is_read_from_its_name() {
+    fn a_saved_files_time_is_read_from_its_name() {
         let now = 1_780_000_000_000;
-        let day = 86_400_000;
-        assert_eq!(id_age_ms(&id_at(now - 8 * day), now), Some(8 * day));
-        assert_eq!(id_age_ms(&id_at(now), now), Some(0));
-        assert_eq!(id_age_ms("tool_xyz", now), None);
+        assert_eq!(id_ms36(&id_at(now)), Some(now as u64 & MS36));
+        assert_eq!(id_ms36("tool_xyz"), None);
+        assert_eq!(id_ms36("tool_0a1B2c3d4e5gQQ"), None, "not hex");
         assert_eq!(
             file_name("/home/u/.local/share/opencode/tool-output/tool_0a1B"),
             Some("tool_0a1B")
         );
         assert_eq!(file_name("/x/opencode.db"), None);
         assert_eq!(file_name("/x/tool_../y"), None);
+    }
+
+    #[test]
+    fn a_saved_file_goes_to_the_sessions_whose_span_holds_its_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join(TOOL_OUTPUT)).unwrap();
+        let day = 86_400_000;
+        let t = 1_780_000_000_000;
+        for ms in [t, t + 3 * day] {
+            fs::write(root.join(TOOL_OUTPUT).join(id_at(ms)), "x").unwrap();
+        }
+        let mut layout = Layout::default();
+        let mut spans = BTreeMap::new();
+        for (id, span) in [
+            ("a", (t - 1000, t + 1000)),
+            ("b", (t + day, t + 2 * day)),
+            ("c", (t + 3 * day - 5, t + 3 * day)),
+        ] {
+            layout.runs.insert(id.into(), Default::default());
+            spans.insert(id.to_owned(), span);
+        }
+        // Its span wraps past the 36 bits' end (every 795 days) and still holds its file.
+        let w = (1i64 << 36) * 25 - 500;
+        fs::write(root.join(TOOL_OUTPUT).join(id_at(w + 700)), "x").unwrap();
+        layout.runs.insert("w".into(), Default::default());
+        spans.insert("w".into(), (w, w + 1000));
+        value_dirs(root, &mut layout, &spans);
+        let with: Vec<&str> = layout.value_dirs.keys().map(String::as_str).collect();
+        assert_eq!(with, ["a", "c", "w"]);
+        assert!(layout.runs["a"]
+            .revision
+            .as_deref()
+            .unwrap()
+            .starts_with("|1:"));
+        assert!(layout.runs["b"].revision.is_none());
     }
 
     #[test]
@@ -212,8 +370,33 @@ mod tests {
             ..Default::default()
         };
         layout.runs.insert("ses_1".into(), Default::default());
+        layout.runs.insert("ses_2".into(), Default::default());
+        // ses_1's part names tool_0a1B2c; both name tool_0a1B2d (ses_2 was forked from it).
+        let part = |session: &str, id: &str, file: &str| {
+            let dir = root.join("storage/part").join(format!("msg_{session}"));
+            fs::create_dir_all(&dir).unwrap();
+            let state = serde_json::json!({"metadata": {"truncated": true, "outputPath": format!("/h/tool-output/{file}")}});
+            let part =
+                serde_json::json!({"id": id, "sessionID": session, "type": "tool", "state": state});
+            fs::write(dir.join(format!("{id}.json")), part.to_string()).unwrap();
+        };
+        part("ses_1", "prt_1", "tool_0a1B2c");
+        part("ses_1", "prt_2", "tool_0a1B2d");
+        part("ses_2", "prt_3", "tool_0a1B2d");
         let o = ToolOutput::of(&layout);
         assert!(o.check_path("tool-output/tool_0a1B2c", "ses_1").is_ok());
+        assert!(
+            o.check_path("tool-output/tool_0a1B2c", "ses_2").is_err(),
+            "not its file"
+        );
+        assert!(
+            o.check_path("tool-output/tool_0a1B2d", "ses_1").is_err(),
+            "a forked session names it too"
+        );
+        assert!(
+            o.check_path("tool-output/tool_0a1B2e", "ses_1").is_err(),
+            "no session names it"
+        );
         for bad in [
             "opencode.db",
             "tool-output/x.txt",
@@ -224,6 +407,9 @@ mod tests {
         ] {
             assert!(o.check_path(bad, "ses_1").is_err(), "{bad}");
         }
-        assert!(o.check_path("tool-output/tool_0a1B2c", "ses_9").is_err());
+        assert!(
+            o.check_path("tool-output/tool_0a1B2c", "ses_9").is_err(),
+            "no such session"
+        );
     }
 }

@@ -24,9 +24,11 @@ pub(crate) fn read(root: &Path) -> io::Result<Layout> {
         return Err(io::Error::new(io::ErrorKind::NotFound, "no such folder"));
     }
     let mut runs: BTreeMap<String, RunFiles> = BTreeMap::new();
+    let mut spans: BTreeMap<String, (i64, i64)> = BTreeMap::new();
     let database = root.join(DATABASE);
     if database.is_file() {
         for s in db::sessions(&database)? {
+            spans.insert(s.id.clone(), s.span);
             runs.insert(
                 s.id,
                 RunFiles {
@@ -38,7 +40,7 @@ pub(crate) fn read(root: &Path) -> io::Result<Layout> {
             );
         }
     }
-    read_tree(&root.join(STORAGE), &mut runs);
+    read_tree(&root.join(STORAGE), &mut runs, &mut spans);
     let mut layout = Layout {
         root: root.to_path_buf(),
         source: SourceKind::Opencode,
@@ -46,12 +48,16 @@ pub(crate) fn read(root: &Path) -> io::Result<Layout> {
         runs,
         ..Default::default()
     };
-    super::folders::value_dirs(root, &mut layout);
+    super::folders::value_dirs(root, &mut layout, &spans);
     Ok(layout)
 }
 
-/// The sessions of the JSON tree that the database does not hold.
-fn read_tree(storage: &Path, runs: &mut BTreeMap<String, RunFiles>) {
+/// The sessions of the JSON tree that the database does not hold, and their spans.
+fn read_tree(
+    storage: &Path,
+    runs: &mut BTreeMap<String, RunFiles>,
+    spans: &mut BTreeMap<String, (i64, i64)>,
+) {
     let Ok(projects) = fs::read_dir(storage.join("session")) else {
         return;
     };
@@ -67,11 +73,16 @@ fn read_tree(storage: &Path, runs: &mut BTreeMap<String, RunFiles>) {
             if runs.contains_key(id) || !f.file_type().is_ok_and(|t| t.is_file()) {
                 continue;
             }
-            let parent = fs::read(f.path())
+            let session = fs::read(f.path())
                 .ok()
-                .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-                .and_then(|v| v.get("parentID").and_then(Value::as_str).map(str::to_owned));
-            let revision = tree_revision(storage, id);
+                .and_then(|b| serde_json::from_slice::<Value>(&b).ok());
+            let field = |k: &str| session.as_ref().and_then(|v| v.pointer(k).cloned());
+            let parent = field("/parentID").and_then(|p| p.as_str().map(str::to_owned));
+            let ms = |k: &str| field(k).and_then(|t| t.as_i64());
+            let (revision, latest) = tree_revision(storage, id).unzip();
+            let created = ms("/time/created").unwrap_or(0);
+            let last = ms("/time/updated").unwrap_or(0).max(latest.unwrap_or(0));
+            spans.insert(id.to_owned(), (created, last));
             runs.insert(
                 id.to_owned(),
                 RunFiles {
@@ -85,11 +96,11 @@ fn read_tree(storage: &Path, runs: &mut BTreeMap<String, RunFiles>) {
     }
 }
 
-/// What says a JSON-era session changed: its message folder (a new message), each message
+/// What says a JSON-era session changed, and when in ms: its message folder (a new message), each message
 /// file (opencode rewrites one in place when its turn ends) and each message's part folder (a
 /// new part), by their latest change and their number. A part rewritten in place (a tool's
 /// state) is met with its message's next change.
-fn tree_revision(storage: &Path, id: &str) -> Option<String> {
+fn tree_revision(storage: &Path, id: &str) -> Option<(String, i64)> {
     let folder = storage.join("message").join(id);
     let changed = |p: &Path| fs::metadata(p).and_then(|m| m.modified()).ok();
     let mut latest = changed(&folder)?;
@@ -103,5 +114,8 @@ fn tree_revision(storage: &Path, id: &str) -> Option<String> {
         };
         latest = latest.max(changed(&storage.join("part").join(msg)).unwrap_or(latest));
     }
-    Some(format!("{latest:?}/{count}"))
+    let ms = (latest.duration_since(std::time::UNIX_EPOCH).ok())
+        .and_then(|d| i64::try_from(d.as_millis()).ok())
+        .unwrap_or(0);
+    Some((format!("{latest:?}/{count}"), ms))
 }

@@ -147,3 +147,40 @@ fn an_opencode_json_era_session_is_read_again_when_its_parts_or_messages_change(
     );
     step("nothing", &|| {}, 0);
 }
+
+#[test]
+fn an_opencode_saved_file_reads_again_only_the_sessions_of_its_time() {
+    let store = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let root = store.path();
+    super::opencode::store(root);
+    let mut clock = OLD_MS;
+    let mut step = |what: &str, change: &dyn Fn(), reads: usize| {
+        change();
+        clock += 60_000;
+        age(root, clock);
+        let got = assert_same(root, cache.path(), what);
+        assert_eq!(got, reads, "runs read after: {what}");
+        assert_eq!(assert_same(root, cache.path(), what), 0, "again: {what}");
+    };
+    step("the first listing", &|| {}, 3);
+    // Saved at a time no session's span holds (January 2025, and no time 795 days from it
+    // either: an id holds its time's low 36 bits): no session of this store is read again.
+    let other = format!(
+        "tool_{:012x}QwErTyUiOpAsDf",
+        (1_737_986_918_400u64 << 12 | 1) & ((1 << 48) - 1)
+    );
+    step(
+        "a file saved at another time",
+        &|| std::fs::write(root.join("tool-output").join(&other), "x").unwrap(),
+        0,
+    );
+    // The session's own file swept: it reads as swept, and so is read again, with the two
+    // sessions whose spans hold the same time (the child, and the JSON-era session, created
+    // before it and last changed after it).
+    step(
+        "its saved file deleted",
+        &|| std::fs::remove_file(root.join("tool-output/tool_cadf21750001AAAAAAAAAAAAAA")).unwrap(),
+        3,
+    );
+}

@@ -118,7 +118,7 @@ pub(super) fn store(root: &Path) {
     let saved = root.join("tool-output");
     std::fs::create_dir_all(&saved).unwrap();
     let full: String = (1..=3000).map(|i| format!("test {i} ok\n")).collect();
-    let kept = saved.join("tool_c0ffee000001AAAAAAAAAAAAAA");
+    let kept = saved.join("tool_cadf21750001AAAAAAAAAAAAAA");
     std::fs::write(&kept, &full).unwrap();
     let stub = |path: &Path| {
         format!("test 1 ok\n\n...2,950 lines truncated...\n\nThe tool call succeeded but the output was truncated. Full output saved to: {}\nUse Grep to search the full content or Read with offset/limit to view specific sections.", path.display())

@@ -67,7 +67,7 @@ fn an_opencode_sessions_reads_of_its_saved_file_are_its_peeks() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     opencode::store(root);
-    let name = "tool_c0ffee000001AAAAAAAAAAAAAA";
+    let name = "tool_cadf21750001AAAAAAAAAAAAAA";
     let kept = root.join("tool-output").join(name).display().to_string();
     let before = coverage(root, opencode::MAIN, name);
     assert_eq!(before["seenLines"], 0, "{before}");

@@ -51,15 +51,20 @@ fn gc_takes_a_gemini_sessions_saved_outputs_and_nothing_else() {
         root.join(&session).join("link.txt"),
     )
     .unwrap();
-    // The saved outputs of a session whose chat is gone: an orphan.
+    // The saved outputs of a session whose chat is gone: an orphan. In another project, one
+    // whose id starts as this project's chat's does: an orphan too, not that chat's.
     let orphan = "proj/tool-outputs/session-ffffffff-0000-4000-8000-00000000dead/shell_x.txt";
     write_old(&root.join(orphan), "orphan");
+    std::fs::create_dir_all(root.join("proj2/chats")).unwrap();
+    let lookalike = "proj2/tool-outputs/session-a1b2c3d4-9999-4000-8000-000000000009/shell_y.txt";
+    write_old(&root.join(lookalike), "another project's");
 
     let plan = mctl_json(root, &["gc", "--older-than", "1d", "--orphans"]);
     let want = vec![
         format!("{session}/run_shell_command-1.txt"),
         format!("{session}/run_shell_command_c3_x.txt"),
         orphan.to_owned(),
+        lookalike.to_owned(),
     ];
     assert_eq!(planned(&plan), want);
     let runs: Vec<&str> = (plan["files"].as_array().unwrap().iter())
@@ -156,14 +161,18 @@ fn gemini_clis_own_cleanup_is_forecast_from_its_settings() {
     );
     assert!(text.contains("within 2 days: 1 session"), "{text}");
 
-    // `maxCount`: past the newest one, a chat goes whatever its age.
+    // `maxCount`: past the newest one of its project, a chat goes whatever its age.
     std::fs::write(
         home.path().join(".gemini/settings.json"),
-        r#"{"general": {"sessionRetention": {"maxAge": "400d", "maxCount": 1}}}"#,
+        r#"{"general": {"sessionRetention": {"maxAge": "5000d", "maxCount": 1}}}"#,
     )
     .unwrap();
     let sweep = &mctl_json(&root, &["gc", "--older-than", "400d"])["agentSweep"];
-    assert_eq!(sweep["sessions"][0]["run"], gemini::MAIN, "{sweep}");
+    let swept: Vec<&str> = (sweep["sessions"].as_array().unwrap().iter())
+        .map(|s| s["run"].as_str().unwrap())
+        .collect();
+    assert_eq!(swept, [gemini::MAIN], "the newest chat is kept: {sweep}");
+    assert_eq!(sweep["maxCount"], 1);
 
     // Turned off: nothing is forecast.
     std::fs::write(
@@ -201,7 +210,7 @@ fn gc_takes_only_the_opencode_files_a_session_names() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     opencode::store(root);
-    let named = "tool-output/tool_c0ffee000001AAAAAAAAAAAAAA";
+    let named = "tool-output/tool_cadf21750001AAAAAAAAAAAAAA";
     // A saved output no session names, and a file that is not one.
     let unnamed = format!("tool-output/{}", opencode_id(OLD_MS));
     write_old(&root.join(&unnamed), "whose?");
@@ -218,9 +227,58 @@ fn gc_takes_only_the_opencode_files_a_session_names() {
     }
     let show = mctl_json(root, &["show", opencode::MAIN]);
     assert_eq!(result(&show, "call_kept")["state"], "swept");
-    // The index read the session again: its rows did not change, the file did.
-    let again = mctl_json(root, &["show", opencode::MAIN]);
-    assert_eq!(again["run"]["swept"], show["run"]["swept"]);
+    // The listing (through the index) says so too: the session's rows did not change, the
+    // names of the saved files of its time did.
+    let runs = mctl_json(root, &["runs"]);
+    let main = (runs.as_array().unwrap().iter())
+        .find(|r| r["id"] == opencode::MAIN)
+        .unwrap();
+    assert_eq!(
+        (main["swept"].as_u64(), main["retained"].as_u64()),
+        (Some(2), Some(0)),
+        "{main}"
+    );
+}
+
+#[test]
+fn an_opencode_file_a_forked_session_names_too_is_never_collected() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    opencode::store(root);
+    let named = "tool-output/tool_cadf21750001AAAAAAAAAAAAAA";
+    // A fork of the session: opencode copies its parts, their saved paths with them.
+    let conn = rusqlite::Connection::open(root.join("opencode.db")).unwrap();
+    conn.execute(
+        "INSERT INTO session VALUES ('ses_4fork', 'p', NULL, 'slug', '/home/ana/app', 'Fix the tests (fork #1)', '1.2.15', 1772444841143, 1772444863151)",
+        [],
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO message SELECT 'f' || id, 'ses_4fork', time_created, time_updated, data FROM message WHERE session_id = ?1",
+        [opencode::MAIN],
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO part SELECT 'f' || id, 'f' || message_id, 'ses_4fork', time_created, time_updated, data FROM part WHERE session_id = ?1",
+        [opencode::MAIN],
+    )
+    .unwrap();
+    drop(conn);
+    set_mtime(&root.join("opencode.db"), OLD_MS);
+    let show = mctl_json(root, &["show", "ses_4fork"]);
+    assert_eq!(
+        result(&show, "call_kept")["state"],
+        "retained",
+        "the fork reads the file too"
+    );
+    let plan = mctl_json(root, &["gc", "--older-than", "1d", "--orphans"]);
+    assert!(
+        planned(&plan).is_empty(),
+        "neither session's to lose: {plan}"
+    );
+    let out = mctl(root, &["gc", "--older-than", "1d", "--orphans", "--apply"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(root.join(named).exists());
 }
 
 #[test]
@@ -229,7 +287,7 @@ fn opencodes_own_cleanup_is_forecast_by_the_time_in_each_files_name() {
     let root = dir.path();
     opencode::store(root);
     // Only files of known ages: the store's own saved output goes.
-    std::fs::remove_file(root.join("tool-output/tool_c0ffee000001AAAAAAAAAAAAAA")).unwrap();
+    std::fs::remove_file(root.join("tool-output/tool_cadf21750001AAAAAAAAAAAAAA")).unwrap();
     let now = now_ms();
     for (age, text) in [(8 * DAY, "old"), (6 * DAY, "soon"), (DAY / 24, "new")] {
         // The name says when it was saved; its file's time says nothing.

@@ -23,6 +23,11 @@ periodDays: number,
  */
 periodMs: number, 
 /**
+ * How many sessions of a project it keeps whatever their age (Gemini CLI's `maxCount`):
+ * the others go too; `null` when it keeps any number.
+ */
+maxCount: number | null, 
+/**
  * The settings file it was read from; `null` when there is none (the default applies).
  */
 settingsFile: string | null, 

@@ -49,7 +49,7 @@ resumed: number,
  */
 cancelled: boolean, 
 /**
- * For a Claude Code store: what Claude Code's own cleanup deletes at its next start,
- * whatever this plan does.
+ * For a store whose agent cleans up after itself (Claude Code, Gemini CLI, opencode): what
+ * its own cleanup deletes at its next start, whatever this plan does.
  */
 agentSweep?: AgentSweep, };

@@ -32,6 +32,7 @@ ages: Array<StorageRow>,
  */
 orphans: Array<StorageRow>, 
 /**
- * For a Claude Code store: what Claude Code's own cleanup deletes at its next start.
+ * For a store whose agent cleans up after itself (Claude Code, Gemini CLI, opencode): what
+ * its own cleanup deletes at its next start.
  */
 agentSweep: AgentSweep | null, };
