@@ -3,11 +3,14 @@
 
 Generates BENCH_CHATS (2,000) Gemini CLI chats (20 messages, 8 tool calls each, in 20 project
 folders; a tenth of them logs, the rest JSON documents) and an opencode database of
-BENCH_SESSIONS (2,000) sessions (10 messages, 30 parts each). Then, for each store, in one run
-on the same warm files (median of 3 each):
+BENCH_SESSIONS (2,000) sessions (10 messages, 30 parts each; a minute apart, and every tenth with
+one output cut and saved to `tool-output/`, as opencode names such a file). Then, for each
+store, in one run on the same warm files (median of 3 each):
   - `mctl runs --json --no-index` (the baseline: every chat or session read);
   - `mctl runs --json` with a warm index, nothing changed;
   - (opencode) the same after one session got a new message: only it is read again;
+  - (opencode) the same after opencode's sweep deleted one saved file: only the sessions whose
+    time holds the file's are read again;
 and checks that every answer with the index equals the answer without it.
 
 MCTL names the binary (default target/release/mctl, built here); the data lives in BENCH_DIR
@@ -79,14 +82,34 @@ CREATE INDEX part_session_idx ON part (session_id);
 """
 
 
+T0_MS = 1_772_000_000_000
+
+
+def saved_name(ms):
+    """A saved output's name as opencode gives it at `ms`: `tool_`, 12 hex digits of the low 48
+    bits of `ms * 4096 + counter`, 14 letters."""
+    return f"tool_{((ms << 12) | 1) & ((1 << 48) - 1):012x}BenchBenchBenc"
+
+
 def generate_opencode(root, count):
-    os.makedirs(root, exist_ok=True)
+    os.makedirs(os.path.join(root, "tool-output"), exist_ok=True)
     db = sqlite3.connect(os.path.join(root, "opencode.db"))
     db.executescript(SCHEMA)
     for i in range(count):
         sid = f"ses_{i:012x}bench000000000"
-        db.execute("INSERT INTO session VALUES (?, 'p', NULL, 's', '/work/app', ?, '1.2.15', 1772444841143, 1772444863151)",
-                   (sid, f"task {i}"))
+        start = T0_MS + i * 60_000
+        db.execute("INSERT INTO session VALUES (?, 'p', NULL, 's', '/work/app', ?, '1.2.15', ?, ?)",
+                   (sid, f"task {i}", start, start + 30_000))
+        if i % 10 == 0:
+            name = saved_name(start + 10_000)
+            path = os.path.join(root, "tool-output", name)
+            with open(path, "w") as f:
+                f.write("test output line\n" * 4000)
+            cut = f"test output line\n\n...3999 lines truncated...\n\nThe tool call succeeded but the output was truncated. Full output saved to: {path}"
+            saved = {"type": "tool", "callID": f"call_{i}_cut", "tool": "bash",
+                     "state": {"status": "completed", "input": {"command": "make test"}, "output": cut, "title": "make test",
+                               "metadata": {"truncated": True, "outputPath": path}, "time": {"start": start + 5_000, "end": start + 10_000}}}
+            db.execute("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", (f"prt_{i:08x}_cut", f"msg_{i:08x}_01", sid, start + 10_000, start + 10_000, json.dumps(saved)))
         for m in range(10):
             mid = f"msg_{i:08x}_{m:02d}"
             if m % 2 == 0:
@@ -159,6 +182,12 @@ def measure(label, work, change=None):
         mctl(*runs)
         print(f"  {'after one session got a new message':<56} {time.perf_counter() - start:8.3f}s")
         same("after a change")
+        swept = sorted(os.listdir(os.path.join(work, "tool-output")))[-1]
+        os.remove(os.path.join(work, "tool-output", swept))
+        start = time.perf_counter()
+        mctl(*runs)
+        print(f"  {'after opencode swept one saved output':<56} {time.perf_counter() - start:8.3f}s")
+        same("after a sweep")
 
 
 def new_message(work):
@@ -180,7 +209,7 @@ def main():
     os.environ.pop("MCTL_NO_INDEX", None)
     shutil.rmtree(os.environ["MCTL_CACHE_DIR"], ignore_errors=True)
     measure(f"Gemini CLI store of {CHATS} chats", prepared("gemini", CHATS, generate_gemini))
-    measure(f"opencode database of {SESSIONS} sessions", prepared("opencode", SESSIONS, generate_opencode), new_message)
+    measure(f"opencode database of {SESSIONS} sessions", prepared("opencode-saved", SESSIONS, generate_opencode), new_message)
 
 
 if __name__ == "__main__":
