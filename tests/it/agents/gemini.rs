@@ -275,3 +275,94 @@ fn a_chat_log_is_replayed_and_its_saved_outputs_are_retained_values() {
     );
     assert_eq!(run["tokensWithChildren"], 1060 + 21 + 33);
 }
+
+/// A legacy chat document with one call per generation of saved output, each file where that
+/// generation put it: v0.5–v0.25 `<tmp>/<call id>.output`, v0.26–v0.28
+/// `<tmp>/tool_output/<tool>_<call id>.txt`, v0.29+ `tool-outputs/session-<id>/<tool>_<call
+/// id>.txt`. (Built from the CLI's source rules: no real chat holds a saved output.)
+#[test]
+fn each_generation_of_saved_output_opens_with_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("proj");
+    let temp = dir.path().join("system-tmp");
+    let session = "c0ffee00-0000-4000-8000-000000000003";
+    let new_dir = project.join(format!("tool-outputs/session-{session}"));
+    let files = [
+        (temp.join("g5.output"), "five\n".repeat(3000)),
+        (
+            temp.join("tool_output/run_shell_command_g26.txt"),
+            "twenty-six\n".repeat(2000),
+        ),
+        (
+            new_dir.join("run_shell_command_g29.txt"),
+            "twenty-nine\n".repeat(1000),
+        ),
+    ];
+    for (path, text) in &files {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let at = |i: usize| files[i].0.display().to_string();
+    let stubs = [
+        format!("Tool output was too large and has been truncated.\nThe full output has been saved to: {}\nTo read the complete output, use the read_file tool with the absolute file path above. For large files, you can use the offset and limit parameters to read specific sections:\n- offset: 0, limit: 100\n\nTruncated part of the output:\nfive\n... [CONTENT TRUNCATED] ...\nfive", at(0)),
+        format!("Output too large. Showing the last 10 of 2,000 lines. For full output see: {}\n...\ntwenty-six", at(1)),
+        format!("Output too large. Showing first 8,000 and last 32,000 characters. For full output see: {}\ntwenty-nine\n\n... [1,000 characters omitted] ...\n\ntwenty-nine", at(2)),
+    ];
+    let calls: Vec<Value> = ["g5", "g26", "g29"]
+        .iter()
+        .zip(&stubs)
+        .map(|(id, stub)| call(id, stub, "success"))
+        .collect();
+    let chat = json!({"sessionId": session, "projectHash": "ab14fe39", "startTime": "2026-04-23T10:00:00.000Z",
+        "lastUpdated": "2026-04-23T10:00:09.000Z", "messages": [
+            {"id": "u1", "type": "user", "timestamp": "2026-04-23T10:00:01.000Z", "content": "Build it"},
+            {"id": "g1", "type": "gemini", "timestamp": "2026-04-23T10:00:08.000Z", "content": "Built.",
+             "model": "gemini-2.5-pro", "toolCalls": calls}]});
+    let name = "session-2026-04-23T10-00-c0ffee00";
+    std::fs::create_dir_all(project.join("chats")).unwrap();
+    std::fs::write(project.join(format!("chats/{name}.json")), chat.to_string()).unwrap();
+
+    let show = mctl_json(dir.path(), &["show", name]);
+    for (i, (call, lines, value)) in [
+        ("g5", 3000, "g5"),
+        ("g26", 2000, "run_shell_command_g26"),
+        ("g29", 1000, "run_shell_command_g29"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let r = (show["results"].as_array().unwrap().iter())
+            .find(|r| r["toolCallId"] == call)
+            .unwrap();
+        assert_eq!(
+            (
+                r["state"].as_str(),
+                r["lines"].as_u64(),
+                r["valueId"].as_str()
+            ),
+            (Some("retained"), Some(lines), Some(value)),
+            "{call}"
+        );
+        let full = stdout(&mctl(dir.path(), &["full", name, call]));
+        assert_eq!(full, files[i].1, "{call}: the full text is its file's");
+        let stub = stdout(&mctl(dir.path(), &["stub", name, call]));
+        assert_eq!(
+            stub.trim_end(),
+            stubs[i],
+            "{call}: the stub is what the model got"
+        );
+    }
+    // Only the session's own folder is collected: the older generations' files, in the
+    // system's temp folder, are read and never taken.
+    set_mtime(&project.join(format!("chats/{name}.json")), OLD_MS);
+    let plan = mctl_json(dir.path(), &["gc", "--older-than", "1d"]);
+    let paths: Vec<&str> = (plan["files"].as_array().unwrap().iter())
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        [format!(
+            "proj/tool-outputs/session-{session}/run_shell_command_g29.txt"
+        )]
+    );
+}
