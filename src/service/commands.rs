@@ -1,9 +1,9 @@
 //! The handler of every command of the contract, one method each, named as the command: it
 //! takes the command's request (and a [`Sink`] for a command that streams) and answers its
 //! response. Each one calls into the core; what is here is only what a front end keeps between
-//! commands (the opened values, the GC plan shown, the search running).
+//! commands (the opened values, the GC plan shown, the search running, the what-if's sizes).
 
-use super::{prefs, Service, Sink};
+use super::{lock, prefs, Service, Sink};
 use crate::gc;
 use crate::insights::ErrorPattern;
 use crate::model::layout::is_valid_run_id;
@@ -14,6 +14,7 @@ use crate::wire::command as c;
 use crate::wire::{DirsSource, SearchBatch};
 use crate::{Error, ErrorCode};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 type Res<T> = Result<T, Error>;
@@ -349,13 +350,32 @@ impl Service {
         )
     }
 
-    /// The threshold what-if of a runs directory (or one run).
+    /// The threshold what-if of a runs directory (or one run). The result sizes are read once
+    /// per change the watcher reports: while nothing changed, each step of the slider answers
+    /// from those in memory.
     pub fn what_if(&self, req: c::what_if::Request) -> Res<c::what_if::Response> {
-        crate::insights::what_if_runs(
-            &self.runs_dir(&req.dir)?,
-            &req.thresholds,
-            req.run.as_deref(),
-        )
+        let key = self.live.settled(&req.dir);
+        let kept = lock(&self.what_if_sizes)
+            .as_ref()
+            .filter(|s| s.dir == req.dir && s.run == req.run && Some(s.key) == key)
+            .map(|s| Arc::clone(&s.sizes));
+        let sizes = match kept {
+            Some(sizes) => sizes,
+            None => {
+                let read =
+                    crate::insights::result_sizes(&self.runs_dir(&req.dir)?, req.run.as_deref())?;
+                let sizes = Arc::new(read);
+                // Kept only when the watch can say whether it still holds.
+                *lock(&self.what_if_sizes) = key.map(|key| super::SizesRead {
+                    dir: req.dir.clone(),
+                    run: req.run.clone(),
+                    key,
+                    sizes: Arc::clone(&sizes),
+                });
+                sizes
+            }
+        };
+        Ok(crate::insights::what_if(&sizes, &req.thresholds))
     }
 
     /// The messages a resume of a run would replay, each cut for the view when asked.

@@ -68,6 +68,17 @@ pub struct Service {
     gc_cancel: AtomicBool,
     /// The cancel flag of the search running (a new search sets it, then puts its own).
     search: Mutex<Arc<AtomicBool>>,
+    /// The result sizes the what-if last read, with the directory, run and watch key they were
+    /// read under: the slider's every step answers from them while nothing changed.
+    what_if_sizes: Mutex<Option<SizesRead>>,
+}
+
+/// Result sizes read for the what-if, and what they were read from.
+pub(crate) struct SizesRead {
+    pub dir: String,
+    pub run: Option<String>,
+    pub key: (u64, u64),
+    pub sizes: Arc<Vec<crate::model::ResultSizes>>,
 }
 
 /// A value opened for the compare view.
@@ -121,6 +132,7 @@ impl Service {
             gc_plan: Mutex::new(None),
             gc_cancel: AtomicBool::new(false),
             search: Mutex::new(Arc::new(AtomicBool::new(false))),
+            what_if_sizes: Mutex::new(None),
         }
     }
 

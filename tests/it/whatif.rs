@@ -106,3 +106,50 @@ fn several_thresholds_are_for_whatif_only() {
     let runs = mctl_json(dir.path(), &["runs", "--threshold", "1MiB"]);
     assert_eq!(find(&runs, "b")["retained"], 0);
 }
+
+/// The app's what-if keeps the result sizes it read while the watcher reports no change, and
+/// reads them again once it reports one: a run written after the first answer is counted.
+#[test]
+fn the_apps_what_if_follows_what_the_watcher_sees() {
+    use mission_control::service::{Allowed, Service};
+    use mission_control::wire::{DirsSource, WhatIfRequest};
+    let dir = runs();
+    let root = dir.path().to_string_lossy().into_owned();
+    let settings = mission_control::service::settings(vec![root.clone()], DirsSource::Cli, 20_480);
+    let svc = Service::new(settings, Allowed::ALL);
+    svc.start();
+    let ask = || {
+        let req = WhatIfRequest {
+            dir: root.clone(),
+            thresholds: vec![20_480],
+            run: None,
+        };
+        let [answer] = svc.what_if(req).unwrap().try_into().unwrap();
+        serde_json::to_value(answer).unwrap()
+    };
+    // Once the watch has settled, two answers alike (the second from memory).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let listed = mission_control::wire::ListRunsRequest { reread: false };
+    while svc.list_runs(listed.clone()).is_err() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let first = ask();
+    assert_eq!(first["retained"], 2, "{first}");
+    assert_eq!(ask(), first);
+    // A run written now, with one more result over the threshold.
+    let mut c = RunFile::new(dir.path(), "c");
+    c.user("go")
+        .tool("more", "bash", &text(50_000), false)
+        .done()
+        .write();
+    let mut now = ask();
+    while now["retained"] == 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        now = ask();
+    }
+    assert_eq!(
+        now["retained"], 3,
+        "the new run counted once the watcher saw it: {now}"
+    );
+    svc.stop();
+}

@@ -95,6 +95,9 @@ struct Shared {
     /// The kind of each directory watched, detected once when the watch starts: the watcher,
     /// the list and a follow all read it as that.
     kinds: Mutex<HashMap<String, SourceKind>>,
+    /// Changes forwarded since the process started: what was computed from the directories
+    /// at one count still holds while it is unchanged (see [`LiveSession::settled`]).
+    forwarded: AtomicU64,
 }
 
 impl Shared {
@@ -129,6 +132,22 @@ impl Drop for ScanDone<'_> {
 }
 
 impl LiveSession {
+    /// Where the watch of `dir` stands, when it is watched and its first scan is over: a key
+    /// that changes with every change the watcher reports (and every start), so that what was
+    /// computed from the directory under one key holds until the key changes. `None` when the
+    /// directory is not watched, or not yet.
+    pub fn settled(&self, dir: &str) -> Option<(u64, u64)> {
+        let shared = &self.shared;
+        let watching = lock(&shared.watcher.0).handle.is_some();
+        if !watching || !lock(&shared.kinds).contains_key(dir) {
+            return None;
+        }
+        Some((
+            shared.generation.load(Ordering::SeqCst),
+            shared.forwarded.load(Ordering::SeqCst),
+        ))
+    }
+
     /// A session watching nothing yet: [`start`](Self::start) it.
     pub fn new() -> Self {
         Self::default()
@@ -388,6 +407,7 @@ impl Shared {
 
     /// Sends `change` to the front end, and keeps it when it is a polling notice.
     fn forward(&self, change: Change) {
+        self.forwarded.fetch_add(1, Ordering::SeqCst);
         let mut sub = lock(&self.changes);
         if let Change::Polling { .. } = change {
             sub.notices.push(change.clone());
