@@ -378,6 +378,14 @@ impl Service {
         Ok(crate::insights::what_if(&sizes, &req.thresholds))
     }
 
+    /// Whether the what-if keeps the sizes it read of `dir` (for the tests of that memory).
+    #[cfg(feature = "test-hooks")]
+    pub fn what_if_kept(&self, dir: &str) -> bool {
+        lock(&self.what_if_sizes)
+            .as_ref()
+            .is_some_and(|s| s.dir == dir && Some(s.key) == self.live.settled(dir))
+    }
+
     /// The messages a resume of a run would replay, each cut for the view when asked.
     pub fn resume_preview(
         &self,

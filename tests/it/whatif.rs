@@ -127,15 +127,20 @@ fn the_apps_what_if_follows_what_the_watcher_sees() {
         let [answer] = svc.what_if(req).unwrap().try_into().unwrap();
         serde_json::to_value(answer).unwrap()
     };
-    // Once the watch has settled, two answers alike (the second from memory).
+    // Once the watch has settled, the sizes read are kept, and answer alike from memory.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    let listed = mission_control::wire::ListRunsRequest { reread: false };
-    while svc.list_runs(listed.clone()).is_err() && std::time::Instant::now() < deadline {
+    let mut first = ask();
+    while !svc.what_if_kept(&root) && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(50));
+        first = ask();
     }
-    let first = ask();
+    assert!(
+        svc.what_if_kept(&root),
+        "the sizes kept once the watch settled"
+    );
     assert_eq!(first["retained"], 2, "{first}");
     assert_eq!(ask(), first);
+    assert!(svc.what_if_kept(&root), "still kept: nothing changed");
     // A run written now, with one more result over the threshold.
     let mut c = RunFile::new(dir.path(), "c");
     c.user("go")

@@ -111,7 +111,10 @@ fn session_rows(conn: &Connection) -> io::Result<Vec<SessionRow>> {
 /// Every tool part that may name a saved output (its data says `outputPath`), with its session:
 /// what tells GC which sessions name a file of `tool-output/`.
 pub(crate) fn saved_parts(path: &Path) -> io::Result<Vec<(String, String)>> {
-    reading(path, |conn| {
+    // As the database is now: a frozen open could miss what its write-ahead log holds, and GC
+    // must know every session that names a file.
+    open(path, false).and_then(|conn| {
+        let conn = &conn;
         let mut stmt = conn
             .prepare("SELECT session_id, data FROM part WHERE data LIKE '%\"outputPath\"%'")
             .map_err(to_io)?;

@@ -62,22 +62,29 @@ pub(crate) struct ToolOutput {
     /// Each session, with what proves it unchanged (its rows' last change).
     revisions: BTreeMap<String, String>,
     /// Each saved file's name, with every session whose parts name it: read once, when GC
-    /// first asks.
-    namers: std::sync::OnceLock<BTreeMap<String, std::collections::BTreeSet<String>>>,
+    /// first asks; `None` when some of the store could not be read.
+    namers: std::sync::OnceLock<Option<Namers>>,
 }
 
+/// Each saved file's name, with the sessions whose tool parts name it.
+type Namers = BTreeMap<String, std::collections::BTreeSet<String>>;
+
 impl ToolOutput {
-    /// The sessions whose parts name file `name`.
-    fn namers_of(&self, name: &str) -> Option<&std::collections::BTreeSet<String>> {
-        self.namers.get_or_init(|| namers(&self.root)).get(name)
+    /// Whether session `run` names file `name` and no other session does. Nothing is when the
+    /// store could not be read whole: a session unread may name any file.
+    fn names_alone(&self, run: &str, name: &str) -> bool {
+        let namers = self.namers.get_or_init(|| namers(&self.root).ok());
+        (namers.as_ref().and_then(|n| n.get(name)))
+            .is_some_and(|sessions| sessions.len() == 1 && sessions.contains(run))
     }
 }
 
 /// Each saved file's name, with the sessions whose tool parts name it: from the database (the
-/// parts that say `outputPath`) and the JSON tree (`storage/part/*/*.json`). A store that cannot
-/// be read names nothing, and GC then takes nothing from it.
-fn namers(root: &Path) -> BTreeMap<String, std::collections::BTreeSet<String>> {
-    let mut out: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
+/// parts that say `outputPath`, read as it is now, never a frozen copy that could miss what the
+/// write-ahead log holds) and the JSON tree (`storage/part/*/*.json`). An error when any of it
+/// cannot be read: GC then takes nothing from the folder.
+fn namers(root: &Path) -> io::Result<Namers> {
+    let mut out = Namers::new();
     let mut add = |session: &str, data: &str| {
         let Ok(part) = serde_json::from_str::<Value>(data) else {
             return;
@@ -91,24 +98,19 @@ fn namers(root: &Path) -> BTreeMap<String, std::collections::BTreeSet<String>> {
     };
     let database = root.join(super::DATABASE);
     if database.is_file() {
-        for (session, data) in super::db::saved_parts(&database).unwrap_or_default() {
+        for (session, data) in super::db::saved_parts(&database)? {
             add(&session, &data);
         }
     }
     let parts = root.join(super::STORAGE).join("part");
-    for message in fs::read_dir(parts)
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-    {
-        for part in fs::read_dir(message.path())
-            .into_iter()
-            .flatten()
-            .filter_map(Result::ok)
-        {
-            let Ok(data) = fs::read_to_string(part.path()) else {
-                continue;
-            };
+    let messages = match fs::read_dir(&parts) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(e),
+    };
+    for message in messages {
+        for part in fs::read_dir(message?.path())? {
+            let data = fs::read_to_string(part?.path())?;
             if !data.contains("\"outputPath\"") {
                 continue;
             }
@@ -120,7 +122,7 @@ fn namers(root: &Path) -> BTreeMap<String, std::collections::BTreeSet<String>> {
             }
         }
     }
-    out
+    Ok(out)
 }
 
 impl ToolOutput {
@@ -181,8 +183,7 @@ impl ValueFolders for ToolOutput {
     }
 
     fn owns(&self, run: &str, stem: &str) -> bool {
-        self.namers_of(stem)
-            .is_some_and(|sessions| sessions.len() == 1 && sessions.contains(run))
+        self.names_alone(run, stem)
     }
 }
 
@@ -210,7 +211,12 @@ const SLACK_MS: i64 = 60_000;
 /// The milliseconds a saved output's name holds: the low 36 bits of its time (the id's first 12
 /// hex digits are the low 48 bits of `ms × 4096 + counter`).
 fn id_ms36(name: &str) -> Option<u64> {
-    let hex = name.strip_prefix("tool_")?.get(..12)?;
+    let id = name.strip_prefix("tool_")?;
+    // Its first 12 characters, or all of a shorter id, read as opencode reads them.
+    let hex = id.get(..12).unwrap_or(id);
+    if hex.is_empty() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
     Some(u64::from_str_radix(hex, 16).ok()? >> 12)
 }
 
@@ -265,18 +271,22 @@ pub(crate) fn value_dirs(root: &Path, layout: &mut Layout, spans: &BTreeMap<Stri
             continue;
         }
         let hash = crate::retained::value_id::fnv1a32(mine.join("/").as_bytes());
-        let revision = files.revision.take().unwrap_or_default();
-        files.revision = Some(format!("{revision}|{}:{hash:08x}", mine.len()));
+        // A session told by its files' times (no revision) keeps them: the folder's own stamp
+        // then stands for its files, as for any store.
+        if let Some(revision) = files.revision.as_mut() {
+            revision.push_str(&format!("|{}:{hash:08x}", mine.len()));
+        }
         layout.value_dirs.insert(id.clone(), dir.clone());
     }
 }
 
 /// What opencode's own cleanup deletes of `tool-output/` at `now_ms`: every `tool_*` file older
-/// than 7 days by the time in its name, compared as opencode compares it (the low 36 bits of
-/// the file's millisecond against those of the cutoff: across the wrap every 795 days it keeps
-/// files it would otherwise delete, and so does this forecast). A name without that time is
-/// one opencode cannot date either: not counted. It sweeps when it starts and then hourly, and
-/// never deletes a session.
+/// than 7 days by the time in its name, compared as opencode compares it: the low 36 bits of the
+/// file's millisecond against those of the cutoff, as plain numbers. (So for a week after they
+/// wrap, every 795 days, it deletes the files saved since the wrap, and then keeps the older
+/// ones for another 795 days; the forecast says the same.) A name whose id does not start with
+/// hex digits is one opencode cannot date: not counted. It sweeps when it starts and then
+/// hourly, and never deletes a session.
 pub(crate) fn sweep(layout: &Layout, now_ms: i64) -> AgentSweep {
     let mut out = AgentSweep::new("opencode", None, RETENTION_DAYS as i64 * DAY_MS, now_ms);
     let low = |ms: i64| (ms.max(0) as u64) & MS36;
@@ -340,7 +350,11 @@ mod tests {
             ("b", (t + day, t + 2 * day)),
             ("c", (t + 3 * day - 5, t + 3 * day)),
         ] {
-            layout.runs.insert(id.into(), Default::default());
+            let rows = crate::model::RunFiles {
+                revision: Some("rows".into()),
+                ..Default::default()
+            };
+            layout.runs.insert(id.into(), rows);
             spans.insert(id.to_owned(), span);
         }
         // Its span wraps past the 36 bits' end (every 795 days) and still holds its file.
@@ -351,12 +365,10 @@ mod tests {
         value_dirs(root, &mut layout, &spans);
         let with: Vec<&str> = layout.value_dirs.keys().map(String::as_str).collect();
         assert_eq!(with, ["a", "c", "w"]);
-        assert!(layout.runs["a"]
-            .revision
-            .as_deref()
-            .unwrap()
-            .starts_with("|1:"));
-        assert!(layout.runs["b"].revision.is_none());
+        // The names of its files join its rows' revision; a session with none keeps its own.
+        let revision = |id: &str| layout.runs[id].revision.clone().unwrap_or_default();
+        assert!(revision("a").starts_with("rows|1:"), "{}", revision("a"));
+        assert_eq!(revision("b"), "rows");
     }
 
     #[test]
@@ -411,5 +423,10 @@ mod tests {
             o.check_path("tool-output/tool_0a1B2c", "ses_9").is_err(),
             "no such session"
         );
+        // A part that cannot be read might name any file: nothing is taken then.
+        fs::create_dir_all(root.join("storage/part/msg_ses_2/prt_9.json")).unwrap();
+        let o = ToolOutput::of(&layout);
+        let unread = o.check_path("tool-output/tool_0a1B2c", "ses_1");
+        assert!(unread.is_err(), "the store unread");
     }
 }

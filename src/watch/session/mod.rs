@@ -138,14 +138,17 @@ impl LiveSession {
     /// directory is not watched, or not yet.
     pub fn settled(&self, dir: &str) -> Option<(u64, u64)> {
         let shared = &self.shared;
-        let watching = lock(&shared.watcher.0).handle.is_some();
-        if !watching || !lock(&shared.kinds).contains_key(dir) {
+        // The handle and its start, read together: a handle is set only by the watcher of the
+        // start in effect, under this lock, and a new start clears it under it.
+        let generation = {
+            let slot = lock(&shared.watcher.0);
+            slot.handle.as_ref()?;
+            shared.generation.load(Ordering::SeqCst)
+        };
+        if !lock(&shared.kinds).contains_key(dir) {
             return None;
         }
-        Some((
-            shared.generation.load(Ordering::SeqCst),
-            shared.forwarded.load(Ordering::SeqCst),
-        ))
+        Some((generation, shared.forwarded.load(Ordering::SeqCst)))
     }
 
     /// A session watching nothing yet: [`start`](Self::start) it.
@@ -178,11 +181,16 @@ impl LiveSession {
             ..RunOptions::default()
         };
         lock(&shared.kinds).clear();
-        let mine = shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
-        // The previous watcher stops now; its thread ends when its channel closes.
-        *lock(&shared.watcher.0) = Slot {
-            handle: None,
-            scanning: true,
+        // The previous watcher stops now; its thread ends when its channel closes. The start
+        // is counted under the slot's lock, so that a handle and the start it belongs to are
+        // read together (`settled`).
+        let mine = {
+            let mut slot = lock(&shared.watcher.0);
+            *slot = Slot {
+                handle: None,
+                scanning: true,
+            };
+            shared.generation.fetch_add(1, Ordering::SeqCst) + 1
         };
         lock(&shared.changes).notices.clear();
         std::thread::spawn(move || {
