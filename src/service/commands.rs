@@ -354,6 +354,8 @@ impl Service {
     /// per change the watcher reports: while nothing changed, each step of the slider answers
     /// from those in memory.
     pub fn what_if(&self, req: c::what_if::Request) -> Res<c::what_if::Response> {
+        // Asked of a directory shown, whether the answer is kept or read.
+        let dir = self.runs_dir(&req.dir)?;
         let key = self.live.settled(&req.dir);
         let kept = lock(&self.what_if_sizes)
             .as_ref()
@@ -362,8 +364,7 @@ impl Service {
         let sizes = match kept {
             Some(sizes) => sizes,
             None => {
-                let read =
-                    crate::insights::result_sizes(&self.runs_dir(&req.dir)?, req.run.as_deref())?;
+                let read = crate::insights::result_sizes(&dir, req.run.as_deref())?;
                 let sizes = Arc::new(read);
                 // Kept only when the watch can say whether it still holds.
                 *lock(&self.what_if_sizes) = key.map(|key| super::SizesRead {
