@@ -4,6 +4,19 @@
 
 use serde_json::{Map, Value};
 
+/// The lines of `text` that `numbered` matches, in the `N: text` gutter: its first group is the
+/// line's number, its second the line (another agent's read or grep answer, whatever its own
+/// numbering).
+pub(crate) fn gutter_of(text: &str, numbered: &regex::Regex) -> String {
+    let mut out = String::new();
+    for l in text.lines() {
+        if let Some(c) = numbered.captures(l) {
+            out.push_str(&format!("{}: {}\n", &c[1], &c[2]));
+        }
+    }
+    out
+}
+
 /// One read-back call and its result.
 pub(crate) struct PeekCall {
     pub tool_call_id: String,

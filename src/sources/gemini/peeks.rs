@@ -112,13 +112,7 @@ fn read_gutter(request: &Map<String, Value>, output: &str) -> String {
 
 /// A grep answer's `L<n>: text` lines in the `N: text` gutter.
 fn grep_gutter(output: &str) -> String {
-    let mut out = String::new();
-    for l in output.lines() {
-        if let Some(c) = GREP_LINE.captures(l) {
-            out.push_str(&format!("{}: {}\n", &c[1], &c[2]));
-        }
-    }
-    out
+    crate::model::peek_call::gutter_of(output, &GREP_LINE)
 }
 
 #[cfg(test)]

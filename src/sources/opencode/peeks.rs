@@ -79,17 +79,11 @@ pub(crate) fn read_backs(path: &Path, run: &str) -> io::Result<Vec<PeekCall>> {
 
 /// A `read` or `grep` answer's numbered lines in the `N: text` gutter.
 fn gutter(tool: &str, text: &str) -> String {
-    let re = match tool {
+    let numbered = match tool {
         "read" => &READ_LINE,
         _ => &GREP_LINE,
     };
-    let mut out = String::new();
-    for l in text.lines() {
-        if let Some(c) = re.captures(l) {
-            out.push_str(&format!("{}: {}\n", &c[1], &c[2]));
-        }
-    }
-    out
+    crate::model::peek_call::gutter_of(text, numbered)
 }
 
 #[cfg(test)]
