@@ -5,9 +5,10 @@ The harness writes a result's full text into its transcript line as well as into
 file, so one BENCH_MB (300) MB tool output is a 300 MB line. This builds that run (a retained
 result of that size, its value file, a peek of it, a small run beside it) and prints the peak
 RSS (from wait4) of `mctl runs`, `show`, `stub`, `full`, `peek`, `coverage`, `resume`,
-`export --format html`, `search` and `diff`, all with --no-index; then of `mctl serve` (its
-VmHWM and VmRSS from /proc) under one `full` range request, eight at once, `GET` of the run, and
-20 `/api/events` streams opened and closed.
+`export --format html`, `export --values full`, `search` and `diff`, all with --no-index; then
+of `mctl serve` (its VmHWM and VmRSS from /proc) under one `full` range request, eight at once,
+`GET` of the run, the export download with every value in full, and 20 `/api/events` streams
+opened and closed.
 
 Each figure is printed beside the same command on a run whose result is BENCH_SMALL_MB (1) MB:
 the baseline. With BENCH_ALLOWANCE_MIB set, the script fails when a command's peak, or what one
@@ -115,6 +116,7 @@ def commands(root):
         ("coverage --json", ["coverage", RUN, "--json", *d]),
         ("resume --json", ["resume", RUN, "--json", *d]),
         ("export --format html", ["export", RUN, "--format", "html", *d]),
+        ("export --values full", ["export", RUN, "--values", "full", *d]),
         ("search mismatched", ["search", "mismatched", "--json", *d]),
         ("diff (the run with itself)", ["diff", RUN, RUN, "--json", *d]),
     ]
@@ -179,6 +181,15 @@ def serve_figures(binary, root, env):
 
         measure("serve: eight at once (above idle)", eight)
         measure("serve: GET /api/runs/{run} (above idle)", lambda: get(f"/api/runs/{RUN}"))
+
+        def download():
+            # Read and thrown away a megabyte at a time: this process holds none of it.
+            req = urllib.request.Request(base + f"/api/runs/{RUN}/export?values=full", headers=auth)
+            with urllib.request.urlopen(req, timeout=600) as r:
+                while r.read(1 << 20):
+                    pass
+
+        measure("serve: export download, full (above idle)", download)
 
         def streams():
             opened = []

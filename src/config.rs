@@ -86,12 +86,19 @@ pub(crate) fn dir_key(runs_dir: &Path) -> String {
 /// neither can rename the other's half-written bytes into place.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     use std::io::Write;
+    write_atomic_with(path, |f| f.write_all(bytes))
+}
+
+/// [`write_atomic`] of what `write` writes to the file, as it makes it (an export streamed).
+pub(crate) fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> io::Result<()>,
+) -> io::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)?;
     }
     let (tmp, mut f) = create_temp(path)?;
-    let written = f
-        .write_all(bytes)
+    let written = write(&mut f)
         .and_then(|()| f.sync_all())
         .and_then(|()| std::fs::rename(&tmp, path));
     if written.is_err() {

@@ -123,8 +123,10 @@ pub async fn save_export(
     req: c::save_export::Request,
 ) -> Res<c::save_export::Response> {
     use tauri_plugin_dialog::DialogExt;
-    // The export first: its file name comes from the run's title.
-    let export = blocking(app.clone(), move |s| s.export_run(req)).await?;
+    // Its figures first (made and counted, nothing kept): the file name comes from the run's
+    // title.
+    let asked = req.clone();
+    let export = blocking(app.clone(), move |s| s.export_preview(asked)).await?;
     let ext = export.format.extension();
     // Where people keep what they save (not the directory the app was started in).
     let paths = app.path();
@@ -150,13 +152,12 @@ pub async fn save_export(
     let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
         return Ok(None);
     };
-    tauri::async_runtime::spawn_blocking(move || {
-        mission_control::export::save(&path, &export.document)
-            .map_err(|e| Error::io(format!("writing {}", path.display()), &e))?;
+    // Written as it is made: a run with a value of hundreds of megabytes is never held whole.
+    blocking(app, move |s| {
+        s.export_file(&req, &path)?;
         Ok(Some(path.to_string_lossy().into_owned()))
     })
     .await
-    .map_err(|e| Error::new(ErrorCode::Io, e.to_string()))?
 }
 
 /// The system folder picker; `None` when the user cancels.

@@ -2,10 +2,11 @@
 //! figures and one item per timeline event. Every text in it has been redacted and made visible
 //! ([`super::visible`]) here, so a renderer only escapes.
 
+use super::stream::{clean_pieces, Ticks, PIECE};
 use super::{visible, ExportValues, Redactor};
 use crate::error::{Error, Result};
 use crate::model::{ResultInfo, RetentionState, TimelineEvent, TEXT_MAX};
-use crate::retained::stub_from_source;
+use crate::retained::{stub_from_source, FileSource, ValueText};
 use crate::runs::access::read_result_content;
 use crate::runs::RunsDir;
 use std::fmt::Write;
@@ -37,9 +38,75 @@ pub(crate) enum Block {
     /// Verbatim text under a label: an input, a result, a stub.
     Code { label: String, text: String },
     /// Verbatim text shown only when opened: thinking, a full value.
-    Folded { summary: String, text: String },
+    Folded { summary: String, text: Folded },
     /// A short fact about the event.
     Note(String),
+}
+
+/// The text of a folded block.
+pub(crate) enum Folded {
+    /// A text already cleaned (a thinking).
+    Text(String),
+    /// A full value, cleaned as it is written, a piece at a time (`stream.rs`). `ticks` is
+    /// the longest run of backticks in it cleaned, counted by [`Doc::tally`].
+    Value { text: ValueText, ticks: usize },
+}
+
+impl Folded {
+    /// Writes the text cleaned, a piece at a time, to `out`.
+    pub(crate) fn write_cleaned(
+        &self,
+        redact: bool,
+        out: &mut dyn FnMut(&str) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        match self {
+            Folded::Text(t) => out(t),
+            Folded::Value { text, .. } => {
+                // Counted already by `tally`: this redactor's counts are dropped.
+                let mut redactor = Redactor::new(redact);
+                clean_pieces(&mut text.reader(), &mut redactor, PIECE, &mut |p| out(p))
+            }
+        }
+    }
+
+    /// The longest run of backticks in the text cleaned.
+    pub(crate) fn longest_ticks(&self) -> usize {
+        match self {
+            Folded::Text(t) => {
+                let mut ticks = Ticks::default();
+                ticks.feed(t);
+                ticks.longest
+            }
+            Folded::Value { ticks, .. } => *ticks,
+        }
+    }
+}
+
+impl Doc {
+    /// Reads every full value once, cleaning it with `redactor` so that its secrets are
+    /// counted (the document says how many before it shows any value) and noting its
+    /// longest run of backticks; nothing is kept of the text.
+    pub(crate) fn tally(&mut self, redactor: &mut Redactor) -> Result<()> {
+        for item in &mut self.items {
+            for block in &mut item.blocks {
+                let Block::Folded {
+                    text: Folded::Value { text, ticks },
+                    ..
+                } = block
+                else {
+                    continue;
+                };
+                let mut seen = Ticks::default();
+                clean_pieces(&mut text.reader(), redactor, PIECE, &mut |p| {
+                    seen.feed(p);
+                    Ok(())
+                })
+                .map_err(|e| Error::io(format!("reading the value on line {}", item.line), &e))?;
+                *ticks = seen.longest;
+            }
+        }
+        Ok(())
+    }
 }
 
 pub(crate) fn build(
@@ -113,7 +180,7 @@ pub(crate) fn build(
         if let Some(thinking) = &e.thinking {
             blocks.push(Block::Folded {
                 summary: "Thinking".into(),
-                text: clean(thinking),
+                text: Folded::Text(clean(thinking)),
             });
         }
         for call in &e.tool_calls {
@@ -240,12 +307,9 @@ fn foreign_result_blocks(
     });
     if values == ExportValues::Full {
         let full = texts
-            .into_string()
+            .value_text()
             .map_err(|e| Error::io(format!("reading the value of {}", r.tool_call_id), &e))?;
-        blocks.push(Block::Folded {
-            summary: format!("Full output ({})", bytes(r.bytes)),
-            text: clean(&full),
-        });
+        blocks.push(full_block(r, full));
     }
     Ok(())
 }
@@ -288,18 +352,23 @@ fn result_blocks(
     if values == ExportValues::Full {
         // The value file when it holds the value, else the transcript's copy.
         let full = match (value_file, r.state) {
-            (Some(f), RetentionState::Retained) => match std::fs::read(f) {
-                Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-                Err(_) => content.into_string().map_err(reading)?,
+            (Some(f), RetentionState::Retained) => match FileSource::open(f) {
+                Ok(file) => ValueText::File(file),
+                Err(_) => content,
             },
-            _ => content.into_string().map_err(reading)?,
+            _ => content,
         };
-        blocks.push(Block::Folded {
-            summary: format!("Full output ({})", bytes(r.bytes)),
-            text: clean(&full),
-        });
+        blocks.push(full_block(r, full));
     }
     Ok(())
+}
+
+/// A result's full text, folded; read when the document is written.
+fn full_block(r: &ResultInfo, text: ValueText) -> Block {
+    Block::Folded {
+        summary: format!("Full output ({})", bytes(r.bytes)),
+        text: Folded::Value { text, ticks: 0 },
+    }
 }
 
 fn heading(e: &TimelineEvent, clean: &mut impl FnMut(&str) -> String) -> String {

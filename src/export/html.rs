@@ -4,7 +4,7 @@
 
 use super::doc::{Block, Doc};
 use super::{ExportOptions, ExportValues, Redactions};
-use std::fmt::Write;
+use std::io::{self, Write};
 
 const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 
@@ -27,77 +27,73 @@ details { margin: 6px 0; } summary { cursor: pointer; color: #0b7fc7; font-size:
 footer.doc { color: #64707f; font-size: 12px; margin-top: 24px; }
 ";
 
-pub(crate) fn render(doc: &Doc, redactions: &Redactions, opts: &ExportOptions) -> String {
-    let mut out = String::with_capacity(4096 + doc.items.len() * 512);
-    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    let _ = writeln!(
+pub(crate) fn render(
+    doc: &Doc,
+    redactions: &Redactions,
+    opts: &ExportOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    out.write_all(b"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")?;
+    writeln!(
         out,
         "<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">"
-    );
-    out.push_str("<meta name=\"referrer\" content=\"no-referrer\">\n");
-    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    let _ = writeln!(out, "<title>{}</title>", esc(&doc.title));
-    let _ = writeln!(out, "<style>{STYLE}</style>\n</head>\n<body>");
-    let _ = writeln!(out, "<h1>{}</h1>", esc(&doc.title));
-    out.push_str("<dl class=\"facts\">\n");
+    )?;
+    out.write_all(b"<meta name=\"referrer\" content=\"no-referrer\">\n")?;
+    out.write_all(b"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")?;
+    writeln!(out, "<title>{}</title>", esc(&doc.title))?;
+    writeln!(out, "<style>{STYLE}</style>\n</head>\n<body>")?;
+    writeln!(out, "<h1>{}</h1>", esc(&doc.title))?;
+    out.write_all(b"<dl class=\"facts\">\n")?;
     for (label, value) in &doc.facts {
-        let _ = writeln!(out, "<dt>{label}</dt><dd>{}</dd>", esc(value));
+        writeln!(out, "<dt>{label}</dt><dd>{}</dd>", esc(value))?;
     }
-    out.push_str("</dl>\n");
-    let _ = writeln!(
+    out.write_all(b"</dl>\n")?;
+    writeln!(
         out,
         "<p class=\"banner\" data-redactions=\"{}\">{}</p>",
         redactions.total(),
         esc(&summary(redactions, opts))
-    );
+    )?;
     for item in &doc.items {
-        let _ = writeln!(
+        writeln!(
             out,
             "<article class=\"{}\" data-type=\"{}\" id=\"line-{}\">",
             item.class,
             esc(&item.kind),
             item.line
-        );
-        let _ = writeln!(
+        )?;
+        writeln!(
             out,
             "<header><span>{}</span><span class=\"line\">line {}</span></header>",
             esc(&item.heading),
             item.line
-        );
+        )?;
         for block in &item.blocks {
             match block {
-                Block::Text(t) => {
-                    let _ = writeln!(out, "<div class=\"text\">{}</div>", esc(t));
-                }
-                Block::Code { label, text } => {
-                    let _ = writeln!(
-                        out,
-                        "<p class=\"label\">{}</p><pre>\n{}</pre>",
-                        esc(label),
-                        esc(text)
-                    );
-                }
+                Block::Text(t) => writeln!(out, "<div class=\"text\">{}</div>", esc(t))?,
+                Block::Code { label, text } => writeln!(
+                    out,
+                    "<p class=\"label\">{}</p><pre>\n{}</pre>",
+                    esc(label),
+                    esc(text)
+                )?,
                 Block::Folded { summary, text } => {
-                    let _ = writeln!(
-                        out,
-                        "<details><summary>{}</summary><pre>\n{}</pre></details>",
-                        esc(summary),
-                        esc(text)
-                    );
+                    writeln!(out, "<details><summary>{}</summary><pre>", esc(summary))?;
+                    text.write_cleaned(opts.redact, &mut |piece| {
+                        out.write_all(esc(piece).as_bytes())
+                    })?;
+                    out.write_all(b"</pre></details>\n")?;
                 }
-                Block::Note(n) => {
-                    let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(n));
-                }
+                Block::Note(n) => writeln!(out, "<p class=\"note\">{}</p>", esc(n))?,
             }
         }
-        out.push_str("</article>\n");
+        out.write_all(b"</article>\n")?;
     }
-    let _ = writeln!(
+    writeln!(
         out,
         "<footer class=\"doc\">Exported by Mission Control {}.</footer>\n</body>\n</html>",
         env!("CARGO_PKG_VERSION")
-    );
-    out
+    )
 }
 
 /// What the reader is told first: what was redacted, and which values are in the file.

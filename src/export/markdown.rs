@@ -4,53 +4,59 @@
 
 use super::doc::{Block, Doc};
 use super::html::summary;
+use super::stream::Ticks;
 use super::{ExportOptions, Redactions};
-use std::fmt::Write;
+use std::io::{self, Write};
 
-pub(crate) fn render(doc: &Doc, redactions: &Redactions, opts: &ExportOptions) -> String {
-    let mut out = String::with_capacity(4096 + doc.items.len() * 512);
-    let _ = writeln!(out, "# {}\n", inline(&doc.title));
+pub(crate) fn render(
+    doc: &Doc,
+    redactions: &Redactions,
+    opts: &ExportOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    writeln!(out, "# {}\n", inline(&doc.title))?;
     for (label, value) in &doc.facts {
-        let _ = writeln!(out, "- **{label}:** {}", inline(value));
+        writeln!(out, "- **{label}:** {}", inline(value))?;
     }
-    let _ = writeln!(out, "\n> {}\n", inline(&summary(redactions, opts)));
+    writeln!(out, "\n> {}\n", inline(&summary(redactions, opts)))?;
     for item in &doc.items {
-        let _ = writeln!(out, "## {} (line {})\n", inline(&item.heading), item.line);
+        writeln!(out, "## {} (line {})\n", inline(&item.heading), item.line)?;
         for block in &item.blocks {
             match block {
-                Block::Text(t) => fenced(&mut out, "text", t),
+                Block::Text(t) => out.write_all(fenced("text", t).as_bytes())?,
                 Block::Code { label, text } => {
-                    let _ = writeln!(out, "*{}*\n", inline(label));
-                    fenced(&mut out, "", text);
+                    writeln!(out, "*{}*\n", inline(label))?;
+                    out.write_all(fenced("", text).as_bytes())?;
                 }
                 Block::Folded { summary, text } => {
-                    let _ = writeln!(out, "*{}*\n", inline(summary));
-                    fenced(&mut out, "", text);
+                    writeln!(out, "*{}*\n", inline(summary))?;
+                    let fence = fence(text.longest_ticks());
+                    writeln!(out, "{fence}")?;
+                    text.write_cleaned(opts.redact, &mut |piece| out.write_all(piece.as_bytes()))?;
+                    writeln!(out, "\n{fence}\n")?;
                 }
-                Block::Note(n) => {
-                    let _ = writeln!(out, "*{}*\n", inline(n));
-                }
+                Block::Note(n) => writeln!(out, "*{}*\n", inline(n))?,
             }
         }
     }
-    let _ = writeln!(
+    writeln!(
         out,
         "---\n*Exported by Mission Control {}.*",
         env!("CARGO_PKG_VERSION")
-    );
-    out
+    )
 }
 
 /// `text` in a fence of backticks one longer than its longest run of them (at least three).
-fn fenced(out: &mut String, info: &str, text: &str) {
-    let mut longest = 0;
-    let mut run = 0;
-    for c in text.chars() {
-        run = if c == '`' { run + 1 } else { 0 };
-        longest = longest.max(run);
-    }
-    let fence = "`".repeat((longest + 1).max(3));
-    let _ = writeln!(out, "{fence}{info}\n{text}\n{fence}\n");
+fn fenced(info: &str, text: &str) -> String {
+    let mut ticks = Ticks::default();
+    ticks.feed(text);
+    let fence = fence(ticks.longest);
+    format!("{fence}{info}\n{text}\n{fence}\n\n")
+}
+
+/// A fence no text with runs of `longest` backticks can close.
+fn fence(longest: usize) -> String {
+    "`".repeat((longest + 1).max(3))
 }
 
 /// A one-line value: newlines as spaces, Markdown's and HTML's special characters escaped.
@@ -79,8 +85,7 @@ mod tests {
 
     #[test]
     fn no_text_closes_its_fence() {
-        let mut out = String::new();
-        fenced(&mut out, "", "a ```` b\n```\n<script>");
+        let out = fenced("", "a ```` b\n```\n<script>");
         assert!(out.starts_with("`````\n"));
         assert!(out.ends_with("\n`````\n\n"));
     }

@@ -9,10 +9,12 @@ mod doc;
 mod html;
 mod markdown;
 pub mod redact;
+mod stream;
 
 use crate::error::Result;
 use crate::runs::RunsDir;
 use serde::{Deserialize, Serialize};
+use std::io::Write as _;
 use ts_rs::TS;
 
 pub use redact::{Redactions, Redactor};
@@ -118,24 +120,126 @@ pub fn file_name(title: &str, run: &str, format: ExportFormat) -> String {
     format!("{name}.{}", format.extension())
 }
 
-/// Run `run` exported as `opts` says.
+/// Run `run` exported as `opts` says, the document in memory (the app's export, whose
+/// document goes back to its page). See [`export_to`] to write it as it is made.
 pub fn export_run(dir: &RunsDir, run: &str, opts: &ExportOptions) -> Result<Export> {
+    let mut document = Vec::new();
+    let mut export = export_to(dir, run, opts, &mut document)?;
+    export.document = String::from_utf8(document)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    Ok(export)
+}
+
+/// Run `run` exported as `opts` says, written to `out` as it is made: a full value goes from
+/// its file to `out` a piece at a time, read twice (once to count its secrets, which the
+/// document names before any value, and once to write it) and never held whole. The
+/// [`Export`] returned has its figures and an empty `document`.
+pub fn export_to(
+    dir: &RunsDir,
+    run: &str,
+    opts: &ExportOptions,
+    out: &mut dyn std::io::Write,
+) -> Result<Export> {
+    prepare(dir, run, opts)?.write_to(out)
+}
+
+/// An export ready to be written: what it shows, its full values still on disk, and the
+/// secrets it redacts counted.
+pub struct Prepared {
+    doc: doc::Doc,
+    redactions: Redactions,
+    opts: ExportOptions,
+}
+
+/// Run `run` read for an export as `opts` says, each full value read once to count its
+/// secrets (nothing of it kept): [`Prepared::write_to`] writes it.
+pub fn prepare(dir: &RunsDir, run: &str, opts: &ExportOptions) -> Result<Prepared> {
     let mut redactor = Redactor::new(opts.redact);
-    let doc = doc::build(dir, run, opts.values, &mut redactor)?;
-    let document = match opts.format {
-        ExportFormat::Html => html::render(&doc, &redactor.counts, opts),
-        ExportFormat::Md => markdown::render(&doc, &redactor.counts, opts),
-    };
-    Ok(Export {
-        run: doc.run_id.clone(),
-        format: opts.format,
-        values: opts.values,
-        redacted: opts.redact,
+    let mut doc = doc::build(dir, run, opts.values, &mut redactor)?;
+    doc.tally(&mut redactor)?;
+    Ok(Prepared {
+        doc,
         redactions: redactor.counts,
-        bytes: document.len() as u64,
-        document,
-        file_name: file_name(&doc.title, &doc.run_id, opts.format),
+        opts: *opts,
     })
+}
+
+impl Prepared {
+    /// The file name to offer when saving it (see [`file_name`]).
+    pub fn file_name(&self) -> String {
+        file_name(&self.doc.title, &self.doc.run_id, self.opts.format)
+    }
+
+    /// Writes the document to `out` as it is made; its figures, with an empty `document`.
+    pub fn write_to(&self, out: &mut dyn std::io::Write) -> Result<Export> {
+        let (doc, opts) = (&self.doc, &self.opts);
+        let mut counted = Counted { out, bytes: 0 };
+        let written = match opts.format {
+            ExportFormat::Html => html::render(doc, &self.redactions, opts, &mut counted),
+            ExportFormat::Md => markdown::render(doc, &self.redactions, opts, &mut counted),
+        };
+        written
+            .and_then(|()| counted.flush())
+            .map_err(|e| crate::Error::io("writing the export", &e))?;
+        Ok(Export {
+            run: doc.run_id.clone(),
+            format: opts.format,
+            values: opts.values,
+            redacted: opts.redact,
+            redactions: self.redactions.clone(),
+            bytes: counted.bytes,
+            document: String::new(),
+            file_name: self.file_name(),
+        })
+    }
+}
+
+/// A writer that counts what goes through it.
+struct Counted<'a> {
+    out: &'a mut dyn std::io::Write,
+    bytes: u64,
+}
+
+impl std::io::Write for Counted<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// Exports run `run` to `path` whole or not at all (the project's one atomic write: a
+/// temporary file of its own beside it, written as the export is made, then renamed over
+/// it), so that a reader never sees half an export and a failed one leaves what was there.
+pub fn save_to(
+    path: &std::path::Path,
+    dir: &RunsDir,
+    run: &str,
+    opts: &ExportOptions,
+) -> Result<Export> {
+    // An export that fails keeps its own error (an unknown run, a value that cannot be
+    // read); the write's error is the file's.
+    let mut made: Option<Result<Export>> = None;
+    let written = crate::config::write_atomic_with(path, |file| {
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+        let export = export_to(dir, run, opts, &mut out);
+        let failed = export.is_err();
+        made = Some(export);
+        if failed {
+            return Err(std::io::Error::other("the export failed"));
+        }
+        out.flush()
+    });
+    match (made, written) {
+        (Some(Err(e)), _) => Err(e),
+        (_, Err(e)) => Err(crate::Error::io(format!("writing {}", path.display()), &e)),
+        (Some(Ok(export)), Ok(())) => Ok(export),
+        (None, Ok(())) => unreachable!("the export is made before the file is renamed"),
+    }
 }
 
 /// Writes an export to `path` whole or not at all (the project's one atomic write: a temporary

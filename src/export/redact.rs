@@ -31,9 +31,9 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     };
     vec![
         rule(
-            "private-key",
+            PRIVATE_KEY,
             // To its END line, or to the end of a text cut before it.
-            r"(?s)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|\z)",
+            &format!(r"(?s){KEY_BEGIN}.*?(?:{KEY_END}|\z)"),
         ),
         rule(
             "aws-access-key",
@@ -91,6 +91,16 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     ]
 });
 
+/// The lines that open and close a private key block.
+const KEY_BEGIN: &str = r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----";
+const KEY_END: &str = r"-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----";
+const PRIVATE_KEY: &str = "private-key";
+
+static KEY_BEGIN_RE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(KEY_BEGIN).expect("a valid pattern"));
+static KEY_END_RE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(KEY_END).expect("a valid pattern"));
+
 fn has_digit(s: &str) -> bool {
     s.bytes().any(|b| b.is_ascii_digit())
 }
@@ -141,6 +151,11 @@ impl Redactor {
         }
     }
 
+    /// Whether it replaces anything.
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
     /// `text` with every secret replaced by `[redacted: <kind>]`.
     pub fn redact(&mut self, text: &str) -> String {
         if !self.enabled {
@@ -156,6 +171,57 @@ impl Redactor {
         }
         out
     }
+}
+
+/// A text read a piece at a time, redacted as [`Redactor::redact`] redacts it whole. Every
+/// rule but one matches within a line, and pieces end at line ends where no `key = value`
+/// can span them (`super::stream`); the one rule that spans lines, a private key block, is
+/// followed across pieces here: a block begun in one piece is redacted up to its END line in a
+/// later one, or to the end of the text.
+#[derive(Debug, Default)]
+pub(crate) struct PieceRedactor {
+    /// Inside a private key block whose END line is still to come.
+    in_key: bool,
+}
+
+impl PieceRedactor {
+    /// The next piece of the text, redacted.
+    pub(crate) fn redact(&mut self, r: &mut Redactor, piece: &str) -> String {
+        if !r.enabled {
+            return piece.to_owned();
+        }
+        let mut rest = piece;
+        if self.in_key {
+            // Taken with the block's start, in an earlier piece.
+            let Some(end) = KEY_END_RE.find(rest) else {
+                return String::new();
+            };
+            rest = &rest[end.end()..];
+            self.in_key = false;
+        }
+        let Some(open) = open_block(rest) else {
+            return r.redact(rest);
+        };
+        let mut out = r.redact(&rest[..open]);
+        self.in_key = true;
+        *r.counts.0.entry(PRIVATE_KEY.to_owned()).or_default() += 1;
+        out.push_str("[redacted: private-key]");
+        out
+    }
+}
+
+/// Where the private key block that `text` leaves open starts: the rule matches a BEGIN line
+/// to the first END line after it, then looks for the next BEGIN after that END; a BEGIN with
+/// no END after it runs to the end of the text.
+fn open_block(text: &str) -> Option<usize> {
+    let mut at = 0;
+    while let Some(begin) = KEY_BEGIN_RE.find_at(text, at) {
+        match KEY_END_RE.find_at(text, begin.end()) {
+            Some(end) => at = end.end(),
+            None => return Some(begin.start()),
+        }
+    }
+    None
 }
 
 /// `text` with each match of the rule (its `secret` group when it has one) replaced; how many.

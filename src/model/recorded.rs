@@ -54,15 +54,6 @@ impl RecordedTexts {
         })
     }
 
-    /// The full text in memory.
-    pub(crate) fn into_string(self) -> io::Result<String> {
-        Ok(match self.full {
-            FullText::File(path) => String::from_utf8_lossy(&std::fs::read(path)?).into_owned(),
-            FullText::JsonFile(_, text) | FullText::Recovered(text) => text,
-            FullText::Seen => self.seen,
-        })
-    }
-
     pub(crate) fn value_path(&self) -> Option<&Path> {
         match &self.full {
             FullText::File(p) | FullText::JsonFile(p, _) => Some(p),

@@ -142,14 +142,23 @@ impl Service {
         crate::export::export_run(&self.runs_dir(&req.dir)?, &req.run, &req.options)
     }
 
-    /// An export's figures: the export made and its document dropped.
+    /// An export's figures: the export made and counted as it is made, nothing kept.
     pub fn export_preview(
         &self,
         req: c::export_preview::Request,
     ) -> Res<c::export_preview::Response> {
-        let mut export = self.export_run(req)?;
-        export.document = String::new();
-        Ok(export)
+        let dir = self.runs_dir(&req.dir)?;
+        crate::export::export_to(&dir, &req.run, &req.options, &mut std::io::sink())
+    }
+
+    /// The export of `req` written to `path` as it is made (the desktop's save, after its
+    /// dialog): its figures, with no document.
+    pub fn export_file(
+        &self,
+        req: &c::save_export::Request,
+        path: &std::path::Path,
+    ) -> Result<crate::export::Export, Error> {
+        crate::export::save_to(path, &self.runs_dir(&req.dir)?, &req.run, &req.options)
     }
 
     /// Two runs aligned; each may be of any directory shown.

@@ -217,3 +217,67 @@ fn an_export_is_named_after_its_title() {
     assert!(offered.ends_with(".html"), "{offered}");
     assert!(!offered.to_lowercase().contains("akia"), "{offered}");
 }
+
+/// A value bigger than the pieces an export writes it in (a megabyte) gives one document
+/// whether it is written to a file, to stdout or inside `--json`, and every secret in it is
+/// found: one in the first piece, a private key block that spans two pieces, and a `token =`
+/// on the value's last line.
+#[test]
+fn a_full_value_bigger_than_a_piece_is_exported_the_same_every_way() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut big = String::new();
+    for i in 0..100_000 {
+        big.push_str(&format!("line {i:06} of the build log\n"));
+        if i == 1_000 {
+            big.push_str(&format!("uploaded with {AWS}\n"));
+        }
+        if i == 36_000 {
+            // From about 0.99 MB to past 1 MiB: the first piece ends inside it.
+            big.push_str("-----BEGIN RSA PRIVATE KEY-----\n");
+            for k in 0..2_000 {
+                big.push_str(&format!("MIIEowIBAAKCAQEA{k:06}xyzKEYBODY\n"));
+            }
+            big.push_str("-----END RSA PRIVATE KEY-----\n");
+        }
+    }
+    big.push_str("token = abcdef123456");
+    assert!(big.len() > 2 << 20);
+    let mut run = RunFile::new(tmp.path(), "run_big");
+    run.user("Build it")
+        .tool("call_log", "bash", &big, true)
+        .done()
+        .write();
+
+    let args = ["export", "run_big", "--values", "full"];
+    let printed = mctl(tmp.path(), &args);
+    assert!(printed.status.success(), "{}", stderr(&printed));
+    let document = stdout(&printed);
+    let out = tmp.path().join("big.html");
+    let mut to_file = args.to_vec();
+    to_file.extend(["--out", out.to_str().unwrap()]);
+    let saved = mctl_json(tmp.path(), &to_file);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), document);
+    let whole = mctl_json(tmp.path(), &args);
+    assert_eq!(whole["document"].as_str().unwrap(), document);
+    for v in [&saved, &whole] {
+        assert_eq!(v["bytes"], json!(document.len()));
+        assert_eq!(
+            v["redactions"],
+            // The last line is in the stub's tail too.
+            json!({"aws-access-key": 1, "private-key": 1, "secret-assignment": 2})
+        );
+    }
+    assert!(!document.contains(AWS) && !document.contains("KEYBODY"));
+    assert!(!document.contains("abcdef123456"));
+    assert_eq!(document.matches("[redacted: private-key]").count(), 1);
+    // Every line around them is in the folded value, in order.
+    let folded = &document[document.find("<details><summary>Full output").unwrap()..];
+    let at = |text: &str| {
+        folded
+            .find(text)
+            .unwrap_or_else(|| panic!("{text} is missing"))
+    };
+    assert!(at("line 036000 of") < at("[redacted: private-key]"));
+    assert!(at("[redacted: private-key]") < at("line 036001 of"));
+    assert!(at("line 036001 of") < at("line 099999 of"));
+}

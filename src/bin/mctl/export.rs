@@ -4,10 +4,12 @@
 
 use crate::cli::{ExportArgs, Format, Values};
 use crate::output::{print_json, print_text};
-use anyhow::Context;
-use mission_control::export::{save, Export, ExportFormat, ExportOptions, ExportValues};
+use mission_control::export::{
+    export_to, save_to, Export, ExportFormat, ExportOptions, ExportValues,
+};
 use mission_control::runs::RunsDir;
 use serde::Serialize;
+use std::io::{self, Write};
 
 /// `--json`: the export's figures, and the document itself only when it went nowhere else.
 #[derive(Serialize)]
@@ -31,17 +33,16 @@ pub fn run(dir: RunsDir, args: &ExportArgs, json: bool) -> anyhow::Result<()> {
         },
         redact: !args.no_redact,
     };
-    let mut export = mission_control::export::export_run(&dir, &args.run, &opts)?;
-    let bytes = export.bytes;
-    let redacted = if opts.redact {
-        format!("secrets redacted: {}", export.redactions.describe())
-    } else {
-        "secrets NOT redacted".into()
+    let redacted = |export: &Export| {
+        if opts.redact {
+            format!("secrets redacted: {}", export.redactions.describe())
+        } else {
+            "secrets NOT redacted".into()
+        }
     };
     match &args.out {
         Some(out) => {
-            save(out, &export.document).with_context(|| format!("writing {}", out.display()))?;
-            export.document.clear();
+            let export = save_to(out, &dir, &args.run, &opts)?;
             if json {
                 print_json(&Exported {
                     export: &export,
@@ -49,19 +50,69 @@ pub fn run(dir: RunsDir, args: &ExportArgs, json: bool) -> anyhow::Result<()> {
                 })
             } else {
                 print_text(&format!(
-                    "exported run {} to {} ({bytes} bytes); {redacted}\n",
+                    "exported run {} to {} ({} bytes); {}\n",
                     export.run,
-                    out.display()
+                    out.display(),
+                    export.bytes,
+                    redacted(&export)
                 ))
             }
         }
-        None if json => print_json(&Exported {
-            export: &export,
-            out: None,
-        }),
+        None if json => print_with_document(&dir, &args.run, &opts),
         None => {
-            eprintln!("mctl: {redacted}");
-            print_text(&export.document)
+            let mut stdout = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+            let export = export_to(&dir, &args.run, &opts, &mut stdout)?;
+            stdout.flush()?;
+            eprintln!("mctl: {}", redacted(&export));
+            Ok(())
         }
+    }
+}
+
+/// `--json` with no `--out`: the figures and the document in one JSON object, the document
+/// written into it as it is made. Its `bytes` come first, so the export is made once to count
+/// them, then again into the object.
+fn print_with_document(dir: &RunsDir, run: &str, opts: &ExportOptions) -> anyhow::Result<()> {
+    let mut export = export_to(dir, run, opts, &mut io::sink())?;
+    // A mark no run's text can hold (it is drawn now), where the document goes.
+    let mark = format!(
+        "mctl-document-{:016x}{:016x}",
+        fastrand::u64(..),
+        fastrand::u64(..)
+    );
+    export.document = mark.clone();
+    let framed = serde_json::to_string_pretty(&Exported {
+        export: &export,
+        out: None,
+    })?;
+    let quoted = serde_json::to_string(&mark)?;
+    let (head, tail) = framed
+        .split_once(&quoted)
+        .ok_or_else(|| anyhow::anyhow!("the document's place in the JSON was not found"))?;
+    let mut stdout = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    stdout.write_all(head.as_bytes())?;
+    stdout.write_all(b"\"")?;
+    export_to(dir, run, opts, &mut JsonString(&mut stdout))?;
+    stdout.write_all(b"\"")?;
+    stdout.write_all(tail.as_bytes())?;
+    stdout.write_all(b"\n")?;
+    stdout.flush()?;
+    Ok(())
+}
+
+/// Writes the text written to it as the inside of a JSON string, as serde_json escapes it.
+/// An export writes whole characters in each write (its pieces are `str`s).
+struct JsonString<'a, W: Write>(&'a mut W);
+
+impl<W: Write> Write for JsonString<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let text = std::str::from_utf8(buf).map_err(io::Error::other)?;
+        let quoted = serde_json::to_string(text).map_err(io::Error::other)?;
+        self.0.write_all(&quoted.as_bytes()[1..quoted.len() - 1])?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
     }
 }

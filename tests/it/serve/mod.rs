@@ -123,6 +123,36 @@ fn api_answers_equal_the_cli_json() {
         cli_json(&dir, &["gc", "--orphans", "--older-than", "1s"])
     );
 
+    // The served export is `mctl export`'s document, as a download named after the run.
+    for (query, args) in [
+        ("", vec![]),
+        (
+            "?format=md&values=full&redact=false",
+            vec!["--format", "md", "--values", "full", "--no-redact"],
+        ),
+    ] {
+        let got = s.get(&format!("/api/runs/{RUN}/export{query}"));
+        assert_eq!(got.status, 200, "{query}");
+        let mut cli = vec!["export", RUN];
+        cli.extend(args);
+        assert_eq!(
+            got.body,
+            mctl(&dir, &cli).stdout,
+            "{query}: the exact bytes"
+        );
+        let named = got.header("content-disposition").unwrap_or_default();
+        assert!(
+            named.starts_with("attachment; filename*=UTF-8''"),
+            "{named}"
+        );
+    }
+    let bad = s.get(&format!("/api/runs/{RUN}/export?values=all"));
+    assert_eq!(
+        (bad.status, bad.json()["code"].clone()),
+        (400, json!("invalid"))
+    );
+    assert_eq!(s.get("/api/runs/run_nope/export").status, 404);
+
     // Missing things are 404 with {code, message}; a bad request is 400.
     let missing = s.get("/api/runs/run_nope");
     assert_eq!(

@@ -249,6 +249,36 @@ async function callHttp<K extends CommandName>(
   return done ?? ((await r.json()) as Response<K>);
 }
 
+/** A served export as a file: the server writes it as it makes it (`GET /api/runs/{run}/export`,
+ *  docs/serve.md), so a run with a value of hundreds of megabytes is never held whole there. */
+async function downloadHttp(req: Request<'export_run'>): Promise<{ blob: Blob; fileName: string }> {
+  const { format, values, redact } = req.options;
+  const query = new URLSearchParams({ dir: req.dir, format, values, redact: String(redact) });
+  let r: globalThis.Response;
+  try {
+    r = await fetch(`/api/runs/${encodeURIComponent(req.run)}/export?${query}`, { headers: authorization() });
+  } catch (e) {
+    throw new CommandError('ipc', `the server cannot be reached: ${errorMessage(e)}`);
+  }
+  if (!r.ok) throw await failure(r);
+  return { blob: await r.blob(), fileName: exportFileName(r.headers.get('Content-Disposition'), req.run, format) };
+}
+
+/** The file name a download's `Content-Disposition: attachment; filename*=UTF-8''…` gives;
+ *  the run's id when it gives none. */
+export function exportFileName(disposition: string | null, run: string, format: string): string {
+  const given = /filename\*=UTF-8''([^;]+)/i.exec(disposition ?? '')?.[1];
+  if (given) {
+    try {
+      const name = decodeURIComponent(given);
+      if (name && !/[\\/]/.test(name)) return name;
+    } catch {
+      // a malformed name: the run's id below
+    }
+  }
+  return `${run}.${format}`;
+}
+
 export const ipc = {
   /** Whether the backend can be asked at all: always in the desktop app; a served page needs
    *  the token of the URL `mctl serve` printed (or the one its tab kept). */
@@ -319,6 +349,8 @@ export const ipc = {
   exportRun: (req: Request<'export_run'>) => call('export_run', req),
   /** The same export's size and the secrets it redacts per kind, without the document. */
   exportPreview: (req: Request<'export_preview'>) => call('export_preview', req),
+  /** A served page's export as a file to download, made and written by the server as it goes. */
+  downloadExport: (req: Request<'export_run'>) => downloadHttp(req),
   /** The desktop app's save dialog, then the export written there; `null` when cancelled. */
   saveExport: (req: Request<'save_export'>) => call('save_export', req),
   /** Saves the Settings view's choices; answers the settings then in effect. */

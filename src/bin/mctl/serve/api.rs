@@ -5,8 +5,9 @@
 use super::guard::{bytes_response, error_response};
 use super::Server;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderValue, StatusCode};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use mission_control::export::{ExportFormat, ExportOptions, ExportValues};
 use mission_control::gc::{self, GcPolicy};
 use mission_control::pins::{PinChange, Pins};
 use mission_control::retained::{ByteSource, PeekRequest, ValueText};
@@ -181,6 +182,149 @@ fn stream_range(text: ValueText, start: u64, end: u64) -> axum::body::Body {
         }
     });
     axum::body::Body::from_stream(tokio_stream::wrappers::ReceiverStream::new(rx))
+}
+
+/// `GET /api/runs/{run}/export?format=html|md&values=stub|full|none&redact=true|false` = the
+/// document `mctl export RUN` prints (html, stub, redacted unless asked), as a download named
+/// after the run's title. It is written as it is made: a run with a value of hundreds of
+/// megabytes is read a piece at a time, only as fast as the client takes it, and not at all
+/// once it has gone away.
+pub async fn export(
+    State(s): State<Arc<Server>>,
+    Path(run): Path<String>,
+    Query(p): Params,
+) -> Response {
+    let opts = match export_options(&p) {
+        Ok(o) => o,
+        Err(e) => return error_response(e),
+    };
+    let dir = p.get("dir").cloned();
+    let Ok(turn) = s.reads.clone().acquire_owned().await else {
+        return error_response(Error::new(ErrorCode::Io, "the server is stopping"));
+    };
+    // Read (and its secrets counted) under a turn; written, as fast as the client reads, without.
+    let prepared = tokio::task::spawn_blocking(move || {
+        let _turn = turn;
+        mission_control::export::prepare(&s.open_dir(dir.as_deref())?, &run, &opts)
+    })
+    .await;
+    let prepared = match prepared {
+        Ok(Ok(p)) => p,
+        Ok(Err(e)) => return error_response(e),
+        Err(e) => {
+            return error_response(Error::new(
+                ErrorCode::Io,
+                format!("the request failed: {e}"),
+            ))
+        }
+    };
+    let name = prepared.file_name();
+    let (tx, rx) = tokio::sync::mpsc::channel::<std::io::Result<Vec<u8>>>(2);
+    tokio::task::spawn_blocking(move || {
+        let mut out = ChannelWriter {
+            tx,
+            buf: Vec::with_capacity(ChannelWriter::CHUNK),
+        };
+        if let Err(e) = prepared.write_to(&mut out) {
+            // The client sees a cut body; a client that left sees nothing.
+            tracing::debug!("an export stopped: {}", e.message);
+        }
+    });
+    let body = axum::body::Body::from_stream(tokio_stream::wrappers::ReceiverStream::new(rx));
+    let mut resp = Response::new(body);
+    let headers = resp.headers_mut();
+    let kind = match opts.format {
+        ExportFormat::Html => "text/html; charset=utf-8",
+        ExportFormat::Md => "text/markdown; charset=utf-8",
+    };
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
+    // The name is the run's title in letters and digits, which may be any script's: RFC 6266's
+    // `filename*` carries it whole.
+    if let Ok(v) =
+        HeaderValue::from_str(&format!("attachment; filename*=UTF-8''{}", percent(&name)))
+    {
+        headers.insert(header::CONTENT_DISPOSITION, v);
+    }
+    resp
+}
+
+/// The export options a query names, `mctl export`'s defaults for what it leaves out.
+fn export_options(p: &HashMap<String, String>) -> Result<ExportOptions, Error> {
+    let bad = |name: &str, v: &str, allowed: &str| {
+        Error::new(
+            ErrorCode::Invalid,
+            format!("?{name}={v} is not one of {allowed}"),
+        )
+    };
+    let format = match p.get("format").map(String::as_str) {
+        None | Some("html") => ExportFormat::Html,
+        Some("md") => ExportFormat::Md,
+        Some(v) => return Err(bad("format", v, "html, md")),
+    };
+    let values = match p.get("values").map(String::as_str) {
+        None | Some("stub") => ExportValues::Stub,
+        Some("full") => ExportValues::Full,
+        Some("none") => ExportValues::None,
+        Some(v) => return Err(bad("values", v, "stub, full, none")),
+    };
+    let redact = match p.get("redact").map(String::as_str) {
+        None | Some("true") => true,
+        Some("false") => false,
+        Some(v) => return Err(bad("redact", v, "true, false")),
+    };
+    Ok(ExportOptions {
+        format,
+        values,
+        redact,
+    })
+}
+
+/// `text` with every byte but letters, digits and `-._~` percent-encoded (RFC 3986).
+fn percent(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// A writer whose bytes go to a streamed body, in chunks, waiting while the client is two
+/// chunks behind; once the client has gone, every write fails, which ends the export.
+struct ChannelWriter {
+    tx: tokio::sync::mpsc::Sender<std::io::Result<Vec<u8>>>,
+    buf: Vec<u8>,
+}
+
+impl ChannelWriter {
+    const CHUNK: usize = 64 << 10;
+
+    fn send(&mut self) -> std::io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let chunk = std::mem::replace(&mut self.buf, Vec::with_capacity(Self::CHUNK));
+        self.tx
+            .blocking_send(Ok(chunk))
+            .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the client left"))
+    }
+}
+
+impl std::io::Write for ChannelWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(buf);
+        if self.buf.len() >= Self::CHUNK {
+            self.send()?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.send()
+    }
 }
 
 /// The body of `POST /api/gc`: the policy (as `mctl gc` takes it, in `GcPolicy`'s JSON

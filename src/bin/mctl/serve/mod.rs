@@ -202,6 +202,7 @@ fn router(server: Arc<Server>) -> Router {
         .route("/api/runs/{run}/results/{call}/stub", get(api::stub))
         .route("/api/runs/{run}/results/{call}/full", get(api::full))
         .route("/api/runs/{run}/results/{call}/peek", get(api::peek))
+        .route("/api/runs/{run}/export", get(api::export))
         .route("/api/gc", post(api::gc))
         .route("/api/pins/{run}", put(api::pin).delete(api::unpin))
         .route("/api/{*rest}", axum::routing::any(api::not_found));
