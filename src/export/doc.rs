@@ -43,13 +43,17 @@ pub(crate) enum Block {
     Note(String),
 }
 
+/// Opens a full value's text: each time it is read (it is read twice), so that a run with
+/// thousands of values never holds a file open for each.
+pub(crate) type Reopen = Box<dyn Fn() -> std::io::Result<ValueText> + Send + Sync>;
+
 /// The text of a folded block.
 pub(crate) enum Folded {
     /// A text already cleaned (a thinking).
     Text(String),
     /// A full value, cleaned as it is written, a piece at a time (`stream.rs`). `ticks` is
     /// the longest run of backticks in it cleaned, counted by [`Doc::tally`].
-    Value { text: ValueText, ticks: usize },
+    Value { open: Reopen, ticks: usize },
 }
 
 impl Folded {
@@ -61,10 +65,12 @@ impl Folded {
     ) -> std::io::Result<()> {
         match self {
             Folded::Text(t) => out(t),
-            Folded::Value { text, .. } => {
+            Folded::Value { open, .. } => {
                 // Counted already by `tally`: this redactor's counts are dropped.
                 let mut redactor = Redactor::new(redact);
-                clean_pieces(&mut text.reader(), &mut redactor, PIECE, &mut |p| out(p))
+                let text = open()?;
+                let mut reader = text.reader();
+                clean_pieces(&mut reader, &mut redactor, PIECE, &mut |p| out(p))
             }
         }
     }
@@ -90,18 +96,23 @@ impl Doc {
         for item in &mut self.items {
             for block in &mut item.blocks {
                 let Block::Folded {
-                    text: Folded::Value { text, ticks },
+                    text: Folded::Value { open, ticks },
                     ..
                 } = block
                 else {
                     continue;
                 };
                 let mut seen = Ticks::default();
-                clean_pieces(&mut text.reader(), redactor, PIECE, &mut |p| {
-                    seen.feed(p);
-                    Ok(())
-                })
-                .map_err(|e| Error::io(format!("reading the value on line {}", item.line), &e))?;
+                open()
+                    .and_then(|text| {
+                        clean_pieces(&mut text.reader(), redactor, PIECE, &mut |p| {
+                            seen.feed(p);
+                            Ok(())
+                        })
+                    })
+                    .map_err(|e| {
+                        Error::io(format!("reading the value on line {}", item.line), &e)
+                    })?;
                 *ticks = seen.longest;
             }
         }
@@ -116,7 +127,8 @@ pub(crate) fn build(
     redactor: &mut Redactor,
 ) -> Result<Doc> {
     let detail = dir.detail(run)?;
-    let layout = dir.layout()?;
+    // Shared with each full value's opener.
+    let layout = std::sync::Arc::new(dir.layout()?);
     let id = detail.run.id.clone();
     let transcript = layout.runs.get(&id).and_then(|f| f.transcript.clone());
     // The harness's stubs are made from the full text by its threshold; another agent's store
@@ -281,7 +293,7 @@ fn result_note(r: &ResultInfo) -> Block {
 /// [`result_blocks`] for another agent's result: what the model got is its own text (a
 /// Claude Code stub, a Codex cut), the full text its value file or what is left of it.
 fn foreign_result_blocks(
-    layout: &crate::model::Layout,
+    layout: &std::sync::Arc<crate::model::Layout>,
     id: &str,
     r: &ResultInfo,
     values: ExportValues,
@@ -306,10 +318,11 @@ fn foreign_result_blocks(
         text: clean(&stub.text),
     });
     if values == ExportValues::Full {
-        let full = texts
-            .value_text()
-            .map_err(|e| Error::io(format!("reading the value of {}", r.tool_call_id), &e))?;
-        blocks.push(full_block(r, full));
+        let (layout, id, r) = (layout.clone(), id.to_owned(), r.clone());
+        let summary = full_summary(&r);
+        let open: Reopen =
+            Box::new(move || crate::runs::access::recorded_texts(&layout, &id, &r)?.value_text());
+        blocks.push(full_block(summary, open));
     }
     Ok(())
 }
@@ -351,23 +364,31 @@ fn result_blocks(
     });
     if values == ExportValues::Full {
         // The value file when it holds the value, else the transcript's copy.
-        let full = match (value_file, r.state) {
-            (Some(f), RetentionState::Retained) => match FileSource::open(f) {
-                Ok(file) => ValueText::File(file),
-                Err(_) => content,
-            },
-            _ => content,
-        };
-        blocks.push(full_block(r, full));
+        let file = value_file
+            .filter(|_| r.state == RetentionState::Retained)
+            .map(Path::to_path_buf);
+        let (transcript, offset) = (path.to_path_buf(), r.offset);
+        let open: Reopen = Box::new(move || {
+            let held = file.as_deref().and_then(|f| FileSource::open(f).ok());
+            match held {
+                Some(file) => Ok(ValueText::File(file)),
+                None => read_result_content(&transcript, offset),
+            }
+        });
+        blocks.push(full_block(full_summary(r), open));
     }
     Ok(())
 }
 
+fn full_summary(r: &ResultInfo) -> String {
+    format!("Full output ({})", bytes(r.bytes))
+}
+
 /// A result's full text, folded; read when the document is written.
-fn full_block(r: &ResultInfo, text: ValueText) -> Block {
+fn full_block(summary: String, open: Reopen) -> Block {
     Block::Folded {
-        summary: format!("Full output ({})", bytes(r.bytes)),
-        text: Folded::Value { text, ticks: 0 },
+        summary,
+        text: Folded::Value { open, ticks: 0 },
     }
 }
 

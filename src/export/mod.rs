@@ -221,12 +221,13 @@ pub fn save_to(
     run: &str,
     opts: &ExportOptions,
 ) -> Result<Export> {
-    // An export that fails keeps its own error (an unknown run, a value that cannot be
-    // read); the write's error is the file's.
+    // Read first: an unknown run or an unreadable value leaves nothing behind.
+    let prepared = prepare(dir, run, opts)?;
+    // A write that fails keeps the export's own error; the file's is the write's.
     let mut made: Option<Result<Export>> = None;
     let written = crate::config::write_atomic_with(path, |file| {
         let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
-        let export = export_to(dir, run, opts, &mut out);
+        let export = prepared.write_to(&mut out);
         let failed = export.is_err();
         made = Some(export);
         if failed {

@@ -95,6 +95,7 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
 const KEY_BEGIN: &str = r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----";
 const KEY_END: &str = r"-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----";
 const PRIVATE_KEY: &str = "private-key";
+const REPLACED_KEY: &str = "[redacted: private-key]";
 
 static KEY_BEGIN_RE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(KEY_BEGIN).expect("a valid pattern"));
@@ -202,10 +203,13 @@ impl PieceRedactor {
         let Some(open) = open_block(rest) else {
             return r.redact(rest);
         };
-        let mut out = r.redact(&rest[..open]);
+        // Whole, the block is replaced first and the other rules see the text before it
+        // followed by the replacement: so they see it here (a value cannot end where the
+        // replacement's `[` begins, though it could end where the piece does).
+        let replaced = format!("{}{REPLACED_KEY}", &rest[..open]);
+        let out = r.redact(&replaced);
         self.in_key = true;
         *r.counts.0.entry(PRIVATE_KEY.to_owned()).or_default() += 1;
-        out.push_str("[redacted: private-key]");
         out
     }
 }

@@ -60,18 +60,44 @@ pub(crate) fn clean_pieces(
     }
 }
 
-/// Just past the last line end of `buf` with no `=` or `:` near it (and the bytes after it
-/// already read).
+/// Just past the last line end of `buf` with no `=` or `:` near it once the escape sequences
+/// around it are taken out (the rules see the text without them), and the line after it
+/// already read whole.
 fn clean_cut(buf: &[u8]) -> Option<usize> {
-    let mut end = buf.len().checked_sub(NEAR + 1)?;
+    // The line after the cut must be whole: an escape sequence can run to its end.
+    let mut next_end = memchr::memrchr(b'\n', buf)?;
+    let mut end = next_end.checked_sub(1)?;
     while let Some(nl) = memchr::memrchr(b'\n', &buf[..=end]) {
-        let near = &buf[nl.saturating_sub(NEAR)..=nl + NEAR];
-        if !near.iter().any(|&b| b == b'=' || b == b':') {
+        let start = memchr::memrchr(b'\n', &buf[..nl]).map_or(0, |p| p + 1);
+        if !sign_near(&buf[start..nl], &buf[nl + 1..next_end]) {
             return Some(nl + 1);
         }
+        next_end = nl;
         end = nl.checked_sub(1)?;
     }
     None
+}
+
+/// Whether an `=` or `:` lies within [`NEAR`] characters of the line end between `before` and
+/// `after` (two whole lines) once their escape sequences are taken out: an assignment could then
+/// span it. Escape sequences never span a line end, so each line is stripped alone.
+fn sign_near(before: &[u8], after: &[u8]) -> bool {
+    let sign = |b: &u8| *b == b'=' || *b == b':';
+    if !before.contains(&0x1b) && !after.contains(&0x1b) {
+        let (b, a) = (
+            &before[before.len().saturating_sub(NEAR)..],
+            &after[..after.len().min(NEAR)],
+        );
+        return b.iter().any(sign) || a.iter().any(sign);
+    }
+    let before = super::strip_escapes(&String::from_utf8_lossy(before));
+    let after = super::strip_escapes(&String::from_utf8_lossy(after));
+    let tail = before
+        .chars()
+        .rev()
+        .take(NEAR)
+        .any(|c| c == '=' || c == ':');
+    tail || after.chars().take(NEAR).any(|c| c == '=' || c == ':')
 }
 
 /// Where to cut a buffer with no clean place: after its last line end, else at the start of
@@ -139,6 +165,12 @@ mod tests {
             "é ü ☃ \u{202e} \u{7}",
             "postgres://admin:s3cr3t-Pass@db.internal:5432/app",
             "```` fence ```",
+            // Signs brought next to a line end by the escape sequences taken out.
+            "password\n\u{1b}[0m=hunter2hunter2",
+            "API_TOKEN=\u{1b}[0m\n  abcdef123456",
+            "secret\n\u{1b}]0;a long window title\u{7}: s3cr3t-value-9",
+            // A value before a key block that is still open where a piece ends.
+            "password=hunter2-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----",
         ];
         let mut text = String::new();
         for i in 0..60 {

@@ -56,7 +56,7 @@ impl Service {
         };
         self.save_prefs(&saved)?;
         self.live
-            .start_with(&dirs, settings.threshold, settings.running_window_ms);
+            .restart_with(&dirs, settings.threshold, settings.running_window_ms);
         settings.runs_dirs = dirs;
         settings.source = DirsSource::Saved;
         settings.sources.runs_dirs = DirsSource::Saved;
@@ -117,7 +117,7 @@ impl Service {
                     settings.running_window_ms,
                 )
         {
-            self.live.start_with(
+            self.live.restart_with(
                 &settings.runs_dirs,
                 settings.threshold,
                 settings.running_window_ms,

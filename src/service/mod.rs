@@ -146,6 +146,13 @@ impl Service {
         self
     }
 
+    /// Watches through `watch`, which other front ends share (the pages of `mctl serve`, which
+    /// all show the directories it was started with): one watcher and one first scan for all.
+    pub fn sharing_watch(mut self, watch: &crate::watch::SharedWatch) -> Self {
+        self.live = LiveSession::sharing(watch);
+        self
+    }
+
     /// Saves what the Settings view saves (and the directories chosen) in `file`.
     pub fn with_settings_file(mut self, file: impl Into<std::path::PathBuf>) -> Self {
         self.settings_file = Some(file.into());

@@ -17,7 +17,7 @@ mod tail;
 mod watcher;
 
 pub use list::{DirStatus, RunKey, RunList, RunPatch, RunRow, RunUpdate};
-pub use session::{ChangeSink, LiveSession, UpdateSink};
+pub use session::{ChangeSink, LiveSession, SharedWatch, UpdateSink};
 pub use tail::{Tail, TailUpdate};
 pub use watcher::{
     poll_asked, watch, watch_polling, watch_with, FirstLook, WatchHandle, POLL, VALUES_CHECK,

@@ -281,3 +281,28 @@ fn a_full_value_bigger_than_a_piece_is_exported_the_same_every_way() {
     assert!(at("[redacted: private-key]") < at("line 036001 of"));
     assert!(at("line 036001 of") < at("line 099999 of"));
 }
+
+/// An export read only in part (`| head`) ends quietly, as every command's output does.
+#[test]
+fn an_export_into_a_closed_pipe_is_not_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    run_with_secrets(tmp.path());
+    for json in [false, true] {
+        let mut cmd = crate::support::mctl_command();
+        cmd.arg("--runs-dir")
+            .arg(tmp.path())
+            .args(["export", "run_secrets", "--values", "full"]);
+        if json {
+            cmd.arg("--json");
+        }
+        let mut child = cmd
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(!stderr(&out).contains("Broken pipe"), "{}", stderr(&out));
+    }
+}

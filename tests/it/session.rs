@@ -409,3 +409,65 @@ fn a_follow_from_the_index_misses_nothing_the_view_lacks() {
     assert_eq!(lines_of(&got), [6]);
     assert_eq!(got.last().unwrap().run.events, 6);
 }
+
+/// Two front ends on one shared watch (two pages of a server): each hears every change and
+/// gets only the run it follows; one stopping leaves the other watching, and the watch stops
+/// with the last.
+#[test]
+fn sessions_sharing_a_watch_each_follow_their_own_run() {
+    use mission_control::watch::SharedWatch;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    write_run(&root, "a", 3);
+    write_run(&root, "b", 3);
+    let watch = SharedWatch::new();
+    let dirs = [root.display().to_string()];
+    let sessions: Vec<(LiveSession, Arc<Inbox<Change>>, Arc<Inbox<RunUpdate>>)> = ["a", "b"]
+        .iter()
+        .enumerate()
+        .map(|(i, run)| {
+            let live = LiveSession::sharing(&watch);
+            live.start(&dirs, 20_480);
+            let changes = Inbox::new();
+            live.subscribe(changes.sink());
+            live.watched_runs(&dirs);
+            let updates = Inbox::new();
+            live.follow(
+                dirs[0].clone(),
+                run.to_string(),
+                3,
+                i as u64 + 1,
+                updates.sink(),
+            )
+            .unwrap();
+            (live, changes, updates)
+        })
+        .collect();
+    append(&root.join("a.jsonl"), &user_line("a", 3));
+    append(&root.join("b.jsonl"), &user_line("b", 3));
+    for (live, changes, updates) in &sessions {
+        settle(&root, changes);
+        let got = updates.wait("its run's new line", |u| !lines_of(u).is_empty());
+        assert_eq!(lines_of(&got), vec![4]);
+        assert!(live.watching());
+    }
+    let runs_of = |u: &[RunUpdate]| -> Vec<String> { u.iter().map(|u| u.run.id.clone()).collect() };
+    assert_eq!(runs_of(&sessions[0].2.items()), vec!["a"]);
+    assert_eq!(runs_of(&sessions[1].2.items()), vec!["b"]);
+
+    // The first goes; the second still hears every change.
+    let (first, first_changes, _) = &sessions[0];
+    first.stop();
+    let told = first_changes.items().len();
+    let (second, second_changes, _) = &sessions[1];
+    assert!(second.watching());
+    append(&root.join("a.jsonl"), &user_line("a", 4));
+    settle(&root, second_changes);
+    assert_eq!(
+        first_changes.items().len(),
+        told,
+        "a stopped session hears nothing"
+    );
+    second.stop();
+    assert!(!second.watching(), "the last one out stops the watch");
+}

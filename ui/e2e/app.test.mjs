@@ -71,6 +71,16 @@ function cpuTicks(pids) {
   }, 0);
 }
 
+/** The peak resident memory, in MiB, of the app's own process (its Rust side: the core, the
+ *  shell and the window; WebKit's web and network processes are its children, not counted). */
+function appPeakMiB(dir) {
+  const pids = execFileSync('pgrep', ['-f', '--', `--runs-dir ${dir}( |$)`]).toString().trim().split('\n').map(Number);
+  const own = pids.find((pid) => fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim().startsWith('mission-contr'));
+  assert.ok(own, 'the app\'s process');
+  const kib = /^VmHWM:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${own}/status`, 'utf8'))?.[1];
+  return Number(kib) / 1024;
+}
+
 const ticksPerSecond = () => Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
 
 before(async () => {
@@ -730,6 +740,11 @@ describe('Mission Control desktop app', () => {
     await (await browser.$('[data-testid="jump"]')).setValue('2000000');
     await browser.keys('Enter');
     await waitFor(async () => (await text('[data-testid="full-text"] [data-line="2000000"]')).includes('handled request 999'), 'line 2,000,000');
+    // Memory follows what is shown: the whole session so far, this 200 MB value and its
+    // transcript line included, held at most 200 MiB on the Rust side.
+    const peak = appPeakMiB(runsDir);
+    timings['app (Rust side) peak RSS after the 200 MB value, MiB'] = Math.round(peak);
+    assert.ok(peak <= 200, `the app peaked at ${peak.toFixed(1)} MiB`);
   });
   // Last: a saved threshold restarts the watch, whose rescan would slow the timed tests above.
   it('saves settings, applies those the command line leaves, and says which it decides', async () => {

@@ -60,9 +60,9 @@ pub fn run(dir: RunsDir, args: &ExportArgs, json: bool) -> anyhow::Result<()> {
         }
         None if json => print_with_document(&dir, &args.run, &opts),
         None => {
-            let mut stdout = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
-            let export = export_to(&dir, &args.run, &opts, &mut stdout)?;
-            stdout.flush()?;
+            let mut stdout = Pipe::new();
+            let made = export_to(&dir, &args.run, &opts, &mut stdout);
+            let export = stdout.done(made)?;
             eprintln!("mctl: {}", redacted(&export));
             Ok(())
         }
@@ -89,15 +89,59 @@ fn print_with_document(dir: &RunsDir, run: &str, opts: &ExportOptions) -> anyhow
     let (head, tail) = framed
         .split_once(&quoted)
         .ok_or_else(|| anyhow::anyhow!("the document's place in the JSON was not found"))?;
-    let mut stdout = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let mut stdout = Pipe::new();
     stdout.write_all(head.as_bytes())?;
     stdout.write_all(b"\"")?;
-    export_to(dir, run, opts, &mut JsonString(&mut stdout))?;
+    let made = export_to(dir, run, opts, &mut JsonString(&mut stdout));
+    stdout.done(made)?;
     stdout.write_all(b"\"")?;
     stdout.write_all(tail.as_bytes())?;
     stdout.write_all(b"\n")?;
     stdout.flush()?;
     Ok(())
+}
+
+/// Standard output, buffered, remembering why a write failed: a closed pipe (`| head`) ends
+/// the command quietly, as every command's output does, rather than as an export error.
+struct Pipe {
+    out: io::BufWriter<io::StdoutLock<'static>>,
+    failed: Option<io::ErrorKind>,
+}
+
+impl Pipe {
+    fn new() -> Self {
+        Self {
+            out: io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
+            failed: None,
+        }
+    }
+
+    /// The export's answer, or the write error it stopped on as it was (a closed pipe
+    /// included), then the output flushed.
+    fn done<T>(&mut self, made: mission_control::Result<T>) -> anyhow::Result<T> {
+        match (made, self.failed) {
+            (Err(_), Some(kind)) => Err(io::Error::from(kind).into()),
+            (made, _) => {
+                let made = made?;
+                self.flush()?;
+                Ok(made)
+            }
+        }
+    }
+}
+
+impl Write for Pipe {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.out
+            .write(buf)
+            .inspect_err(|e| self.failed = Some(e.kind()))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out
+            .flush()
+            .inspect_err(|e| self.failed = Some(e.kind()))
+    }
 }
 
 /// Writes the text written to it as the inside of a JSON string, as serde_json escapes it.

@@ -14,7 +14,7 @@ impl LiveSession {
     /// `None` for a directory it does not watch (missing, unreadable), or for all while no
     /// watcher runs.
     pub fn watched_runs(&self, dirs: &[String]) -> Vec<Option<Vec<Run>>> {
-        let handle = self.shared.handle(true);
+        let handle = self.watch.handle(true);
         dirs.iter()
             .map(|d| handle.as_ref().and_then(|h| h.runs(d)))
             .collect()
@@ -61,9 +61,9 @@ impl LiveSession {
             // What lands before the first scan ends is in the watcher's models but in no change
             // the front end hears of: it is told to list again once the scan is done. Under the
             // slot's lock, so the watcher thread, which clears `scanning` under it too, sees it.
-            let slot = lock(&self.shared.watcher.0);
+            let slot = lock(&self.watch.watcher.0);
             if slot.scanning {
-                self.shared.listed_early.store(true, Ordering::SeqCst);
+                self.watch.listed_early.store(true, Ordering::SeqCst);
             }
         }
         let mut list = RunList {
@@ -82,7 +82,7 @@ impl LiveSession {
             };
             let source = match runs.first() {
                 Some(r) => r.source,
-                None => self.shared.kind_of(path),
+                None => self.watch.kind_of(path),
             };
             list.dirs.push(DirStatus {
                 path: path.clone(),

@@ -629,6 +629,75 @@ fn twenty_live_streams_each_see_every_change() {
     }
 }
 
+/// The inotify instances process `pid` holds: one per watcher.
+fn inotify_instances(pid: u32) -> usize {
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).unwrap();
+    fds.filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+        .filter(|link| link.to_string_lossy().contains("inotify"))
+        .count()
+}
+
+/// Twenty pages and three events streams watch the served directory once: one watcher, which
+/// tells each of them every change, and which stops when the last of them has gone.
+#[test]
+fn every_page_and_stream_shares_one_watcher() {
+    let t = tempfile::tempdir().unwrap();
+    let path = RunFile::new(t.path(), "run_live").user("go").write();
+    let s = Served::start(&[t.path()], &[]);
+    let pid = s.child.id();
+    assert_eq!(
+        inotify_instances(pid),
+        0,
+        "nothing is watched before it is asked"
+    );
+    let mut pages: Vec<Option<client::Stream>> = (0..20).map(|_| None).collect();
+    for (i, page) in pages.iter_mut().enumerate() {
+        let id = format!("page-shared-{i:02}");
+        page_call(&s, page, &id, 1, "watch_changes", &Value::Null);
+        let stream = page.as_mut().unwrap();
+        assert_eq!(
+            stream.until("done", |v| v["call"] == 1)["value"],
+            Value::Null
+        );
+    }
+    let mut streams: Vec<_> = (0..3)
+        .map(|_| s.open_stream("GET", "/api/events", &[&s.bearer()], b""))
+        .collect();
+    let appended = |v: &Value| v["kind"] == "appended" && v["run"] == "run_live";
+    let item = |v: &Value| v["call"] == 1 && appended(&v["item"]);
+    let (mut seen_pages, mut seen_streams) = (vec![false; 20], vec![false; 3]);
+    let mut seq = 0;
+    while seen_pages.contains(&false) || seen_streams.contains(&false) {
+        seq += 1;
+        assert!(seq < 30, "every page and stream hears of the change");
+        append_user(&path, "run_live", seq);
+        let wait = Duration::from_millis(500);
+        for (i, page) in pages.iter_mut().enumerate() {
+            let page = page.as_mut().unwrap();
+            seen_pages[i] |= page.within(wait, "item", item).is_some();
+        }
+        for (i, st) in streams.iter_mut().enumerate() {
+            seen_streams[i] |= st.within(wait, "change", appended).is_some();
+        }
+    }
+    assert_eq!(
+        inotify_instances(pid),
+        1,
+        "one watcher for 20 pages and 3 streams"
+    );
+    // The last to go stops it.
+    drop(pages);
+    drop(streams);
+    let gone = Instant::now();
+    while inotify_instances(pid) > 0 {
+        assert!(
+            gone.elapsed() < Duration::from_secs(20),
+            "the watch stops when the last page and stream have gone"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 #[test]
 fn a_page_calls_streaming_commands_on_its_own_stream_only() {
     let t = demo();

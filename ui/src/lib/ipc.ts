@@ -75,7 +75,8 @@ async function callTauri<K extends CommandName>(
 // included (they are read with fetch): there is no cookie, which a browser would send to every
 // port of the host. The token is kept for this tab only (sessionStorage, so a reload keeps
 // working) and removed from the address bar. The page names itself (`X-Mctl-Client`, so it has
-// its own live session, as a desktop window has) and opens one stream, `GET /api/page`, that
+// its own followed run and opened values, as a desktop window has; the server watches its
+// directories once for all pages) and opens one stream, `GET /api/page`, that
 // carries the items of every command it calls that streams: browsers allow few connections per
 // server. A command is `POST /api/call/{cmd}` with its request as the body; a streaming one is
 // numbered (`X-Mctl-Call`), answered at once, and its items, then `done` or `error`, come on

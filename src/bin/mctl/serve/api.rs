@@ -226,8 +226,9 @@ pub async fn export(
             buf: Vec::with_capacity(ChannelWriter::CHUNK),
         };
         if let Err(e) = prepared.write_to(&mut out) {
-            // The client sees a cut body; a client that left sees nothing.
+            // The body ends in an error, never as if whole (a client that left sees nothing).
             tracing::debug!("an export stopped: {}", e.message);
+            let _ = out.tx.blocking_send(Err(std::io::Error::other(e.message)));
         }
     });
     let body = axum::body::Body::from_stream(tokio_stream::wrappers::ReceiverStream::new(rx));

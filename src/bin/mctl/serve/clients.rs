@@ -1,6 +1,8 @@
 //! The browser pages connected: each page (named by the random id its transport sends in
-//! `X-Mctl-Client`) has its own service, as each desktop window has, so its live changes, the
-//! run it follows, its opened values, GC plan and search are its own; and one stream
+//! `X-Mctl-Client`) has its own service, as each desktop window has, so the run it follows, its
+//! opened values, GC plan and search are its own, while the watch of the served directories
+//! (its watcher, first scan and models) is the server's one, shared by every page and every
+//! events stream (`Server::watch`); and one stream
 //! (`GET /api/page`) that carries everything its commands stream. A page whose stream ends is
 //! forgotten (its service stopped); one without a stream, after ten idle minutes.
 
@@ -75,7 +77,9 @@ impl Server {
             changes: self.allow_gc,
             desktop: false,
         };
-        Service::new(settings, allowed).with_run_options(self.running_window_ms, !self.no_index)
+        Service::new(settings, allowed)
+            .with_run_options(self.running_window_ms, !self.no_index)
+            .sharing_watch(&self.watch)
     }
 
     /// The service of page `id`, made (and started watching) on its first request; `None` when

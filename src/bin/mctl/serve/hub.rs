@@ -1,7 +1,7 @@
-//! The one live watch behind every `GET /api/events` stream. The first stream starts it (one
-//! watcher, one first scan of the served directories), every open stream gets each change from
-//! it, and the last one to go away stops it: twenty scripts following the server cost what one
-//! does, and nothing keeps reading for a stream that is gone.
+//! The one live subscription behind every `GET /api/events` stream, on the server's one watch
+//! (which the pages share too). The first stream starts it, every open stream gets each change
+//! from it, and the last one to go away stops it: twenty scripts following the server cost what
+//! one does, and nothing keeps reading for a stream that is gone.
 
 use super::calls::{event, send, STALL};
 use super::clients::Outlet;

@@ -60,6 +60,9 @@ pub struct Server {
     pub reads: Arc<Semaphore>,
     /// The live watch every `GET /api/events` stream shares.
     pub events: hub::Hub,
+    /// The one watch of the served directories, shared by every page and every events stream:
+    /// one watcher, one first scan, one set of models, however many are open.
+    pub watch: mission_control::watch::SharedWatch,
     /// Requests refused since the last summary in the log.
     pub refused: Arc<quiet::Tally>,
 }
@@ -159,6 +162,7 @@ pub fn run(g: &Global, args: &ServeArgs) -> anyhow::Result<()> {
             searches: Arc::new(Semaphore::new(MAX_SEARCHES)),
             reads: Arc::new(Semaphore::new(MAX_READS)),
             events: hub::Hub::default(),
+            watch: mission_control::watch::SharedWatch::new(),
             refused: Arc::default(),
         });
         announce(&server, g.json, args.open)?;
