@@ -422,7 +422,8 @@ fn sessions_sharing_a_watch_each_follow_their_own_run() {
     write_run(&root, "b", 3);
     let watch = SharedWatch::new();
     let dirs = [root.display().to_string()];
-    let sessions: Vec<(LiveSession, Arc<Inbox<Change>>, Arc<Inbox<RunUpdate>>)> = ["a", "b"]
+    type Front = (LiveSession, Arc<Inbox<Change>>, Arc<Inbox<RunUpdate>>);
+    let sessions: Vec<Front> = ["a", "b"]
         .iter()
         .enumerate()
         .map(|(i, run)| {
