@@ -45,7 +45,7 @@ pub mod insights;
 pub mod model;
 pub mod pins;
 mod progress;
-pub use progress::{scan_progress, ScanProgress};
+pub use progress::{scan_progress, since_start_ms, start_clock, ScanProgress};
 pub mod prices;
 pub mod retained;
 pub mod runs;

@@ -55,3 +55,17 @@ pub(crate) fn transcript_len(layout: &crate::model::Layout, id: &str) -> u64 {
         .and_then(|p| std::fs::metadata(p).ok())
         .map_or(0, |m| m.len())
 }
+
+static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+/// Starts the process's clock, which [`since_start_ms`] reads: the app and `mctl` call it first
+/// thing in `main`, so the log says how long after the launch each step of the start ended.
+pub fn start_clock() {
+    STARTED.get_or_init(std::time::Instant::now);
+}
+
+/// Milliseconds since [`start_clock`] (since the first call of either).
+pub fn since_start_ms() -> u64 {
+    let started = STARTED.get_or_init(std::time::Instant::now);
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}

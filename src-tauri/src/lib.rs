@@ -14,6 +14,9 @@ use tauri::Manager;
 
 /// Starts the app; returns the process exit code.
 pub fn main() -> i32 {
+    // The start's steps are logged with the time since here (`app_setup`, `list_runs`, the
+    // watch's first look): how long the launch took to its first list.
+    mission_control::start_clock();
     let args = settings::Args::parse();
     // How many files are read at once: `$MCTL_JOBS`, as for `mctl`, else every core.
     if let Err(e) = mission_control::init_jobs(None) {
@@ -52,6 +55,7 @@ pub fn builder(args: settings::Args) -> tauri::Builder<tauri::Wry> {
                     None
                 }
             };
+            let setup = tracing::info_span!("app_setup").entered();
             let config_dir = app.path().app_config_dir().ok();
             let mut settings = settings::resolve(&args, config_dir.as_deref());
             // The About box says where to look.
@@ -65,6 +69,11 @@ pub fn builder(args: settings::Args) -> tauri::Builder<tauri::Wry> {
             if let Some(main) = app.get_webview_window("main") {
                 window::manage(&main);
             }
+            tracing::info!(
+                since_start_ms = mission_control::since_start_ms(),
+                "set up: the settings read, the watch started, the window made"
+            );
+            drop(setup);
             Ok(())
         })
         .invoke_handler(handlers())

@@ -186,9 +186,17 @@ impl Service {
     /// Every run: from the watcher's models (waiting for its first scan), or with `reread`
     /// every transcript read again.
     pub fn list_runs(&self, req: c::list_runs::Request) -> Res<c::list_runs::Response> {
+        let _span = tracing::info_span!("list_runs", reread = req.reread).entered();
         self.forget_values();
         let dirs = self.current().runs_dirs;
-        Ok(self.live.list(&dirs, req.reread, |d| self.runs_dir(d)))
+        let list = self.live.list(&dirs, req.reread, |d| self.runs_dir(d));
+        tracing::info!(
+            dirs = dirs.len(),
+            runs = list.runs.len(),
+            since_start_ms = crate::since_start_ms(),
+            "the list is answered"
+        );
+        Ok(list)
     }
 
     /// How far the listings' reads have come since the process started.

@@ -34,6 +34,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    mission_control::start_clock();
     logging::init();
     let cli = Cli::parse();
     // `--jobs` was checked by the parser, and `$MCTL_JOBS` with it.
