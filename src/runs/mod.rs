@@ -288,10 +288,22 @@ impl RunsDir {
 
     /// One run with its timeline, results and problems.
     pub fn detail(&self, query: &str) -> Result<RunDetail> {
-        let _span = tracing::info_span!("run_detail", dir = %self.root.display(), query).entered();
+        self.detail_verified(query, self.opts.verify)
+    }
+
+    /// [`detail`](Self::detail) with its value files compared with the transcript as `verify`
+    /// says: the app paints a run from a sampled comparison (each value's size, first and last
+    /// 64 KiB), then takes the verdict of every byte, as it does for a value it opens.
+    pub fn detail_verified(&self, query: &str, verify: Verify) -> Result<RunDetail> {
+        let _span =
+            tracing::info_span!("run_detail", dir = %self.root.display(), query, ?verify).entered();
         let layout = self.layout()?;
         let id = self.resolve_run(&layout, query)?;
-        let mut detail = analyze_run(&layout, &id, &self.opts, true)
+        let opts = RunOptions {
+            verify,
+            ..self.opts
+        };
+        let mut detail = analyze_run(&layout, &id, &opts, true)
             .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
         // The runs its store nests under it (subagents): their own figures, as listed.
         let opts = self.listing_opts(self.opts.now_ms);

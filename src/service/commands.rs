@@ -206,7 +206,11 @@ impl Service {
 
     /// One run's figures, timeline, results, problems and strays.
     pub fn run_detail(&self, req: c::run_detail::Request) -> Res<c::run_detail::Response> {
-        self.runs_dir(&req.dir)?.detail(&req.run)
+        let verify = match req.verify {
+            Some(crate::wire::DetailVerify::Sampled) => crate::model::Verify::Sampled,
+            Some(crate::wire::DetailVerify::Full) | None => crate::model::Verify::Full,
+        };
+        self.runs_dir(&req.dir)?.detail_verified(&req.run, verify)
     }
 
     /// Opens a result for the compare view: its figures, its stub, and its full text indexed.

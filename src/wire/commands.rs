@@ -112,7 +112,7 @@ macro_rules! with_contract {
             /// transcript bytes to read and read (shown while a list is read cold).
             scan_progress: () => ScanProgress;
             /// One run's figures, timeline, results, problems and strays (`mctl show`).
-            run_detail: RunRequest => RunDetail;
+            run_detail: RunDetailRequest => RunDetail;
             /// Opens a result for the compare view: its figures, its stub, its full text indexed.
             open_value: ResultRef => ValueInfo;
             /// Every byte of a value opened `verified: sampled` compared with the transcript.

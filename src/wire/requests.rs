@@ -28,14 +28,30 @@ pub struct ListRunsRequest {
     pub reread: bool,
 }
 
-/// Names one run of a runs directory shown.
+/// One run of a runs directory shown, read as `verify` says.
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
-pub struct RunRequest {
+pub struct RunDetailRequest {
     /// Path of the runs directory, one of those shown.
     pub dir: String,
     /// Run id (or a unique prefix of one).
     pub run: String,
+    /// How its value files are compared with the transcript: every byte (`full`, when left
+    /// out), or their size and first and last 64 KiB (`sampled`: a run of a 200 MB value opens
+    /// without reading it, and the verdict of every byte comes after).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub verify: Option<DetailVerify>,
+}
+
+/// How closely a run's value files are compared with its transcript when it is opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum DetailVerify {
+    /// Every byte.
+    Full,
+    /// Each value's size, first and last 64 KiB.
+    Sampled,
 }
 
 /// Names one runs directory shown.

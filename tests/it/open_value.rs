@@ -100,3 +100,38 @@ fn d_value_path(root: &std::path::Path) -> std::path::PathBuf {
     root.join("r.values")
         .join(format!("{}.txt", mission_control::retained::value_id("c1")))
 }
+
+/// The app's run view: a run read with its values sampled (what it paints first) and then with
+/// every byte compared (the verdict it shows after), through the service as the app asks it.
+#[test]
+fn a_run_opens_from_a_sample_of_its_values_and_the_verdict_of_every_byte_follows() {
+    use mission_control::model::RetentionState;
+    use mission_control::service::{Allowed, Service};
+    use mission_control::wire::{DetailVerify, DirsSource, RunDetailRequest};
+    let runs = tempfile::tempdir().unwrap();
+    let root = runs.path();
+    let mut run = RunFile::new(root, "r");
+    run.user("go")
+        .tool("c1", "bash", &big_text(), true)
+        .done()
+        .write();
+    let path = d_value_path(root);
+    let mut bytes = fs::read(&path).unwrap();
+    bytes[100_000] = b'#';
+    fs::write(&path, &bytes).unwrap();
+    let dir = root.to_string_lossy().into_owned();
+    let settings = mission_control::service::settings(vec![dir.clone()], DirsSource::Cli, 20_480);
+    let svc = Service::new(settings, Allowed::ALL);
+    let read = |verify| {
+        let req = RunDetailRequest {
+            dir: dir.clone(),
+            run: "r".into(),
+            verify,
+        };
+        svc.run_detail(req).unwrap().results[0].state
+    };
+    assert_eq!(read(Some(DetailVerify::Sampled)), RetentionState::Retained);
+    assert_eq!(read(Some(DetailVerify::Full)), RetentionState::Damaged);
+    // Asked as before (scripts over `mctl serve`): every byte.
+    assert_eq!(read(None), RetentionState::Damaged);
+}

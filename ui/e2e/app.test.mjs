@@ -90,6 +90,13 @@ before(async () => {
   demo(mctl, runsDir);
   longRun(runsDir);
   bigValueRun(runsDir);
+  // A 1 MiB value whose file differs from its result in the middle only: a sampled check (its
+  // size and ends) cannot tell, the check of every byte can.
+  const mid = bigValueRun(runsDir, 'run_mid_damaged', 1);
+  const midFile = path.join(runsDir, 'run_mid_damaged.values', `${mid.call}.txt`);
+  const midBytes = fs.readFileSync(midFile);
+  midBytes[midBytes.length >> 1] = midBytes[midBytes.length >> 1] === 0x23 ? 0x24 : 0x23;
+  fs.writeFileSync(midFile, midBytes);
   liveRun(runsDir, 'run_live', 3);
   secretsRun(runsDir);
   escapesRun(runsDir);
@@ -133,7 +140,7 @@ after(async () => {
 describe('Mission Control desktop app', () => {
   it('lists the demo runs', async () => {
     const count = await text('[data-testid="runs-count"]');
-    assert.equal(Number(count), 17, 'the 12 demo runs, the two big runs, a live one, one with secrets and one with escapes');
+    assert.equal(Number(count), 18, 'the 12 demo runs, three big ones, a live one, one with secrets and one with escapes');
     const titles = await browser.execute(() => [...document.querySelectorAll('[data-testid="run-row"] .name')].map((e) => e.textContent));
     assert.ok(titles.some((t) => t.includes('left-pad')));
     assert.ok(titles.some((t) => t.includes('The release build is failing')));
@@ -193,7 +200,7 @@ describe('Mission Control desktop app', () => {
       el.value = '';
       el.dispatchEvent(new Event('input', { bubbles: true }));
     });
-    await waitFor(async () => (await text('[data-testid="runs-count"]')) === '17', 'the whole list again');
+    await waitFor(async () => (await text('[data-testid="runs-count"]')) === '18', 'the whole list again');
   });
 
   it('opens a run and shows its timeline', async () => {
@@ -728,6 +735,11 @@ describe('Mission Control desktop app', () => {
     timings['opening a 10,000-event run'] = Date.now() - started;
     const rendered = (await browser.$$('[data-testid="timeline"] article')).length;
     assert.ok(rendered < 100, `virtualized: ${rendered} cards in the page`);
+  });
+
+  it('paints a run from a sample of its values, then shows the verdict of every byte', async () => {
+    await openRun('run_mid_damaged');
+    await waitFor(async () => (await text('[data-testid="retention"]')).includes('1 damaged'), 'the value found damaged by the check of every byte');
   });
 
   it('opens a 200 MB value from its file, then checks every byte, and scrolls it', async () => {

@@ -6,6 +6,7 @@
 import { Channel, invoke } from '@tauri-apps/api/core';
 import { SseParser } from './sse';
 import type { CommandName, Commands } from '../gen/commands';
+import type { DetailVerify } from '../gen/DetailVerify';
 import type { ErrorCode } from '../gen/ErrorCode';
 import type { GcPolicy } from '../gen/GcPolicy';
 import type { PeekRequest } from '../gen/PeekRequest';
@@ -305,7 +306,9 @@ export const ipc = {
   listRuns: (reread = false) => call('list_runs', { reread }),
   /** How far the backend's listings have read since it started (polled while a list loads). */
   scanProgress: () => call('scan_progress', null),
-  runDetail: (dir: string, run: string) => call('run_detail', { dir, run }),
+  /** One run: its values compared with the transcript byte for byte, or (`sampled`) by their
+   *  size and ends only, so that a run of a 200 MB value paints without reading it. */
+  runDetail: (dir: string, run: string, verify?: DetailVerify) => call('run_detail', { dir, run, verify }),
   openValue: (r: ResultRef) => call('open_value', r),
   /** Every byte of a value opened `verified: 'sampled'` compared with the transcript. */
   verifyValue: (r: ResultRef) => call('verify_value', r),
