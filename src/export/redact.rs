@@ -24,9 +24,12 @@ struct Rule {
 /// Most specific first: `sk-ant-` is an Anthropic key before it is an `sk-` key, a JWT inside a
 /// `token=` assignment is named a JWT.
 static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+    // Word boundaries are ASCII's: a key is ASCII, and a key written against a letter of another
+    // script is still a key. (Unicode's boundaries would also make the regex engine give up its
+    // fast automaton on any text that is not ASCII, and scan a big value many times slower.)
     let rule = |kind, pattern: &str| Rule {
         kind,
-        pattern: Regex::new(pattern).expect("a valid secret pattern"),
+        pattern: Regex::new(&pattern.replace(r"\b", r"(?-u:\b)")).expect("a valid secret pattern"),
         accept: |_| true,
     };
     vec![
@@ -312,6 +315,17 @@ mod tests {
             "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nIBAAK\n-----END RSA PRIVATE KEY-----\ntail",
         );
         assert_eq!(out, "[redacted: private-key]\ntail");
+    }
+
+    /// A key written against a letter of another script is still found: word boundaries are
+    /// ASCII's.
+    #[test]
+    fn a_key_beside_a_letter_of_another_script_is_found() {
+        let (out, counts) = redact("clé:AKIAIOSFODNN7EXAMPLEé");
+        assert_eq!(counts, "1 aws-access-key");
+        assert_eq!(out, "clé:[redacted: aws-access-key]é");
+        let (_, counts) = redact("日本sk-ant-api03-Zx9fQ2mN7pL4kR8sT1vW6yB3cD5eF0gH-aBc_dEf");
+        assert_eq!(counts, "1 anthropic-key");
     }
 
     /// A JWT given as a token is named a JWT, once.
