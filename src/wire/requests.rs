@@ -37,8 +37,9 @@ pub struct RunDetailRequest {
     /// Run id (or a unique prefix of one).
     pub run: String,
     /// How its value files are compared with the transcript: every byte (`full`, when left
-    /// out), or their size and first and last 64 KiB (`sampled`: a run of a 200 MB value opens
-    /// without reading it, and the verdict of every byte comes after).
+    /// out), or their size and first and last 64 KiB (`sampled`: the run of a 200 MB value
+    /// opens without that value file being compared whole, and the verdict of every byte comes
+    /// after).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub verify: Option<DetailVerify>,

@@ -72,9 +72,9 @@ function cpuTicks(pids) {
 }
 
 /** The app's own process (its Rust side: the core, the shell and the window; WebKit's web and
- *  network processes are its children): its peak resident memory, and the pages of the
- *  libraries it maps (WebKitGTK's alone are over 100 MiB, the same for any app that shows a
- *  webview), in MiB. */
+ *  network processes are its children): its peak resident memory, and its file-backed and
+ *  shared pages now (`RssFile` + `RssShmem`: WebKitGTK's libraries alone are over 100 MiB,
+ *  fonts, the webview's shared buffers; the same for any app that shows a webview), in MiB. */
 function appMemory(dir) {
   const pids = execFileSync('pgrep', ['-f', '--', `--runs-dir ${dir}( |$)`]).toString().trim().split('\n').map(Number);
   const own = pids.find((pid) => fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim().startsWith('mission-contr'));
@@ -120,9 +120,11 @@ after(async () => {
   // The app kept its log where the README says, under its own home.
   const logs = path.join(session.home, 'data', 'app.missioncontrol.desktop', 'logs');
   const files = fs.readdirSync(logs).filter((f) => /^mission-control\.\d{4}-\d{2}-\d{2}\.log$/.test(f));
+  const log = files.map((f) => fs.readFileSync(path.join(logs, f), 'utf8')).join('');
+  // The fixtures go first: a failed check below must not leave hundreds of megabytes behind.
+  removeDirs(runsDir, session.home);
   assert.ok(files.length > 0, `a log file in ${logs}`);
   // The start, step by step, with the time since the launch (INFO, the default).
-  const log = files.map((f) => fs.readFileSync(path.join(logs, f), 'utf8')).join('');
   const steps = [
     /app_setup: .*close time\.busy=/,
     /app_setup: .*set up: .*since_start_ms=\d+/,
@@ -132,7 +134,6 @@ after(async () => {
   ];
   for (const step of steps) assert.match(log, step);
   timings['app log: launch to the first list answered'] = Number(/the list is answered .*since_start_ms=(\d+)/.exec(log)[1]);
-  removeDirs(runsDir, session.home);
   console.log('\nTimings (not asserted):');
   for (const [k, v] of Object.entries(timings)) console.log(`  ${k}: ${v}${k.endsWith('MiB') ? '' : ' ms'}`);
 });
@@ -182,7 +183,7 @@ describe('Mission Control desktop app', () => {
 
   it('filters the list by text', async () => {
     const filter = await browser.$('[data-testid="runs-filter"]');
-    // Where the sidebar's controls are: a filter that changes "17" to "1 of 17" moves none.
+    // Where the sidebar's controls are: a filter that changes "18" to "1 of 18" moves none.
     const places = () =>
       browser.execute(() =>
         ['refresh', 'open-storage', 'open-whatif', 'open-search', 'runs-filter'].map((id) => {

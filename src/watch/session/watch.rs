@@ -243,7 +243,7 @@ impl Watch {
                 return; // a newer start took over: its own notices are the ones that hold
             }
             if let Change::Polling { .. } = change {
-                self.forward(change);
+                self.forward(change, mine);
             }
         }
         {
@@ -256,29 +256,38 @@ impl Watch {
         drop(done);
         if self.listed_early.swap(false, Ordering::SeqCst) {
             for (dir, _) in paths {
-                self.forward(Change::Scanned {
+                let scanned = Change::Scanned {
                     dir: dir.display().to_string(),
-                });
+                };
+                self.forward(scanned, mine);
             }
         }
         for change in rx {
             if self.generation.load(Ordering::SeqCst) != mine {
                 return;
             }
-            self.forward(change.clone());
+            self.forward(change.clone(), mine);
             for front in self.fronts() {
                 front.advance_follower(&change);
             }
         }
     }
 
-    /// Tells `change` to every front end, and keeps it when it is a polling notice.
-    fn forward(&self, change: Change) {
-        self.forwarded.fetch_add(1, Ordering::SeqCst);
+    /// Tells `change` of start `mine` to every front end, and keeps it when it is a polling
+    /// notice; nothing of a start a newer one replaced (checked under the notices' lock, which
+    /// a start clears them under after it is counted: no stale notice is kept).
+    fn forward(&self, change: Change, mine: u64) {
         let _telling = lock(&self.telling);
-        if let Change::Polling { .. } = change {
-            lock(&self.notices).push(change.clone());
+        {
+            let mut notices = lock(&self.notices);
+            if self.generation.load(Ordering::SeqCst) != mine {
+                return;
+            }
+            if let Change::Polling { .. } = change {
+                notices.push(change.clone());
+            }
         }
+        self.forwarded.fetch_add(1, Ordering::SeqCst);
         for front in self.fronts() {
             if let Some(sink) = lock(&front.changes).as_ref() {
                 sink(change.clone());

@@ -15,7 +15,8 @@ dir: string,
 run: string, 
 /**
  * How its value files are compared with the transcript: every byte (`full`, when left
- * out), or their size and first and last 64 KiB (`sampled`: a run of a 200 MB value opens
- * without reading it, and the verdict of every byte comes after).
+ * out), or their size and first and last 64 KiB (`sampled`: the run of a 200 MB value
+ * opens without that value file being compared whole, and the verdict of every byte comes
+ * after).
  */
 verify?: DetailVerify, };

@@ -307,7 +307,8 @@ export const ipc = {
   /** How far the backend's listings have read since it started (polled while a list loads). */
   scanProgress: () => call('scan_progress', null),
   /** One run: its values compared with the transcript byte for byte, or (`sampled`) by their
-   *  size and ends only, so that a run of a 200 MB value paints without reading it. */
+   *  size and ends only, so that the run of a 200 MB value paints without that value file
+   *  being compared whole (its transcript line is still read, streamed). */
   runDetail: (dir: string, run: string, verify?: DetailVerify) => call('run_detail', { dir, run, verify }),
   openValue: (r: ResultRef) => call('open_value', r),
   /** Every byte of a value opened `verified: 'sampled'` compared with the transcript. */
