@@ -29,8 +29,10 @@ pub fn manage(window: &WebviewWindow<Wry>) {
     let saved =
         (app.path().app_config_dir().ok()).is_some_and(|d| d.join(DEFAULT_FILENAME).exists());
     if !saved {
-        if let Err(e) = fit_to_screen(window) {
-            tracing::debug!(error = %e, "could not fit the window to the screen");
+        match fit_to_screen(window) {
+            Ok(true) => {}
+            Ok(false) => tracing::info!("no screen to fit the window to: its configured size kept"),
+            Err(e) => tracing::info!(error = %e, "could not fit the window to the screen"),
         }
     }
     // One thread waits for moves and resizes to settle; the save itself runs on the main
@@ -58,10 +60,19 @@ pub fn manage(window: &WebviewWindow<Wry>) {
 
 /// The configured size (1440×900), or the screen's work area where that is smaller, centred in
 /// it. The window may not be laid out yet when this runs (its size reads 0), so the size comes
-/// from the configuration and the place is worked out here rather than by `center`.
-fn fit_to_screen(window: &WebviewWindow<Wry>) -> tauri::Result<()> {
-    let Some(monitor) = window.current_monitor()? else {
-        return Ok(());
+/// from the configuration and the place is worked out here rather than by `center`. Nor may it
+/// be on a screen yet (`current_monitor` then answers none), so the primary screen, or the first
+/// one, stands in. False when there is no screen at all.
+fn fit_to_screen(window: &WebviewWindow<Wry>) -> tauri::Result<bool> {
+    let monitor = match window.current_monitor()? {
+        Some(m) => Some(m),
+        None => match window.primary_monitor()? {
+            Some(m) => Some(m),
+            None => window.available_monitors()?.into_iter().next(),
+        },
+    };
+    let Some(monitor) = monitor else {
+        return Ok(false);
     };
     let scale = monitor.scale_factor();
     let area = monitor.work_area();
@@ -78,5 +89,7 @@ fn fit_to_screen(window: &WebviewWindow<Wry>) -> tauri::Result<()> {
     window.set_position(LogicalPosition::new(
         origin.x + (room.width - w) / 2.0,
         origin.y + (room.height - h) / 2.0,
-    ))
+    ))?;
+    tracing::info!(width = w, height = h, "the window fitted to the screen");
+    Ok(true)
 }
