@@ -18,6 +18,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
 
+mod value_dirs;
+pub(super) use value_dirs::ValueWatch;
+
 /// A directory changed this recently is listed again even when its time looks the same: on a
 /// file system with coarse timestamps a removal in the same tick would not show.
 const COARSE_TICK_MS: i64 = 2_000;
@@ -55,6 +58,11 @@ pub(super) struct DirState {
     /// Within the first look: tails read ahead on every core, with what their first poll
     /// found, each taken when its transcript's turn comes.
     read_ahead: HashMap<String, (Tail, std::io::Result<super::TailUpdate>)>,
+    /// Native watches on the value directories; `None` when the directory is polled (or is
+    /// another agent's store), and every value directory is looked at each second.
+    pub(super) value_watch: Option<ValueWatch>,
+    /// Value directories looked at by the per-second look (those not watched natively).
+    pub(super) value_looks: u64,
 }
 
 /// How many transcripts the first look reads at once, the most recently written first.
@@ -85,6 +93,8 @@ impl DirState {
             seed_from: Some(first),
             first_look: false,
             read_ahead: HashMap::new(),
+            value_watch: None,
+            value_looks: 0,
         }
     }
 
@@ -186,61 +196,6 @@ impl DirState {
         sort_runs(&mut runs);
         crate::model::family::add_children(&mut runs);
         Some(runs)
-    }
-
-    /// Lists again each value directory whose time changed, and reports the value files that
-    /// appeared or went. A run whose files went is read again (its retention states changed).
-    pub(super) fn check_values(&mut self) {
-        if self.look_foreign() {
-            return;
-        }
-        let now_ms = crate::model::now_ms();
-        let ids: Vec<String> = self.values.keys().cloned().collect();
-        for id in ids {
-            let path = RunPaths::new(&self.root, &id).value_dir();
-            let Ok(meta) = std::fs::symlink_metadata(&path) else {
-                continue; // gone: the runs directory's watcher reports it
-            };
-            let stamp = FileStamp::from_meta(&meta);
-            let seen = &self.values[&id];
-            // A time in the future (a share with a clock ahead) is not "recent": it would be
-            // listed every second.
-            let age_ms = now_ms.saturating_sub(stamp.mtime_ms());
-            let recent = (0..COARSE_TICK_MS).contains(&age_ms);
-            if !meta.is_dir() || (stamp == seen.stamp && !recent) {
-                continue;
-            }
-            // A listing that fails says nothing of the files: look again next time.
-            let Some(files) = stems(&path) else { continue };
-            let added: Vec<String> = files.difference(&seen.files).cloned().collect();
-            let removed: Vec<String> = seen.files.difference(&files).cloned().collect();
-            self.values.insert(id.clone(), ValueDir { stamp, files });
-            let mut reread = !removed.is_empty();
-            if !added.is_empty() {
-                if let Some(tail) = self.tails.get_mut(&id) {
-                    // A file for a result already classified without it (restored, or written
-                    // after its line) changes that result's state: read the run again. A file
-                    // its result's line found when it landed (the usual order) needs nothing.
-                    reread |= added.iter().any(|v| tail.missed_value(v));
-                    tail.add_values(&added);
-                }
-                self.send(Change::ValueFilesAdded {
-                    dir: self.name.clone(),
-                    run: id.clone(),
-                    values: added,
-                });
-            }
-            if !removed.is_empty() {
-                self.send(Change::ValueFilesRemoved {
-                    dir: self.name.clone(),
-                    run: id.clone(),
-                    values: removed,
-                });
-            }
-            if reread {
-                self.reread(&id);
-            }
-        }
     }
 
     /// Reads run `id` again from the start (value files went: retention states changed). Lines
@@ -419,7 +374,11 @@ impl DirState {
                     // stamp matched).
                     let first_look = self.first_look;
                     let tail = self.tails.get_mut(id);
+                    let mut reread = false;
                     if let Some(tail) = tail.filter(|t| !(first_look && t.is_kept())) {
+                        // Made again with files for results already classified without them
+                        // (a GC undone, say): those results' states change.
+                        reread = files.iter().any(|v| tail.missed_value(v));
                         tail.add_values(&files.iter().cloned().collect::<Vec<_>>());
                     }
                     let seen = ValueDir {
@@ -427,12 +386,26 @@ impl DirState {
                         files,
                     };
                     self.values.insert(id.to_owned(), seen);
+                    self.value_dir_met(id);
                     self.send(Change::ValuesAdded {
                         dir: self.name.clone(),
                         run: id.to_owned(),
                     });
+                    if reread {
+                        self.reread(id);
+                    }
+                } else if let Some(meta) = meta.as_ref().filter(|_| known) {
+                    // Looked at again (a rescan), or made again under the same name: listed
+                    // again, and a new directory watched in place of the one that went.
+                    let ino = FileStamp::from_meta(meta).ino;
+                    if self.values.get(id).is_some_and(|v| v.stamp.ino != ino) {
+                        self.value_dir_gone(id);
+                        self.value_dir_met(id);
+                    }
+                    self.check_value_dir(id, true);
                 } else if meta.is_none() && known {
                     self.values.remove(id);
+                    self.value_dir_gone(id);
                     self.send(Change::ValuesRemoved {
                         dir: self.name.clone(),
                         run: id.to_owned(),

@@ -1,8 +1,9 @@
 //! The watcher: notify on each runs directory (non-recursive), coalescing bursts,
 //! a polling fallback, and a slow look at the value directories for files removed inside them.
 
-use super::dir_state::DirState;
+use super::dir_state::{DirState, ValueWatch};
 use super::Change;
+use crate::model::layout::VALUES_SUFFIX;
 use crate::model::stamp::FileStamp;
 use crate::model::SourceKind;
 use crate::model::{Run, RunOptions, Verify};
@@ -17,10 +18,13 @@ use std::time::{Duration, Instant};
 const DEBOUNCE: Duration = Duration::from_millis(20);
 /// The polling interval when native watching fails or polling is asked for.
 pub const POLL: Duration = Duration::from_millis(500);
-/// How often the value directories are looked at. Files removed inside a value directory (by a
-/// GC, or by hand) do not touch the runs directory, and watching every value directory would
-/// cost one inotify watch per run; a `stat` of each directory every second costs far less.
+/// How often the value directories not watched natively are looked at (a `stat` each). Files
+/// removed inside a value directory (by a GC, or by hand) do not touch the runs directory.
 pub const VALUES_CHECK: Duration = Duration::from_secs(1);
+/// How many value directories are given a native watch per tick of the ticker (about a
+/// millisecond's work per hundred), after the first look: 100,000 take 25 s, while the rest
+/// are looked at each second as before.
+const WATCHES_PER_TICK: usize = 2_000;
 
 type Shared = Arc<Mutex<DirState>>;
 
@@ -45,6 +49,16 @@ impl WatchHandle {
     /// work, which stays put while nothing in the directories changes.
     pub fn wakeups(&self) -> u64 {
         self.states.iter().map(|(_, s)| lock(s).wakeups).sum()
+    }
+
+    /// Value directories watched natively, and how many times the per-second look has looked at
+    /// one that is not: what watching costs while nothing changes.
+    pub fn value_dirs(&self) -> (usize, u64) {
+        self.states.iter().fold((0, 0), |(w, l), (_, s)| {
+            let s = lock(s);
+            let watched = s.value_watch.as_ref().map_or(0, ValueWatch::watched);
+            (w + watched, l + s.value_looks)
+        })
     }
 
     /// Whether runs directory `dir` (as given to [`watch`]) is watched by this handle.
@@ -163,12 +177,17 @@ pub(crate) fn start_kinds(
         )));
         let native = match &force_poll {
             Some(reason) => Err(reason.clone()),
-            None => {
-                native_watch(dir, state.clone()).map_err(|e| format!("native watching failed: {e}"))
-            }
+            None => native_watch(dir, &state).map_err(|e| format!("native watching failed: {e}")),
         };
         match native {
-            Ok(d) => watchers.push(Box::new(d)),
+            Ok(native) => {
+                // The value directories of a store of flat names are watched with it (another
+                // agent's store is looked at whole each second instead).
+                if kind.capabilities().flat_names {
+                    lock(&state).value_watch = Some(ValueWatch::new(native.clone()));
+                }
+                watchers.push(Box::new(native));
+            }
             Err(reason) => {
                 log_polling(dir, &reason, force_poll.is_some());
                 let _ = tx.send(Change::Polling {
@@ -195,6 +214,9 @@ pub(crate) fn start_kinds(
             }
             for poller in &mut polled {
                 poller.poll();
+            }
+            for (_, state) in &checked {
+                lock(state).watch_pending(WATCHES_PER_TICK);
             }
             if tick % ticks_per_check == 0 {
                 for (_, state) in &checked {
@@ -278,15 +300,22 @@ impl Poller {
     }
 }
 
-/// Native notices on `dir`, handed to its state in batches: every notice that arrives within
-/// [`DEBOUNCE`] of the first of a batch goes with it. (A debouncer that waits for a file to be
-/// quiet never reports a transcript appended to without pause until the appends stop; this
-/// reports within [`DEBOUNCE`] however busy the file is.) The thread ends with the watcher.
-fn native_watch(dir: &Path, state: Shared) -> notify::Result<notify::RecommendedWatcher> {
+/// The native watcher of one runs directory, shared by the handle (which keeps it alive) and
+/// the directory's state (which adds its value directories to it).
+type Native = Arc<Mutex<notify::RecommendedWatcher>>;
+
+/// Native notices on `dir` (and, once its state adds them, on its value directories), handed
+/// to its state in batches: every notice that arrives within [`DEBOUNCE`] of the first of a
+/// batch goes with it. (A debouncer that waits for a file to be quiet never reports a
+/// transcript appended to without pause until the appends stop; this reports within
+/// [`DEBOUNCE`] however busy the file is.) The thread holds the state weakly, since the state
+/// holds the watcher: it ends when the watcher goes with the last of them.
+fn native_watch(dir: &Path, state: &Shared) -> notify::Result<Native> {
     let (tx, notices) = mpsc::channel::<notify::Result<notify::Event>>();
     let mut watcher = notify::recommended_watcher(tx)?;
     watcher.watch(dir, RecursiveMode::NonRecursive)?;
     let root = dir.to_path_buf();
+    let state = Arc::downgrade(state);
     std::thread::spawn(move || {
         while let Ok(first) = notices.recv() {
             let until = Instant::now() + DEBOUNCE;
@@ -303,18 +332,21 @@ fn native_watch(dir: &Path, state: Shared) -> notify::Result<notify::Recommended
                     }
                 }
             }
+            let Some(state) = state.upgrade() else { return };
             handle_batch(&root, &mut lock(&state), &batch);
             if closed {
                 return;
             }
         }
     });
-    Ok(watcher)
+    Ok(Arc::new(Mutex::new(watcher)))
 }
 
-/// What a batch of notices asks the state to look at.
+/// What a batch of notices asks the state to look at: the runs directory's entries it names,
+/// and the value directories a file came, went or was renamed in.
 fn handle_batch(root: &Path, st: &mut DirState, batch: &[notify::Result<notify::Event>]) {
     let mut names = BTreeSet::new();
+    let mut value_dirs = BTreeSet::new();
     for notice in batch {
         let Ok(event) = notice else {
             tracing::debug!(dir = %root.display(), "watch error: rescanning");
@@ -329,16 +361,40 @@ fn handle_batch(root: &Path, st: &mut DirState, batch: &[notify::Result<notify::
             tracing::debug!(dir = %root.display(), "notices lost or the directory changed: rescan");
             return st.scan_all();
         }
-        names.extend(
-            event
-                .paths
-                .iter()
-                .filter_map(|p| p.file_name().and_then(|n| n.to_str()).map(str::to_owned)),
-        );
+        for path in &event.paths {
+            let Some(parent) = path.parent() else {
+                continue;
+            };
+            if parent == root {
+                names.extend(path.file_name().and_then(|n| n.to_str()).map(str::to_owned));
+            } else if parent.parent() == Some(root) && changes_listing(&event.kind) {
+                let id = (parent.file_name().and_then(|n| n.to_str()))
+                    .and_then(|n| n.strip_suffix(VALUES_SUFFIX))
+                    .filter(|id| !id.is_empty());
+                value_dirs.extend(id.map(str::to_owned));
+            }
+        }
     }
     if !names.is_empty() {
         st.touched(&names);
     }
+    if !value_dirs.is_empty() {
+        st.value_dirs_changed(&value_dirs);
+    }
+}
+
+/// Whether a notice on a file inside a value directory can change its listing: a file came,
+/// went or was renamed. Writing a value file changes none.
+fn changes_listing(kind: &EventKind) -> bool {
+    use notify::event::ModifyKind;
+    matches!(
+        kind,
+        EventKind::Create(_)
+            | EventKind::Remove(_)
+            | EventKind::Modify(ModifyKind::Name(_) | ModifyKind::Any)
+            | EventKind::Any
+            | EventKind::Other
+    )
 }
 
 /// Opening or reading a file is no change, and our own reads of every transcript would

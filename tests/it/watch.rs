@@ -521,6 +521,91 @@ fn the_watcher_reports_value_files_removed_inside_a_value_directory() {
     );
 }
 
+/// Waits (up to 10 s) until `ok` holds.
+fn eventually(what: &str, ok: impl Fn() -> bool) {
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    while !ok() {
+        assert!(std::time::Instant::now() < until, "{what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn value_directories_are_watched_natively_not_looked_at_each_second() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    let name = root.display().to_string();
+    let content = "a long tool output line\n".repeat(1_000);
+    for run in ["a", "b", "c"] {
+        fs::create_dir(root.join(format!("{run}.values"))).unwrap();
+        fs::write(root.join(format!("{run}.values/call-1.txt")), &content).unwrap();
+        let path = root.join(format!("{run}.jsonl"));
+        append(&path, &(user(0) + &tool_result(1, "call-1", &content)));
+    }
+    let (handle, rx) = watch(std::slice::from_ref(&root), opts()).unwrap();
+    eventually("every value directory watched", || {
+        handle.value_dirs().0 == 3
+    });
+    while rx.recv_timeout(Duration::from_millis(300)).is_ok() {}
+
+    // Nothing changing: no value directory is looked at, and nothing wakes the watcher.
+    let (looks, wakeups) = (handle.value_dirs().1, handle.wakeups());
+    std::thread::sleep(Duration::from_millis(2_500));
+    assert_eq!(handle.value_dirs().1, looks, "looked at while watched");
+    assert_eq!(handle.wakeups(), wakeups, "woken while nothing changed");
+
+    // A file removed inside one is told, and the run model follows.
+    fs::remove_file(root.join("b.values/call-1.txt")).unwrap();
+    let removed = Change::ValueFilesRemoved {
+        dir: name.clone(),
+        run: "b".into(),
+        values: vec!["call-1".into()],
+    };
+    assert_eq!(
+        until(&rx, |c| matches!(c, Change::ValueFilesRemoved { .. })),
+        removed
+    );
+    let run = handle.run(&name, "b").unwrap();
+    assert_eq!((run.retained, run.unretained, run.value_files), (0, 1, 0));
+    // Reading a value file is no change.
+    fs::read(root.join("a.values/call-1.txt")).unwrap();
+    fs::write(root.join("b.values/call-1.txt"), &content).unwrap();
+    assert_eq!(
+        until(&rx, |c| matches!(c, Change::ValueFilesAdded { .. })),
+        Change::ValueFilesAdded {
+            dir: name.clone(),
+            run: "b".into(),
+            values: vec!["call-1".into()],
+        }
+    );
+
+    // A value directory removed and made again is watched again.
+    fs::remove_dir_all(root.join("c.values")).unwrap();
+    until(
+        &rx,
+        |c| matches!(c, Change::ValuesRemoved { run, .. } if run == "c"),
+    );
+    fs::create_dir(root.join("c.values")).unwrap();
+    fs::write(root.join("c.values/call-1.txt"), &content).unwrap();
+    until(
+        &rx,
+        |c| matches!(c, Change::ValuesAdded { run, .. } if run == "c"),
+    );
+    eventually("the new directory watched", || handle.value_dirs().0 == 3);
+    fs::write(root.join("c.values/extra.txt"), "x").unwrap();
+    until(
+        &rx,
+        |c| matches!(c, Change::ValueFilesAdded { run, values, .. } if run == "c" && values == &["extra"]),
+    );
+    assert_eq!(
+        handle.value_dirs().1,
+        looks,
+        "every change came from a notice"
+    );
+    let run = handle.run(&name, "c").unwrap();
+    assert_eq!((run.retained, run.value_files, run.strays), (1, 2, 1));
+}
+
 #[test]
 fn the_watcher_polls_when_asked_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
@@ -692,9 +777,9 @@ fn the_watchers_runs_follow_files_coming_and_going() {
     until(&rx, |c| matches!(c, Change::ValuesAdded { .. }));
     let run = handle.run(&name, "r").unwrap();
     assert_eq!(
-        (run.value_files, run.strays),
-        (2, 1),
-        "files of a new directory count"
+        (run.value_files, run.strays, run.retained, run.unretained),
+        (2, 1, 1, 0),
+        "files of a new directory count, and back the results they name"
     );
 
     // A file restored for a result already counted makes it retained again.
