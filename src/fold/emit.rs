@@ -180,6 +180,16 @@ impl Analyzer {
         &mut self.run
     }
 
+    /// The run as the lines taken so far tell it.
+    pub(crate) fn run(&self) -> &Run {
+        &self.run
+    }
+
+    /// The results of the lines taken so far, in the order of their lines.
+    pub(crate) fn results(&self) -> &[ResultInfo] {
+        &self.results
+    }
+
     /// A value file of the run as listed, by stem.
     pub(crate) fn value(&self, stem: &str) -> Option<&ValueFile> {
         self.values.get(stem)

@@ -3,12 +3,16 @@
 //! its stub exactly when its value file exists now.
 
 use crate::error::{Error, Result};
+use crate::fold::Analyzer;
+use crate::model::ResultInfo;
 use crate::model::{RetentionState, RunOptions, Verify};
 use crate::retained::{stub_from_source, ByteSource, ValueText};
-use crate::runs::{analyze_run, RunsDir};
+use crate::runs::read::analyze_run_observed;
+use crate::runs::RunsDir;
 use crate::transcript::event::{Attachment, Envelope};
 use crate::transcript::spans::{resolve, BigString};
-use crate::transcript::{read_transcript_lines, Cursor, SpanSource};
+use crate::transcript::RawLine;
+use crate::transcript::SpanSource;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -290,68 +294,113 @@ pub fn resume(
         verify: Verify::Size,
         ..dir.opts
     };
-    let detail = analyze_run(&layout, &id, &opts, false)
-        .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
+    let reading = |e: std::io::Error| Error::io(format!("reading run {id}"), &e);
+    let values = layout.store().run_values(&layout, &id).map_err(reading)?;
+    // One read: the run model takes each line, and the replay the same line right after, with
+    // the state the model gave its result. The shape comes from the provider, which the run's
+    // first line names; one named only later may ask for another shape than the replay took
+    // at its first line, and is then replayed again in its own.
+    let mut taken: Option<Replay> = shape.map(Replay::new);
+    let mut observe = |line: RawLine<'_>, model: &Analyzer| {
+        let replay =
+            taken.get_or_insert_with(|| Replay::new(shape_of(model.run().provider.as_deref())));
+        let stub = stub_of(model.results(), line.number, without_values);
+        replay_line(replay, line, stub);
+    };
+    let detail =
+        analyze_run_observed(&layout, &id, &opts, false, values, &mut observe).map_err(reading)?;
     let provider = detail.run.provider.clone();
-    let shape = shape.unwrap_or(match provider.as_deref() {
-        Some(TEXT_FOLD_PROVIDER) => ReplayShape::TextFold,
-        _ => ReplayShape::Structured,
-    });
-    let stubbed: HashMap<u64, (String, String)> = detail
-        .results
-        .iter()
-        .filter(|r| {
-            !without_values && matches!(r.state, RetentionState::Retained | RetentionState::Damaged)
-        })
-        .map(|r| (r.line, (r.value_id.clone(), r.tool.clone())))
-        .collect();
-    let mut replay = Replay::new(shape);
-    if let Some(path) = layout.runs[&id].transcript.clone() {
-        let reading = |e: std::io::Error| Error::io(format!("reading {}", path.display()), &e);
-        if shape == ReplayShape::Structured {
-            replay.answered = answered_calls(&path).map_err(reading)?;
-        }
-        read_transcript_lines(&path, Cursor::default(), |line| {
-            let Ok(env) = serde_json::from_slice::<Envelope>(line.bytes) else {
-                return; // unreadable lines are skipped, as the run model skips them
-            };
-            if let Ok(mut event) = serde_json::from_str::<Replayed>(env.event.get()) {
-                if !line.spans.is_empty() {
-                    event.expand(line.spans);
-                }
-                replay.event(line.number, event, line.spans, &stubbed);
-            }
-        })
-        .map_err(reading)?;
-    }
+    let wanted = shape.unwrap_or_else(|| shape_of(provider.as_deref()));
+    let replay = match taken {
+        Some(replay) if replay.shape == wanted => replay,
+        // Its provider named late (or no line at all): replayed in the shape it asks for.
+        _ => replay_again(&layout, &id, &detail, wanted, without_values)?,
+    };
     Ok(replay.finish(provider, without_values))
 }
 
-/// The ids of the calls that have a `tool_call_finished` anywhere in transcript `path`.
-fn answered_calls(path: &std::path::Path) -> std::io::Result<HashSet<String>> {
-    let mut ids = HashSet::new();
-    read_transcript_lines(path, Cursor::default(), |line| {
-        let Ok(env) = serde_json::from_slice::<Envelope>(line.bytes) else {
-            return;
-        };
-        if let Ok(Kind {
-            kind,
-            tool_call_id: Some(id),
-        }) = serde_json::from_str::<Kind>(env.event.get())
-        {
-            if kind == "tool_call_finished" {
-                ids.insert(id);
-            }
+/// The shape of the replay a provider gets.
+fn shape_of(provider: Option<&str>) -> ReplayShape {
+    match provider {
+        Some(TEXT_FOLD_PROVIDER) => ReplayShape::TextFold,
+        _ => ReplayShape::Structured,
+    }
+}
+
+/// Replays one line the run model took. A line of several JSON values glued together is one
+/// the harness's replay cannot read (it parses each line whole), and is skipped, as is any
+/// line it cannot read; the calls it names are not answered.
+fn replay_line(replay: &mut Replay, line: RawLine<'_>, stubbed: Option<(String, String)>) {
+    if line.glued.is_some() {
+        return;
+    }
+    let Ok(env) = serde_json::from_slice::<Envelope>(line.bytes) else {
+        return; // unreadable lines are skipped, as the run model skips them
+    };
+    if let Ok(Kind {
+        kind,
+        tool_call_id: Some(id),
+    }) = serde_json::from_str::<Kind>(env.event.get())
+    {
+        if kind == "tool_call_finished" {
+            replay.answered.insert(id);
         }
-    })?;
-    Ok(ids)
+    }
+    let Ok(mut event) = serde_json::from_str::<Replayed>(env.event.get()) else {
+        return;
+    };
+    if !line.spans.is_empty() {
+        event.expand(line.spans);
+    }
+    replay.event(line.number, event, line.spans, stubbed.as_ref());
+}
+
+/// The value id and tool of the result of line `number` among `results` (the last, as a line
+/// has one), when a resume sends its stub: it has a value file now (a damaged one rides as a
+/// stub too, spec B.5), and the preview is not of a resume without values.
+/// `results` are in the order of their lines (a run model's are), so the line's own are found
+/// from its place, not by a walk over all of them.
+fn stub_of(results: &[ResultInfo], number: u64, without_values: bool) -> Option<(String, String)> {
+    if without_values {
+        return None;
+    }
+    let end = results.partition_point(|r| r.line <= number);
+    (results[..end].iter().rev())
+        .take_while(|r| r.line == number)
+        .find(|r| matches!(r.state, RetentionState::Retained | RetentionState::Damaged))
+        .map(|r| (r.value_id.clone(), r.tool.clone()))
+}
+
+/// The replay of run `id` in `shape`, from a second read of its transcript, with the states of
+/// its results as `detail` gives them.
+fn replay_again(
+    layout: &crate::model::Layout,
+    id: &str,
+    detail: &crate::model::RunDetail,
+    shape: ReplayShape,
+    without_values: bool,
+) -> Result<Replay> {
+    let mut replay = Replay::new(shape);
+    let Some(path) = layout.runs[id].transcript.clone() else {
+        return Ok(replay);
+    };
+    let reading = |e: std::io::Error| Error::io(format!("reading {}", path.display()), &e);
+    layout
+        .store()
+        .read_records(&path, id, &mut |line| {
+            let stub = stub_of(&detail.results, line.number, without_values);
+            replay_line(&mut replay, line, stub);
+        })
+        .map_err(reading)?;
+    Ok(replay)
 }
 
 /// The replay's state as it goes through the transcript.
 struct Replay {
     shape: ReplayShape,
     messages: Vec<ResumeMessage>,
-    /// Calls answered somewhere in the transcript (structured shape).
+    /// Calls answered somewhere in the transcript (of those read so far; the structured shape's
+    /// calls are kept in `finish` only when answered by then).
     answered: HashSet<String>,
     /// Tool names learned from replayed tool call blocks (structured shape).
     names: HashMap<String, String>,
@@ -391,7 +440,7 @@ impl Replay {
         line: u64,
         event: Replayed,
         spans: &[BigString],
-        stubbed: &HashMap<u64, (String, String)>,
+        stubbed: Option<&(String, String)>,
     ) {
         match event {
             Replayed::UserMessage { text, attachments } => {
@@ -413,7 +462,7 @@ impl Replay {
                     Some(big) => SpanSource::open(big).map(|s| ValueText::Span(Arc::new(s))),
                     None => Ok(ValueText::Memory(Arc::new(content))),
                 };
-                let text = result_text(&tool_call_id, text, stubbed.get(&line));
+                let text = result_text(&tool_call_id, text, stubbed);
                 match self.shape {
                     ReplayShape::TextFold => self.pending.push(text),
                     ReplayShape::Structured => {
@@ -449,18 +498,17 @@ impl Replay {
                 } if self.shape == ReplayShape::Structured => {
                     let name = name.unwrap_or_default();
                     self.names.insert(tool_call_id.clone(), name.clone());
-                    // A call without a result is dropped: provider APIs reject unanswered calls.
-                    if self.answered.contains(&tool_call_id) {
-                        let input = input.unwrap_or_else(|| Value::Object(Default::default()));
-                        calls.push(ProviderToolCall {
-                            id: tool_call_id,
-                            kind: "function".to_owned(),
-                            function: ProviderFunction {
-                                name,
-                                arguments: input.to_string(),
-                            },
-                        });
-                    }
+                    // A call without a result anywhere is dropped at the end (`finish`):
+                    // provider APIs reject unanswered calls.
+                    let input = input.unwrap_or_else(|| Value::Object(Default::default()));
+                    calls.push(ProviderToolCall {
+                        id: tool_call_id,
+                        kind: "function".to_owned(),
+                        function: ProviderFunction {
+                            name,
+                            arguments: input.to_string(),
+                        },
+                    });
                 }
                 // Thinking is dropped; so are text-fold's tool call blocks.
                 _ => {}
@@ -488,6 +536,13 @@ impl Replay {
     fn finish(mut self, provider: Option<String>, without_values: bool) -> ResumePreview {
         for m in &mut self.messages {
             m.content_bytes = m.content.len() as u64;
+            // Calls answered nowhere in the transcript are dropped, known only once it is read.
+            if let Some(calls) = &mut m.tool_calls {
+                calls.retain(|c| self.answered.contains(&c.id));
+                if calls.is_empty() {
+                    m.tool_calls = None;
+                }
+            }
         }
         // Text-fold results still pending at the end are dropped (spec C.3).
         let bytes: u64 = self

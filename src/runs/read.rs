@@ -29,6 +29,21 @@ pub(crate) fn analyze_run_with(
     keep_timeline: bool,
     values: BTreeMap<String, ValueFile>,
 ) -> io::Result<RunDetail> {
+    analyze_run_observed(layout, id, opts, keep_timeline, values, &mut |_, _| {})
+}
+
+/// [`analyze_run_with`], showing `observe` each line the store's reader gives, once the run
+/// model took it (with the model as it stands then), so that a caller that needs the lines as
+/// well reads the transcript once. A last line without its newline that the model takes as
+/// settled is not shown: a reader of complete lines never sees it.
+pub(crate) fn analyze_run_observed(
+    layout: &Layout,
+    id: &str,
+    opts: &RunOptions,
+    keep_timeline: bool,
+    values: BTreeMap<String, ValueFile>,
+    observe: &mut dyn FnMut(RawLine<'_>, &Analyzer),
+) -> io::Result<RunDetail> {
     let files = layout.runs.get(id).cloned().unwrap_or_default();
     let mut analyzer = Analyzer::new(id, values, *opts, keep_timeline);
     if let Some(fold) = layout.store().fold(layout, id, opts)? {
@@ -49,10 +64,14 @@ pub(crate) fn analyze_run_with(
     let side = files.side.is_some();
     if let Some(path) = &files.transcript {
         let mut own_bytes = 0u64;
+        let observing = std::cell::Cell::new(true);
         let mut take = |line: RawLine<'_>| {
             let len = line.raw_len;
             if analyzer.line_taken(line) {
                 own_bytes += 1 + len;
+            }
+            if observing.get() {
+                observe(line, &analyzer);
             }
         };
         let mut outcome = layout.store().read_records(path, id, &mut take)?;
@@ -64,6 +83,7 @@ pub(crate) fn analyze_run_with(
         let idle =
             plain && modified.is_some_and(|m| opts.status_by_clock(m) == RunStatus::Interrupted);
         if let Some(tail) = idle.then(|| settled_tail(path, &outcome)).flatten() {
+            observing.set(false);
             let number = outcome.cursor.lines + 1;
             split_glued(
                 RawLine::whole(number, outcome.cursor.offset, &tail),

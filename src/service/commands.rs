@@ -199,6 +199,13 @@ impl Service {
         Ok(list)
     }
 
+    /// The front end painted its first list: the end of the start, logged at INFO.
+    pub fn list_painted(&self, _: ()) -> Res<c::list_painted::Response> {
+        let since_start_ms = crate::since_start_ms();
+        tracing::info!(since_start_ms, "the list is painted");
+        Ok(since_start_ms)
+    }
+
     /// How far the listings' reads have come since the process started.
     pub fn scan_progress(&self, _: ()) -> Res<c::scan_progress::Response> {
         Ok(crate::scan_progress())

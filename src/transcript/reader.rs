@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// One complete line of a transcript.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct RawLine<'a> {
     /// 1-based position in the file: the only order that counts (`seq` can repeat).
     pub number: u64,

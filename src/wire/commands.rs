@@ -111,6 +111,10 @@ macro_rules! with_contract {
             /// How far the listings' reads have come since the process started: runs and
             /// transcript bytes to read and read (shown while a list is read cold).
             scan_progress: () => ScanProgress;
+            /// The list is on screen (the front end says so once, after its first paint): the
+            /// last step of the start, logged with the time since the launch, which it answers
+            /// in milliseconds.
+            list_painted: () => u64;
             /// One run's figures, timeline, results, problems and strays (`mctl show`).
             run_detail: RunDetailRequest => RunDetail;
             /// Opens a result for the compare view: its figures, its stub, its full text indexed.

@@ -208,3 +208,66 @@ fn odd_fields_drop_no_message() {
         "a result without content replays empty"
     );
 }
+
+#[test]
+fn a_line_of_glued_values_is_skipped_whole_as_the_harness_replays_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = RunFile::new(dir.path(), "r");
+    r.user("go");
+    assistant(
+        &mut r,
+        json!([
+            {"type": "text", "text": "Calling."},
+            call("c1", "bash", json!({"cmd": "ls"})),
+            call("c2", "bash", json!({"cmd": "pwd"})),
+            call("c3", "bash", json!({"cmd": "id"}))
+        ]),
+    );
+    finished(&mut r, "c1", "a\n");
+    finished(&mut r, "c2", "/w\n");
+    finished(&mut r, "c3", "root\n");
+    let path = r.write();
+    // The results of c1 and c2 written on one line, as a writer that lost a newline leaves them.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let glued = format!("{}{}", lines[2], lines[3]);
+    lines.splice(2..4, [glued.as_str()]);
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+
+    let p = preview(dir.path(), Some(ReplayShape::Structured), false);
+    let roles: Vec<&str> = p.messages.iter().map(|m| m.role.as_str()).collect();
+    assert_eq!(roles, ["user", "assistant", "tool"]);
+    let calls = p.messages[1].tool_calls.as_ref().unwrap();
+    let ids: Vec<&str> = calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["c3"],
+        "the calls answered only on the glued line are dropped"
+    );
+    assert_eq!(
+        (p.messages[2].tool_call_id.as_deref(), p.messages[2].line),
+        (Some("c3"), 4)
+    );
+}
+
+#[test]
+fn a_provider_named_late_gets_its_own_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = RunFile::new(dir.path(), "r");
+    r.user("Fix the build.");
+    assistant(
+        &mut r,
+        json!([{"type": "text", "text": "Reading."}, call("c1", "read_file", json!({}))]),
+    );
+    r.tool("c1", "read_file", "all: build\n", false);
+    r.event(json!({"type": "run_started", "cwd": "/w", "mode": "goal", "provider": "ollama", "model": "m"}));
+    assistant(&mut r, json!([{"type": "text", "text": "Done."}]));
+    r.write();
+    let asked = preview(dir.path(), Some(ReplayShape::TextFold), false);
+    let given = preview(dir.path(), None, false);
+    assert_eq!(given.shape, ReplayShape::TextFold);
+    assert_eq!(pretty(&given), pretty(&asked));
+    assert!(given.messages[2]
+        .content
+        .contains("[tool_result]\nall: build"));
+}
