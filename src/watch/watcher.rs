@@ -314,7 +314,15 @@ fn native_watch(dir: &Path, state: &Shared) -> notify::Result<Native> {
     let (tx, notices) = mpsc::channel::<notify::Result<notify::Event>>();
     let mut watcher = notify::recommended_watcher(tx)?;
     watcher.watch(dir, RecursiveMode::NonRecursive)?;
-    let root = dir.to_path_buf();
+    // The notices name paths under the directory made absolute as notify makes it (joined to
+    // the working directory, nothing resolved), whatever form it was given in.
+    let root = if dir.is_absolute() {
+        dir.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map_err(notify::Error::io)?
+            .join(dir)
+    };
     let state = Arc::downgrade(state);
     std::thread::spawn(move || {
         while let Ok(first) = notices.recv() {

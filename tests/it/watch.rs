@@ -332,6 +332,65 @@ fn mctl_watch_prints_json_lines() {
     let _ = OLD_MS;
 }
 
+#[test]
+fn mctl_watch_of_a_relative_runs_directory_reports_value_files_removed() {
+    // The notices name absolute paths; a runs directory given relative to the working directory
+    // must still be matched with them.
+    use std::io::BufRead;
+    let cwd = tempfile::tempdir().unwrap();
+    let root = cwd.path().join("runs");
+    fs::create_dir(&root).unwrap();
+    let content = "a long tool output line\n".repeat(1_000);
+    fs::create_dir(root.join("r.values")).unwrap();
+    fs::write(root.join("r.values/call-1.txt"), &content).unwrap();
+    append(
+        &root.join("r.jsonl"),
+        &(user(0) + &tool_result(1, "call-1", &content)),
+    );
+    /// Ends the watch however the test ends (a failed one must not leave it holding the
+    /// harness's output open).
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut child = Killed(
+        mctl_command()
+            .current_dir(cwd.path())
+            .args(["--runs-dir", "runs", "watch", "--json"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let stdout = std::io::BufReader::new(child.0.stdout.take().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel::<serde_json::Value>();
+    std::thread::spawn(move || {
+        for line in stdout.lines().map_while(Result::ok) {
+            if tx.send(serde_json::from_str(&line).unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    let until = |kind: &str| loop {
+        let v = (rx.recv_timeout(Duration::from_secs(10)))
+            .unwrap_or_else(|_| panic!("no {kind} within 10 s"));
+        if v["kind"] == kind {
+            return v;
+        }
+    };
+    until("values-added");
+    // Watched natively within the first tick; then the removal comes from a notice.
+    std::thread::sleep(Duration::from_millis(1_500));
+    fs::remove_file(root.join("r.values/call-1.txt")).unwrap();
+    let removed = until("value-files-removed");
+    assert_eq!(
+        (removed["run"].as_str(), removed["values"].clone()),
+        (Some("r"), json!(["call-1"]))
+    );
+}
+
 /// Copies a runs directory one level deep (value directories hold only files), every transcript
 /// left out: the test writes those itself.
 fn copy_without_transcripts(src: &Path, dst: &Path) {
