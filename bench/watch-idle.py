@@ -23,6 +23,13 @@ if not os.path.isdir(root):
 runs = sum(1 for n in os.listdir(root) if n.endswith(".jsonl"))
 value_dirs = sum(1 for n in os.listdir(root) if n.endswith(".values"))
 
+# An archive: each value directory as old as its run (the generator leaves them at the time
+# they were made), as a runs directory written over months has them.
+for n in os.listdir(root):
+    if n.endswith(".values"):
+        t = os.stat(os.path.join(root, n[: -len(".values")] + ".jsonl")).st_mtime_ns
+        os.utime(os.path.join(root, n), ns=(t, t))
+
 def cpu(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()

@@ -16,6 +16,11 @@ use std::sync::{Arc, Mutex};
 /// The share of the user's inotify watches value directories may take: the rest is left to the
 /// runs directories and to every other program of the user's (editors watch whole trees).
 const SHARE_OF_LIMIT: usize = 2;
+/// An unwatched value directory whose time is older than this is looked at every
+/// [`SLOW_ROUNDS`] seconds rather than every second.
+const WARM_MS: i64 = 3_600_000;
+/// In how many per-second looks every cold unwatched value directory is looked at once.
+const SLOW_ROUNDS: u64 = 10;
 /// The watches taken when the limit cannot be read (the platform has none, or no `/proc`).
 const DEFAULT_ROOM: usize = 65_536;
 
@@ -31,6 +36,8 @@ pub(in crate::watch) struct ValueWatch {
     pending: BTreeSet<String>,
     /// How many more watches may be taken.
     room: usize,
+    /// Per-second looks so far: which share of the cold unwatched directories is looked at.
+    round: u64,
 }
 
 impl ValueWatch {
@@ -40,6 +47,7 @@ impl ValueWatch {
             watched: HashSet::new(),
             pending: BTreeSet::new(),
             room: room(),
+            round: 0,
         }
     }
 
@@ -126,13 +134,23 @@ impl DirState {
         if self.look_foreign() {
             return;
         }
-        // Those not watched yet are the ones waiting for a watch: only they are walked, so
-        // a second of 100,000 watched directories costs nothing.
-        let ids: Vec<String> = match &self.value_watch {
-            Some(w) => (w.pending.iter())
-                .filter(|id| self.values.contains_key(*id))
-                .cloned()
-                .collect(),
+        // Those not watched are the ones waiting for a watch: only they are walked, so a second
+        // of 100,000 watched directories costs nothing. Of those, the ones that changed in the
+        // last hour are looked at every second, the others in turn, a tenth each second.
+        let now_ms = crate::model::now_ms();
+        let ids: Vec<String> = match &mut self.value_watch {
+            Some(w) => {
+                w.round = w.round.wrapping_add(1);
+                let round = w.round % SLOW_ROUNDS;
+                (w.pending.iter().enumerate())
+                    .filter_map(|(i, id)| Some((i, id, self.values.get(id)?)))
+                    .filter(|(i, _, dir)| {
+                        let age_ms = now_ms.saturating_sub(dir.stamp.mtime_ms());
+                        age_ms < WARM_MS || *i as u64 % SLOW_ROUNDS == round
+                    })
+                    .map(|(_, id, _)| id.clone())
+                    .collect()
+            }
             None => self.values.keys().cloned().collect(),
         };
         self.value_looks += ids.len() as u64;
