@@ -94,6 +94,12 @@ pub fn scan_progress(state: State<'_, AppState>) -> Res<c::scan_progress::Respon
     state.service.scan_progress(())
 }
 
+/// The first list is on screen (at once: it logs the time since the launch).
+#[tauri::command]
+pub fn list_painted(state: State<'_, AppState>) -> Res<c::list_painted::Response> {
+    state.service.list_painted(())
+}
+
 /// Stops a running apply between two files (at once: it only sets a flag).
 #[tauri::command]
 pub fn gc_cancel(state: State<'_, AppState>) -> Res<c::gc_cancel::Response> {

@@ -87,6 +87,7 @@ fn handlers() -> impl Fn(tauri::ipc::Invoke<tauri::Wry>) -> bool + Send + Sync +
         commands::pick_runs_dir,
         commands::list_runs,
         commands::scan_progress,
+        commands::list_painted,
         commands::run_detail,
         commands::open_value,
         commands::verify_value,

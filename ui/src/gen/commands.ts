@@ -50,6 +50,7 @@ export interface Commands {
   pick_runs_dir: { request: null; response: string | null; stream: null };
   list_runs: { request: ListRunsRequest; response: RunList; stream: null };
   scan_progress: { request: null; response: ScanProgress; stream: null };
+  list_painted: { request: null; response: number; stream: null };
   run_detail: { request: RunDetailRequest; response: RunDetail; stream: null };
   open_value: { request: ResultRef; response: ValueInfo; stream: null };
   verify_value: { request: ResultRef; response: ValueVerdict; stream: null };

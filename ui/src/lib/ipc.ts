@@ -306,6 +306,9 @@ export const ipc = {
   listRuns: (reread = false) => call('list_runs', { reread }),
   /** How far the backend's listings have read since it started (polled while a list loads). */
   scanProgress: () => call('scan_progress', null),
+  /** Tells the backend the first list is on screen (logged with the time since the launch);
+   *  answers that time in milliseconds. */
+  listPainted: () => call('list_painted', null),
   /** One run: its values compared with the transcript byte for byte, or (`sampled`) by their
    *  size and ends only, so that the run of a 200 MB value paints without that value file
    *  being compared whole (its transcript line is still read, streamed). */
