@@ -394,15 +394,9 @@ impl DirState {
                     if reread {
                         self.reread(id);
                     }
-                } else if let Some(meta) = meta.as_ref().filter(|_| known) {
-                    // Looked at again (a rescan), or made again under the same name: listed
-                    // again, and a new directory watched in place of the one that went.
-                    let ino = FileStamp::from_meta(meta).ino;
-                    if self.values.get(id).is_some_and(|v| v.stamp.ino != ino) {
-                        self.value_dir_gone(id);
-                        self.value_dir_met(id);
-                    }
-                    self.check_value_dir(id, true);
+                } else if meta.is_some() && known {
+                    // Looked at again (a rescan): listed again when its time moved.
+                    self.check_value_dir(id, false);
                 } else if meta.is_none() && known {
                     self.values.remove(id);
                     self.value_dir_gone(id);

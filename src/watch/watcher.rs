@@ -18,8 +18,9 @@ use std::time::{Duration, Instant};
 const DEBOUNCE: Duration = Duration::from_millis(20);
 /// The polling interval when native watching fails or polling is asked for.
 pub const POLL: Duration = Duration::from_millis(500);
-/// How often the value directories not watched natively are looked at (a `stat` each). Files
-/// removed inside a value directory (by a GC, or by hand) do not touch the runs directory.
+/// How often the value directories not watched natively are looked at (a `stat` each; those
+/// unchanged for an hour only one time in ten). Files removed inside a value directory (by a
+/// GC, or by hand) do not touch the runs directory.
 pub const VALUES_CHECK: Duration = Duration::from_secs(1);
 /// How many value directories are given a native watch per tick of the ticker (about a
 /// millisecond's work per hundred), after the first look: 100,000 take 25 s, while the rest
@@ -385,6 +386,13 @@ fn handle_batch(root: &Path, st: &mut DirState, batch: &[notify::Result<notify::
     }
     if !names.is_empty() {
         st.touched(&names);
+        // A value directory named by a notice of its own may be a new one under the old name
+        // (removed and made again, moved away and back): watched anew.
+        for name in &names {
+            if let Some(id) = name.strip_suffix(VALUES_SUFFIX).filter(|id| !id.is_empty()) {
+                st.value_dir_renamed(id);
+            }
+        }
     }
     if !value_dirs.is_empty() {
         st.value_dirs_changed(&value_dirs);

@@ -663,6 +663,18 @@ fn value_directories_are_watched_natively_not_looked_at_each_second() {
     );
     let run = handle.run(&name, "c").unwrap();
     assert_eq!((run.retained, run.value_files, run.strays), (1, 2, 1));
+
+    // Moved away and back at once (the same directory, whose watch went with the move): it is
+    // watched again, and a removal in it is still told.
+    fs::rename(root.join("c.values"), root.join("c.moved")).unwrap();
+    fs::rename(root.join("c.moved"), root.join("c.values")).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    eventually("watched again", || handle.value_dirs().0 == 3);
+    fs::remove_file(root.join("c.values/extra.txt")).unwrap();
+    until(
+        &rx,
+        |c| matches!(c, Change::ValueFilesRemoved { run, values, .. } if run == "c" && values == &["extra"]),
+    );
 }
 
 #[test]
