@@ -55,6 +55,14 @@ impl ValueWatch {
     }
 }
 
+/// A watch that stops (its runs directory no longer shown, a server's last page gone) gives its
+/// watches back to the process.
+impl Drop for ValueWatch {
+    fn drop(&mut self) {
+        room().fetch_add(self.watched.len(), Ordering::AcqRel);
+    }
+}
+
 /// How many more value-directory watches this process may take, all its watchers together:
 /// half the user's inotify limit on Linux, [`DEFAULT_ROOM`] elsewhere, to begin with.
 fn room() -> &'static AtomicUsize {
