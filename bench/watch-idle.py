@@ -39,14 +39,20 @@ started = time.monotonic()
 subprocess.run([mctl, "--runs-dir", root, "runs", "--json"], stdout=subprocess.DEVNULL, check=True)
 listing = time.monotonic() - started
 
+def watching(*flags):
+    """`mctl watch --json` started with `flags`, once its first read has told every value
+    directory (its `values-added` lines)."""
+    proc = subprocess.Popen([mctl, "--runs-dir", root, "watch", *flags, "--json"], stdout=subprocess.PIPE, text=True, bufsize=1)
+    seen = 0
+    for line in proc.stdout:
+        if '"kind":"values-added"' in line:
+            seen += 1
+            if seen == value_dirs:
+                break
+    return proc
+
 started = time.monotonic()
-watch = subprocess.Popen([mctl, "--runs-dir", root, "watch", "--json"], stdout=subprocess.PIPE, text=True, bufsize=1)
-seen = 0
-for line in watch.stdout:
-    if '"kind":"values-added"' in line:
-        seen += 1
-        if seen == value_dirs:
-            break
+watch = watching()
 first_scan = time.monotonic() - started
 
 before = cpu(watch.pid)
@@ -71,13 +77,7 @@ watch.kill()
 
 # The baseline: the same directory polled (`--poll`): every value directory's time read each
 # second, and the runs directory listed every half second.
-polled = subprocess.Popen([mctl, "--runs-dir", root, "watch", "--poll", "--json"], stdout=subprocess.PIPE, text=True, bufsize=1)
-seen = 0
-for line in polled.stdout:
-    if '"kind":"values-added"' in line:
-        seen += 1
-        if seen == value_dirs:
-            break
+polled = watching("--poll")
 time.sleep(2)
 before = cpu(polled.pid)
 time.sleep(idle)
