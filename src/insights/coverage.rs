@@ -87,8 +87,7 @@ pub fn coverage(
     call: Option<&str>,
     errors: &ErrorPattern,
 ) -> Result<Vec<ValueCoverage>> {
-    let layout = dir.layout()?;
-    let id = dir.resolve_run(&layout, run)?;
+    let (layout, id) = dir.run_layout(run)?;
     let detail = analyze_run(&layout, &id, &dir.opts, false)
         .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
     let Some(path) = layout.runs[&id].transcript.clone() else {

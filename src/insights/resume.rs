@@ -286,8 +286,7 @@ pub fn resume(
         );
         return Err(Error::new(crate::error::ErrorCode::Invalid, message));
     }
-    let layout = dir.layout()?;
-    let id = dir.resolve_run(&layout, run)?;
+    let (layout, id) = dir.run_layout(run)?;
     // Which results have a value file now: a size comparison tells that (a damaged file
     // rides as a stub too, spec B.5), without reading every value.
     let opts = RunOptions {

@@ -207,8 +207,7 @@ impl RunsDir {
         run: &str,
         call: &str,
     ) -> Result<(String, ResultInfo, PathBuf)> {
-        let layout = self.layout()?;
-        let id = self.resolve_run(&layout, run)?;
+        let (layout, id) = self.run_layout(run)?;
         let detail = analyze_run(&layout, &id, &self.opts, false)
             .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
         let info = pick(&detail.results, call)
@@ -227,8 +226,7 @@ impl RunsDir {
     /// The value file of `call` in run `run`, if it is a regular file in a real value directory.
     /// Needs only `value_id(call)`, never the transcript.
     pub fn value_file(&self, run: &str, call: &str) -> Result<Option<PathBuf>> {
-        let layout = self.layout()?;
-        let id = self.resolve_run(&layout, run)?;
+        let (layout, id) = self.run_layout(run)?;
         if !self.source().capabilities().retention_threshold {
             // Another store names a value by its stub, which only the result says.
             let vid = match self.foreign_result(run, call) {
@@ -359,8 +357,7 @@ impl RunsDir {
         if !self.source().capabilities().retention_threshold {
             return Ok(None);
         }
-        let layout = self.layout()?;
-        let id = self.resolve_run(&layout, run)?;
+        let (layout, id) = self.run_layout(run)?;
         let Some(info) = self.sampled_result(&layout, &id, call) else {
             return Ok(None);
         };
@@ -516,8 +513,7 @@ impl RunsDir {
         if self.source().capabilities().retention_threshold {
             return Ok(None);
         }
-        let layout = self.layout()?;
-        let id = self.resolve_run(&layout, run)?;
+        let (layout, id) = self.run_layout(run)?;
         let detail = analyze_run(&layout, &id, &self.opts, false)
             .map_err(|e| Error::io(format!("reading run {id}"), &e))?;
         let info = pick(&detail.results, call)

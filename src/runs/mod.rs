@@ -283,7 +283,24 @@ impl RunsDir {
 
     /// The id of the run `query` names (see [`resolve_run`](Self::resolve_run)).
     pub fn run_id(&self, query: &str) -> Result<String> {
-        self.resolve_run(&self.layout()?, query)
+        self.run_layout(query).map(|(_, id)| id)
+    }
+
+    /// The run `query` names and a layout that holds it as the whole layout would: when `query`
+    /// is a run's exact id and its store can look up one run's files by name, only those (a
+    /// few `stat`s, whatever the size of the directory); else the whole layout, the query
+    /// resolved in it (a prefix, an unknown run's error).
+    pub(crate) fn run_layout(&self, query: &str) -> Result<(Layout, String)> {
+        let cache = self.cache.as_deref().filter(|_| self.indexed);
+        let store = self.source.store();
+        if let Ok(Some(one)) = store.read_run_layout(&self.root, query, cache) {
+            if one.runs.contains_key(query) {
+                return Ok((one, query.to_owned()));
+            }
+        }
+        let layout = self.layout()?;
+        let id = self.resolve_run(&layout, query)?;
+        Ok((layout, id))
     }
 
     /// One run with its timeline, results and problems.
@@ -297,8 +314,7 @@ impl RunsDir {
     pub fn detail_verified(&self, query: &str, verify: Verify) -> Result<RunDetail> {
         let _span =
             tracing::info_span!("run_detail", dir = %self.root.display(), query, ?verify).entered();
-        let layout = self.layout()?;
-        let id = self.resolve_run(&layout, query)?;
+        let (layout, id) = self.run_layout(query)?;
         let opts = RunOptions {
             verify,
             ..self.opts

@@ -105,6 +105,21 @@ pub(crate) trait Source: Send + Sync {
     /// inside it may be kept between processes in `cache`, when given.
     fn read_layout(&self, root: &Path, cache: Option<&Path>) -> io::Result<Layout>;
 
+    /// Run `id`'s part of [`read_layout`](Self::read_layout) without reading the whole store: its
+    /// own files, looked up by name, and what else of the store decides how they read (a run
+    /// named after its value folder). `None` (the default) when the store cannot tell one run's
+    /// files apart from the rest's without the rest (runs nested in other runs' folders): the
+    /// caller reads the whole layout. Opening one run of 50,000 then costs a few `stat`s, not a
+    /// listing of the directory.
+    fn read_run_layout(
+        &self,
+        _root: &Path,
+        _id: &str,
+        _cache: Option<&Path>,
+    ) -> io::Result<Option<Layout>> {
+        Ok(None)
+    }
+
     /// Every record of the transcript at `path`, as lines: a store of JSON lines gives its lines
     /// as they are (the default); one whose session is one JSON document, or a log replayed
     /// into one (Gemini's chats), gives each record it holds as a line of its own.

@@ -1,7 +1,10 @@
 //! What is in a runs directory (spec A.2): one `read_dir`, each entry classified by its name
 //! (the names are spelled in `crate::runs::layout`, shared with the watcher and GC).
 
-use crate::model::layout::{strip, SUMMARY_SUFFIX, TEMP_SUFFIX, TRANSCRIPT_SUFFIX, VALUES_SUFFIX};
+use crate::model::layout::{
+    is_valid_run_id, strip, value_dir_name, RunPaths, SUMMARY_SUFFIX, TEMP_SUFFIX,
+    TRANSCRIPT_SUFFIX, VALUES_SUFFIX,
+};
 use crate::model::SourceKind;
 use crate::model::{Layout, RunFiles};
 use std::fs;
@@ -67,5 +70,135 @@ impl Layout {
             linked_value_dirs: linked_value_dirs.into_iter().collect(),
             run_names: run_names.into_iter().collect(),
         })
+    }
+
+    /// What [`read`](Self::read) says of run `id` and only of it: its transcript, summary and
+    /// value directory, each looked up by name (a link neither a transcript nor a summary), and
+    /// whether a run is named after its value directory. Equal to the whole layout with every
+    /// other run, value directory and name left out.
+    pub fn read_one(root: &Path, id: &str) -> io::Result<Self> {
+        let mut layout = Layout {
+            root: root.to_path_buf(),
+            source: SourceKind::Klide,
+            ..Layout::default()
+        };
+        if !is_valid_run_id(id) {
+            return Ok(layout);
+        }
+        let kind = |path: &Path| match fs::symlink_metadata(path) {
+            Ok(m) => Ok(Some(m.file_type())),
+            // No such file, or no such name (a name over the file system's length).
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::NotFound
+                        | io::ErrorKind::InvalidFilename
+                        | io::ErrorKind::NotADirectory
+                ) =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        };
+        let paths = RunPaths::new(root, id);
+        let mut files = RunFiles::default();
+        for (path, is_summary) in [(paths.transcript(), false), (paths.summary(), true)] {
+            let Some(kind) = kind(&path)? else { continue };
+            layout.run_names.insert(id.to_owned());
+            if kind.is_file() {
+                match is_summary {
+                    true => files.summary = Some(path),
+                    false => files.transcript = Some(path),
+                }
+            }
+        }
+        if files.transcript.is_some() || files.summary.is_some() {
+            layout.runs.insert(id.to_owned(), files);
+        }
+        let values = paths.value_dir();
+        match kind(&values)? {
+            Some(k) if k.is_dir() => drop(layout.value_dirs.insert(id.to_owned(), values)),
+            Some(k) if k.is_symlink() => drop(layout.linked_value_dirs.insert(id.to_owned())),
+            _ => {}
+        }
+        // A run called `<id>.values`, whose folder is this run's value directory too.
+        let folder_run = value_dir_name(id);
+        let named = RunPaths::new(root, &folder_run).run_files();
+        for path in named {
+            if kind(&path)?.is_some() {
+                layout.run_names.insert(folder_run.clone());
+            }
+        }
+        Ok(layout)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The whole layout with only what concerns run `id` kept.
+    fn restricted(whole: &Layout, id: &str) -> String {
+        let names: Vec<&String> = (whole.run_names.iter())
+            .filter(|n| *n == id || **n == value_dir_name(id))
+            .collect();
+        format!(
+            "{:?} {:?} {:?} {:?}",
+            whole.runs.get(id).map(|f| (&f.transcript, &f.summary)),
+            whole.value_dirs.get(id),
+            whole.linked_value_dirs.contains(id),
+            names
+        )
+    }
+
+    #[test]
+    fn one_run_reads_as_the_whole_directory_tells_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for f in [
+            "plain.jsonl",
+            "both.jsonl",
+            "both.summary.json",
+            "summary-only.summary.json",
+            "foo.jsonl",
+            "foo.values.jsonl",
+            ".foo.summary.json.klide-tmp",
+            "linked.jsonl",
+        ] {
+            fs::write(root.join(f), b"{}\n").unwrap();
+        }
+        fs::create_dir_all(root.join("foo.values")).unwrap();
+        fs::create_dir_all(root.join("both.values")).unwrap();
+        fs::create_dir_all(root.join("elsewhere")).unwrap();
+        std::os::unix::fs::symlink(root.join("elsewhere"), root.join("linked.values")).unwrap();
+        std::os::unix::fs::symlink(root.join("plain.jsonl"), root.join("alias.jsonl")).unwrap();
+        let whole = Layout::read(root).unwrap();
+        let long = "x".repeat(240);
+        fs::write(root.join(format!("{long}.jsonl")), b"{}\n").unwrap();
+        let whole_long = Layout::read(root).unwrap();
+        for id in [
+            "plain",
+            "both",
+            "summary-only",
+            "foo",
+            "foo.values",
+            "linked",
+            "alias",
+            "missing",
+            "elsewhere",
+            "..",
+        ] {
+            let one = Layout::read_one(root, id).unwrap();
+            assert_eq!(
+                restricted(&one, id),
+                restricted(&whole, id),
+                "run {id}: {one:?}"
+            );
+            assert!(one.runs.len() <= 1 && one.value_dirs.len() <= 1);
+        }
+        // A name whose value folder's run names would be over the longest file name.
+        let one = Layout::read_one(root, &long).unwrap();
+        assert_eq!(restricted(&one, &long), restricted(&whole_long, &long));
+        assert!(one.runs.contains_key(&long));
     }
 }

@@ -52,6 +52,16 @@ impl Source for Harness {
         Layout::read(root)
     }
 
+    /// A harness run's files are named from its id, and no run nests in another's folder.
+    fn read_run_layout(
+        &self,
+        root: &Path,
+        id: &str,
+        _cache: Option<&Path>,
+    ) -> io::Result<Option<Layout>> {
+        Layout::read_one(root, id).map(Some)
+    }
+
     /// A transcript line holds its result's full text: a line over the bound is streamed, its
     /// big strings kept as spans of the file, so no result is held whole.
     fn read_records(
