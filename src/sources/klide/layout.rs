@@ -75,37 +75,32 @@ impl Layout {
     /// What [`read`](Self::read) says of run `id` and only of it: its transcript, summary and
     /// value directory, each looked up by name (a link neither a transcript nor a summary), and
     /// whether a run is named after its value directory. Equal to the whole layout with every
-    /// other run, value directory and name left out.
-    pub fn read_one(root: &Path, id: &str) -> io::Result<Self> {
+    /// other run, value directory and name left out. `None` when a lookup by name cannot tell
+    /// how the run is spelled on disk: a file system that ignores case (macOS, a casefolded
+    /// ext4, a FAT stick) finds `RUN_A.jsonl` for `run_a.jsonl`, and one may normalise
+    /// Unicode; the whole listing says then. An error (a name too long to look up, a denied
+    /// `stat`) is the caller's to fall back on too.
+    pub fn read_one(root: &Path, id: &str) -> io::Result<Option<Self>> {
         let mut layout = Layout {
             root: root.to_path_buf(),
             source: SourceKind::Klide,
             ..Layout::default()
         };
         if !is_valid_run_id(id) {
-            return Ok(layout);
+            return Ok(Some(layout));
         }
-        let kind = |path: &Path| match fs::symlink_metadata(path) {
-            Ok(m) => Ok(Some(m.file_type())),
-            // No such file, or no such name (a name over the file system's length).
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::NotFound
-                        | io::ErrorKind::InvalidFilename
-                        | io::ErrorKind::NotADirectory
-                ) =>
-            {
-                Ok(None)
-            }
-            Err(e) => Err(e),
-        };
+        if !id.is_ascii() {
+            return Ok(None);
+        }
         let paths = RunPaths::new(root, id);
         let mut files = RunFiles::default();
         for (path, is_summary) in [(paths.transcript(), false), (paths.summary(), true)] {
-            let Some(kind) = kind(&path)? else { continue };
+            let Some(meta) = lstat(&path)? else { continue };
+            if !spelled_exactly(root, id, &meta, is_summary)? {
+                return Ok(None);
+            }
             layout.run_names.insert(id.to_owned());
-            if kind.is_file() {
+            if meta.is_file() {
                 match is_summary {
                     true => files.summary = Some(path),
                     false => files.transcript = Some(path),
@@ -115,6 +110,7 @@ impl Layout {
         if files.transcript.is_some() || files.summary.is_some() {
             layout.runs.insert(id.to_owned(), files);
         }
+        let kind = |path: &Path| lstat(path).map(|m| m.map(|m| m.file_type()));
         let values = paths.value_dir();
         match kind(&values)? {
             Some(k) if k.is_dir() => drop(layout.value_dirs.insert(id.to_owned(), values)),
@@ -129,8 +125,51 @@ impl Layout {
                 layout.run_names.insert(folder_run.clone());
             }
         }
-        Ok(layout)
+        Ok(Some(layout))
     }
+}
+
+/// `path`'s own metadata (a link's, not its target's); `None` when there is no such entry.
+fn lstat(path: &Path) -> io::Result<Option<fs::Metadata>> {
+    match fs::symlink_metadata(path) {
+        Ok(m) => Ok(Some(m)),
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether the file `found` under run `id`'s name (its summary's or transcript's) is spelled
+/// so on disk: false when the name with its letters' case swapped finds the same file (a file
+/// system that ignores case). An id of ASCII with no letters is spelled one way only.
+fn spelled_exactly(root: &Path, id: &str, found: &fs::Metadata, summary: bool) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let swapped: String = id
+        .chars()
+        .map(|c| match c.is_ascii_uppercase() {
+            true => c.to_ascii_lowercase(),
+            false => c.to_ascii_uppercase(),
+        })
+        .collect();
+    if swapped == id {
+        return Ok(true);
+    }
+    let other = RunPaths::new(root, &swapped);
+    let other = if summary {
+        other.summary()
+    } else {
+        other.transcript()
+    };
+    Ok(match lstat(&other)? {
+        Some(m) => (m.dev(), m.ino()) != (found.dev(), found.ino()),
+        None => true,
+    })
 }
 
 #[cfg(test)]
@@ -188,7 +227,9 @@ mod tests {
             "elsewhere",
             "..",
         ] {
-            let one = Layout::read_one(root, id).unwrap();
+            let one = Layout::read_one(root, id)
+                .unwrap()
+                .expect("an ASCII name, spelled once");
             assert_eq!(
                 restricted(&one, id),
                 restricted(&whole, id),
@@ -196,9 +237,37 @@ mod tests {
             );
             assert!(one.runs.len() <= 1 && one.value_dirs.len() <= 1);
         }
-        // A name whose value folder's run names would be over the longest file name.
-        let one = Layout::read_one(root, &long).unwrap();
-        assert_eq!(restricted(&one, &long), restricted(&whole_long, &long));
-        assert!(one.runs.contains_key(&long));
+        // A name whose value folder's run names would be over the longest file name: the
+        // lookup fails, and the caller reads the whole listing (which has the run).
+        assert!(Layout::read_one(root, &long).is_err());
+        assert!(whole_long.runs.contains_key(&long));
+    }
+
+    #[test]
+    fn a_name_a_file_system_may_spell_otherwise_is_left_to_the_listing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("Mixed.jsonl"), b"{}\n").unwrap();
+        fs::write(root.join("lower.jsonl"), b"{}\n").unwrap();
+        fs::write(root.join("LOWER.jsonl"), b"{}\n").unwrap();
+        fs::write(root.join("123-456.jsonl"), b"{}\n").unwrap();
+        fs::write(root.join("été.jsonl"), b"{}\n").unwrap();
+        // A file system that ignores case finds the file under the other case too: a hard link
+        // is what that looks like from here.
+        fs::hard_link(root.join("Mixed.jsonl"), root.join("mIXED.jsonl")).unwrap();
+        assert!(Layout::read_one(root, "Mixed").unwrap().is_none());
+        // Two runs whose names differ in case only, on a file system that tells them apart.
+        let lower = Layout::read_one(root, "lower").unwrap().unwrap();
+        assert!(lower.runs.contains_key("lower") && lower.runs.len() == 1);
+        // No letters: one spelling. Not ASCII: the listing says how it is normalised.
+        assert!(
+            Layout::read_one(root, "123-456")
+                .unwrap()
+                .unwrap()
+                .runs
+                .len()
+                == 1
+        );
+        assert!(Layout::read_one(root, "été").unwrap().is_none());
     }
 }
