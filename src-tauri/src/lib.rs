@@ -64,6 +64,8 @@ pub fn builder(args: settings::Args) -> tauri::Builder<tauri::Wry> {
             if let Some(dir) = &config_dir {
                 service = service.with_settings_file(settings::file(dir));
             }
+            // The list paints before the watcher's first look takes the cores.
+            service.hold_first_look_for_paint();
             service.start();
             app.manage(AppState { service });
             if let Some(main) = app.get_webview_window("main") {

@@ -199,10 +199,12 @@ impl Service {
         Ok(list)
     }
 
-    /// The front end painted its first list: the end of the start, logged at INFO.
+    /// The front end painted its first list: the end of the start, logged at INFO. The
+    /// watcher's first look, held back until now, starts.
     pub fn list_painted(&self, _: ()) -> Res<c::list_painted::Response> {
         let since_start_ms = crate::since_start_ms();
         tracing::info!(since_start_ms, "the list is painted");
+        self.live.painted();
         Ok(since_start_ms)
     }
 

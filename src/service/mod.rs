@@ -159,6 +159,12 @@ impl Service {
         self
     }
 
+    /// Holds the watcher's first look back until the front end has painted its first list (a
+    /// desktop window: see [`LiveSession::hold_first_look_for_paint`]). Call before `start`.
+    pub fn hold_first_look_for_paint(&self) {
+        self.live.hold_first_look_for_paint();
+    }
+
     /// Starts watching the directories shown, in the background.
     pub fn start(&self) {
         let s = self.current();

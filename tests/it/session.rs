@@ -472,3 +472,59 @@ fn sessions_sharing_a_watch_each_follow_their_own_run() {
     second.stop();
     assert!(!second.watching(), "the last one out stops the watch");
 }
+
+/// Polls `done` every 20 ms for at most `limit`; the time it took when it came true.
+fn within(limit: Duration, done: impl Fn() -> bool) -> Option<Duration> {
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        if done() {
+            return Some(start.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    None
+}
+
+#[test]
+fn a_windows_first_look_waits_for_its_list_painted_and_misses_nothing_meanwhile() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    write_run(&root, "r", 3);
+    let dirs = [root.display().to_string()];
+    let live = LiveSession::new();
+    live.hold_first_look_for_paint();
+    live.start(&dirs, 20_480);
+    // Held: no first look yet, whatever the time it would take (a few milliseconds here).
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(live.settled(&dirs[0]).is_none(), "the first look waits");
+    // Written while it waits: the first look finds it.
+    append(&root.join("r.jsonl"), &user_line("r", 3));
+    live.painted();
+    let took = within(Duration::from_secs(20), || live.settled(&dirs[0]).is_some());
+    assert!(
+        took.is_some(),
+        "the first look ran once the list was painted"
+    );
+    assert_eq!(live.run(&dirs[0], "r").flatten().map(|r| r.events), Some(4));
+
+    // A window that never says it painted: the first look starts within 3 s anyway.
+    let other = LiveSession::new();
+    other.hold_first_look_for_paint();
+    other.start(&dirs, 20_480);
+    let took = within(Duration::from_secs(20), || {
+        other.settled(&dirs[0]).is_some()
+    });
+    assert!(
+        took.is_some_and(|t| t >= Duration::from_millis(2_500)),
+        "{took:?}"
+    );
+
+    // A list that needs the watcher's runs does not wait for a paint that follows it.
+    let third = LiveSession::new();
+    third.hold_first_look_for_paint();
+    third.start(&dirs, 20_480);
+    let start = std::time::Instant::now();
+    let runs = third.watched_runs(&dirs);
+    assert!(start.elapsed() < Duration::from_millis(2_500));
+    assert_eq!(runs[0].as_ref().map(Vec::len), Some(1));
+}

@@ -14,6 +14,7 @@ impl LiveSession {
     /// `None` for a directory it does not watch (missing, unreadable), or for all while no
     /// watcher runs.
     pub fn watched_runs(&self, dirs: &[String]) -> Vec<Option<Vec<Run>>> {
+        self.watch.want_first_look();
         let handle = self.watch.handle(true);
         dirs.iter()
             .map(|d| handle.as_ref().and_then(|h| h.runs(d)))

@@ -170,6 +170,19 @@ impl LiveSession {
         self.front.ended.store(0, Ordering::SeqCst);
     }
 
+    /// Holds the watcher's first look back until [`painted`](Self::painted) (or a list that
+    /// needs the watcher's runs, or 3 s): a desktop window, whose list a warm index answers
+    /// without the watcher, paints it first with both cores. Call it before starting.
+    pub fn hold_first_look_for_paint(&self) {
+        (self.watch.hold_for_paint).store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// The front end painted its first list: the watcher's first look, held back meanwhile
+    /// so as not to share the cores with the paint, starts now.
+    pub fn painted(&self) {
+        self.watch.want_first_look();
+    }
+
     /// Run `run` of `dir` as the watcher knows it, without reading its transcript again:
     /// `None` when the watcher is still on its first scan (or does not watch `dir`), `Some(None)`
     /// when there is no such run.

@@ -16,6 +16,9 @@ use std::time::Duration;
 
 /// How long a list waits for the watcher's first scan before reading the runs itself.
 const FIRST_SCAN_WAIT: Duration = Duration::from_secs(120);
+/// How long the first look of a process's first watch waits for a front end to paint its list
+/// (see [`Watch::hold_first_look`]).
+const FIRST_LOOK_HOLD: Duration = Duration::from_secs(3);
 
 /// A watch that several live sessions share (see [`super::LiveSession::sharing`]).
 #[derive(Clone, Default)]
@@ -73,6 +76,10 @@ pub(super) struct Watch {
     /// Changes forwarded since the process started: what was computed from the directories
     /// at one count still holds while it is unchanged (see [`super::LiveSession::settled`]).
     pub(super) forwarded: AtomicU64,
+    /// Set for a desktop window's watch until it has painted its list: its first look waits
+    /// for the paint (see [`Watch::hold_first_look`]). Never set for a served watch, whose
+    /// event streams never paint.
+    pub(super) hold_for_paint: AtomicBool,
 }
 
 /// Clears `scanning` however the start thread ends (a panic included): a list must not wait
@@ -174,7 +181,10 @@ impl Watch {
                 handle: None,
                 scanning: true,
             };
-            self.generation.fetch_add(1, Ordering::SeqCst) + 1
+            let mine = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
+            // A first look held for the start before ends its wait.
+            self.watcher.1.notify_all();
+            mine
         };
         lock(&self.notices).clear();
         let watch = self.clone();
@@ -190,6 +200,32 @@ impl Watch {
             }
             watch.run_watcher(&kinds, opts, mine)
         });
+    }
+
+    /// Holds the first look of start `mine` of a window's watch back until the window has
+    /// painted its list, a list needs the watcher's models, the watch is started again or
+    /// stopped, or [`FIRST_LOOK_HOLD`] has passed; once, for the first start. With a warm index the list is answered from the index
+    /// without the watcher, and the first look (1.5 s of work on 50,000 runs) would otherwise
+    /// share the cores with the webview painting it. Changes made meanwhile are not lost: the
+    /// first look compares every file with what the index knows.
+    fn hold_first_look(&self, mine: u64) {
+        let (slot, started_or_wanted) = &self.watcher;
+        let held = |_: &mut Slot| {
+            self.hold_for_paint.load(Ordering::SeqCst)
+                && self.generation.load(Ordering::SeqCst) == mine
+        };
+        let slot = lock(slot);
+        drop(started_or_wanted.wait_timeout_while(slot, FIRST_LOOK_HOLD, held));
+        self.hold_for_paint.store(false, Ordering::SeqCst);
+    }
+
+    /// Lets first looks start at once, a held one included: the list is painted, or a list
+    /// waits for the watcher's models.
+    pub(super) fn want_first_look(&self) {
+        self.hold_for_paint.store(false, Ordering::SeqCst);
+        // Told under the slot's lock: a first look about to wait sees the flag or the notice.
+        let _slot = lock(&self.watcher.0);
+        self.watcher.1.notify_all();
     }
 
     /// Whether a watcher runs (or is starting).
@@ -213,6 +249,10 @@ impl Watch {
     /// end and their followed runs advanced, until a newer start (or a stop) takes over.
     fn run_watcher(&self, paths: &[(PathBuf, SourceKind)], opts: RunOptions, mine: u64) {
         let done = ScanDone { watch: self, mine };
+        self.hold_first_look(mine);
+        if self.generation.load(Ordering::SeqCst) != mine {
+            return; // stopped or started again while held
+        }
         // The list comes from the index or the watcher's models, never from the first scan's
         // changes: the runs the index vouches for need not be read to watch them.
         let first_look = tracing::info_span!("watch_first_look", dirs = paths.len()).entered();
