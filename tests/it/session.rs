@@ -490,22 +490,38 @@ fn a_windows_first_look_waits_for_its_list_painted_and_misses_nothing_meanwhile(
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_path_buf();
     write_run(&root, "r", 3);
+    // A warm index, where the watcher looks (a user's earlier start made it).
+    let open = |d: &str| RunsDir::open(d, RunOptions::default());
+    assert_eq!(
+        open(&root.display().to_string())
+            .unwrap()
+            .list()
+            .unwrap()
+            .len(),
+        1
+    );
     let dirs = [root.display().to_string()];
     let live = LiveSession::new();
     live.hold_first_look_for_paint();
     live.start(&dirs, 20_480);
-    // Held: no first look yet, whatever the time it would take (a few milliseconds here).
+    let changes = Inbox::new();
+    live.subscribe(changes.sink());
+    // The list comes from the index at once, while the first look is held.
+    let list = live.list(&dirs, false, open);
+    assert_eq!(list.runs.first().map(|r| r.run.events), Some(3));
     std::thread::sleep(Duration::from_millis(800));
     assert!(live.settled(&dirs[0]).is_none(), "the first look waits");
-    // Written while it waits: the first look finds it.
+    // Written while it waits: the first look finds it, and the front end is told to list again.
     append(&root.join("r.jsonl"), &user_line("r", 3));
     live.painted();
-    let took = within(Duration::from_secs(20), || live.settled(&dirs[0]).is_some());
-    assert!(
-        took.is_some(),
-        "the first look ran once the list was painted"
-    );
+    changes.wait("the first look's end", |c| {
+        c.iter()
+            .any(|c| matches!(c, Change::Scanned { dir } if dir == &dirs[0]))
+    });
     assert_eq!(live.run(&dirs[0], "r").flatten().map(|r| r.events), Some(4));
+    let again = live.list(&dirs, false, open);
+    assert_eq!(again.runs.first().map(|r| r.run.events), Some(4));
+    live.stop();
 
     // A window that never says it painted: the first look starts within 3 s anyway.
     let other = LiveSession::new();
@@ -518,6 +534,7 @@ fn a_windows_first_look_waits_for_its_list_painted_and_misses_nothing_meanwhile(
         took.is_some_and(|t| t >= Duration::from_millis(2_500)),
         "{took:?}"
     );
+    other.stop();
 
     // A list that needs the watcher's runs does not wait for a paint that follows it.
     let third = LiveSession::new();
@@ -527,4 +544,5 @@ fn a_windows_first_look_waits_for_its_list_painted_and_misses_nothing_meanwhile(
     let runs = third.watched_runs(&dirs);
     assert!(start.elapsed() < Duration::from_millis(2_500));
     assert_eq!(runs[0].as_ref().map(Vec::len), Some(1));
+    third.stop();
 }

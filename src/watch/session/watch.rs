@@ -204,10 +204,11 @@ impl Watch {
 
     /// Holds the first look of start `mine` of a window's watch back until the window has
     /// painted its list, a list needs the watcher's models, the watch is started again or
-    /// stopped, or [`FIRST_LOOK_HOLD`] has passed; once, for the first start. With a warm index the list is answered from the index
-    /// without the watcher, and the first look (1.5 s of work on 50,000 runs) would otherwise
-    /// share the cores with the webview painting it. Changes made meanwhile are not lost: the
-    /// first look compares every file with what the index knows.
+    /// stopped, or [`FIRST_LOOK_HOLD`] has passed; once, for the first start. With a warm
+    /// index the list is answered from the index without the watcher, and the first look
+    /// (about 1.5 s of work on 50,000 runs) would otherwise share the cores with the webview
+    /// painting it. Changes made meanwhile are not lost: the first look compares every file
+    /// with what the index knows, and a list answered meanwhile is read again after it.
     fn hold_first_look(&self, mine: u64) {
         let (slot, started_or_wanted) = &self.watcher;
         let held = |_: &mut Slot| {
@@ -215,8 +216,13 @@ impl Watch {
                 && self.generation.load(Ordering::SeqCst) == mine
         };
         let slot = lock(slot);
-        drop(started_or_wanted.wait_timeout_while(slot, FIRST_LOOK_HOLD, held));
-        self.hold_for_paint.store(false, Ordering::SeqCst);
+        let slot = started_or_wanted.wait_timeout_while(slot, FIRST_LOOK_HOLD, held);
+        // Held once: a later start looks at once. (A start that replaced this one while it
+        // waited keeps the hold for itself.)
+        if self.generation.load(Ordering::SeqCst) == mine {
+            self.hold_for_paint.store(false, Ordering::SeqCst);
+        }
+        drop(slot);
     }
 
     /// Lets first looks start at once, a held one included: the list is painted, or a list
