@@ -47,6 +47,7 @@ pub mod pins;
 mod progress;
 pub use progress::{scan_progress, since_start_ms, start_clock, ScanProgress};
 pub mod prices;
+pub mod remote;
 pub mod retained;
 pub mod runs;
 pub mod search;

@@ -67,7 +67,7 @@ pub(crate) fn value_file_of(stem: &str, path: PathBuf, meta: &fs::Metadata) -> V
 }
 
 /// Bytes compared at each end of a value by [`Verify::Sampled`].
-const SAMPLE: u64 = 64 * 1024;
+pub(crate) const SAMPLE: u64 = 64 * 1024;
 
 /// Whether a value file holds `content`: sizes first, then every byte streamed, or (sampled)
 /// only its first and last [`SAMPLE`] bytes.

@@ -60,6 +60,27 @@ impl LineIndex {
         Ok(builder.finish())
     }
 
+    /// An index given by its parts (a sidecar stored beside the text): `None` unless they are
+    /// what [`build`](Self::build) could have made of a text of `bytes` bytes: one checkpoint
+    /// per [`STRIDE`] lines begun, the first at 0, each after the last and inside the text.
+    pub fn from_parts(bytes: u64, lines: u64, checkpoints: Vec<u64>) -> Option<Self> {
+        let consistent = checkpoints.len() as u64 == lines.div_ceil(STRIDE).max(1)
+            && checkpoints.first() == Some(&0)
+            && checkpoints.windows(2).all(|w| w[0] < w[1])
+            && checkpoints.iter().skip(1).all(|&c| c < bytes)
+            && lines <= bytes;
+        consistent.then_some(Self {
+            bytes,
+            lines,
+            checkpoints,
+        })
+    }
+
+    /// Start offsets of lines 1, `STRIDE + 1`, `2 * STRIDE + 1`, ... (see [`from_parts`](Self::from_parts)).
+    pub fn checkpoints(&self) -> &[u64] {
+        &self.checkpoints
+    }
+
     /// Number of lines in the text (spec B.3: a final `\n` starts no new line).
     pub fn lines(&self) -> u64 {
         self.lines

@@ -26,6 +26,10 @@ impl ValueText {
     pub fn line_index(&self) -> io::Result<LineIndex> {
         match self {
             ValueText::Span(s) => Ok(s.span().index().clone()),
+            ValueText::File(f) => match f.known_index() {
+                Some(index) => Ok(index.clone()),
+                None => LineIndex::build(f),
+            },
             other => LineIndex::build(other),
         }
     }

@@ -3,9 +3,13 @@
 //! peek) goes through [`ByteSource`] and reads bounded chunks, so a 1 GiB value file is never
 //! loaded whole and a string from a transcript takes the very same code path.
 
+use super::LineIndex;
 use std::fs::File;
 use std::io;
 use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
 
 /// Size of the buffer used by sequential scans. Big enough that memchr runs at memory speed,
 /// small enough that a peek on any file stays far below its memory budget.
@@ -63,21 +67,89 @@ impl ByteSource for str {
 /// A file opened for reading, with its length fixed at open time. Value files are immutable
 /// once written (the harness writes them with temp + rename), so the length is stable; if the
 /// file is nevertheless truncated underneath us, reads return short and callers see the end.
+///
+/// A file under a folder [`read_elsewhere`] names may hold only part of its bytes on this disk
+/// (a value file mirrored from object storage by its ends): it is then read from where its
+/// bytes are, through the opener registered for that folder.
 pub struct FileSource {
-    file: File,
+    inner: Inner,
     len: u64,
+    /// The line index its opener already knows (a sidecar), if any.
+    index: Option<LineIndex>,
+}
+
+enum Inner {
+    Local(File),
+    Elsewhere(Arc<dyn ByteSource + Send + Sync>),
+}
+
+/// Opens the files of a folder whose bytes are not all on this disk.
+pub trait OpenElsewhere: Send + Sync {
+    /// The bytes of the file at `path` and its line index when known; `None` when the file is
+    /// whole on this disk and read as usual.
+    #[allow(clippy::type_complexity)]
+    fn open(
+        &self,
+        path: &Path,
+    ) -> Option<io::Result<(Arc<dyn ByteSource + Send + Sync>, Option<LineIndex>)>>;
+}
+
+type Openers = Vec<(PathBuf, Arc<dyn OpenElsewhere>)>;
+
+static ELSEWHERE: RwLock<Openers> = RwLock::new(Vec::new());
+/// Whether any opener is registered: a local directory's reads never take the lock.
+static ANY_ELSEWHERE: AtomicBool = AtomicBool::new(false);
+
+/// Registers `opener` for the files under `root` (a mirror of object storage), for the rest of
+/// the process.
+pub fn read_elsewhere(root: PathBuf, opener: Arc<dyn OpenElsewhere>) {
+    let mut openers = ELSEWHERE.write().unwrap_or_else(|e| e.into_inner());
+    openers.retain(|(r, _)| *r != root);
+    openers.push((root, opener));
+    ANY_ELSEWHERE.store(true, Ordering::Release);
+}
+
+#[allow(clippy::type_complexity)]
+fn open_elsewhere(
+    path: &Path,
+) -> Option<io::Result<(Arc<dyn ByteSource + Send + Sync>, Option<LineIndex>)>> {
+    if !ANY_ELSEWHERE.load(Ordering::Acquire) {
+        return None;
+    }
+    let openers = ELSEWHERE.read().unwrap_or_else(|e| e.into_inner());
+    openers
+        .iter()
+        .find(|(root, _)| path.starts_with(root))
+        .and_then(|(_, opener)| opener.open(path))
 }
 
 impl FileSource {
     /// Opens the file at `path` for reading, its length taken now.
-    pub fn open(path: &std::path::Path) -> io::Result<Self> {
+    pub fn open(path: &Path) -> io::Result<Self> {
+        if let Some(elsewhere) = open_elsewhere(path) {
+            let (src, index) = elsewhere?;
+            return Ok(Self {
+                len: src.len(),
+                inner: Inner::Elsewhere(src),
+                index,
+            });
+        }
         Self::of(File::open(path)?)
     }
 
     /// A file already open.
     pub fn of(file: File) -> io::Result<Self> {
         let len = file.metadata()?.len();
-        Ok(Self { file, len })
+        Ok(Self {
+            inner: Inner::Local(file),
+            len,
+            index: None,
+        })
+    }
+
+    /// Its line index, when known without reading it (a sidecar of a file read elsewhere).
+    pub fn known_index(&self) -> Option<&LineIndex> {
+        self.index.as_ref()
     }
 }
 
@@ -103,7 +175,10 @@ impl ByteSource for FileSource {
         let want = buf
             .len()
             .min(usize::try_from(self.len - offset).unwrap_or(usize::MAX));
-        read_at_os(&self.file, offset, &mut buf[..want])
+        match &self.inner {
+            Inner::Local(file) => read_at_os(file, offset, &mut buf[..want]),
+            Inner::Elsewhere(src) => src.read_at(offset, &mut buf[..want]),
+        }
     }
 }
 

@@ -13,7 +13,7 @@ use super::{analyze_run, read_row, ResultInfo, RetentionState, RunsDir};
 use crate::error::{Error, ErrorCode, Result};
 use crate::retained::open::{OpenValue, ValueText};
 use crate::retained::{
-    peek_source, stub_from_source, value_id, FileSource, Peek, PeekRequest, Stub,
+    peek, peek_source, stub_from_source, value_id, FileSource, Peek, PeekError, PeekRequest, Stub,
 };
 use crate::transcript::event::{Envelope, Event};
 use crate::transcript::spans::resolve;
@@ -287,8 +287,20 @@ impl RunsDir {
     /// message is that error.
     pub fn peek(&self, run: &str, call: &str, request: &PeekRequest) -> Result<PeekAnswer> {
         let (vid, source, text) = self.peek_text(run, call)?;
-        let peek = peek_source(&vid, &text, request)
-            .map_err(|e| Error::new(ErrorCode::Peek, e.to_string()))?;
+        // The text's own index when it has one (a span counted as it was read, a sidecar of a
+        // value in object storage): a range then reads near its lines only.
+        let peek = match request {
+            PeekRequest::Range { .. } => text
+                .line_index()
+                .map_err(|e| PeekError::Io {
+                    id: vid.clone(),
+                    message: e.to_string(),
+                })
+                .and_then(|index| peek(&vid, &text, &index, request))
+                .map_err(|e| Error::new(ErrorCode::Peek, e.to_string())),
+            PeekRequest::Query { .. } => peek_source(&vid, &text, request)
+                .map_err(|e| Error::new(ErrorCode::Peek, e.to_string())),
+        }?;
         Ok(PeekAnswer {
             value_id: vid,
             source,

@@ -133,6 +133,18 @@ pub enum Command {
     /// Serve the app and a JSON API over HTTP, for a browser on this or another machine
     /// (read-only unless --allow-gc)
     Serve(ServeArgs),
+    /// Upload a runs directory to object storage: what changed since the last push, so the
+    /// bucket's prefix holds what the directory holds (read it back with --runs-dir
+    /// s3://BUCKET/PREFIX)
+    Push {
+        /// The local runs directory
+        dir: PathBuf,
+        /// Where to: s3://BUCKET/PREFIX (credentials and endpoint from the AWS variables)
+        url: String,
+        /// Keep pushing as the directory changes, until interrupted
+        #[arg(long)]
+        watch: bool,
+    },
     /// Write a realistic demo runs directory
     Demo {
         dir: PathBuf,

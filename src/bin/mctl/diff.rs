@@ -5,14 +5,13 @@
 
 use crate::cli::Global;
 use crate::human::{bytes, clip, column_width, plurals, safe};
-use crate::output::{open_runs_dir, print_json, print_text, runs_dirs, window_ms};
+use crate::output::{open_dir, print_json, print_text, runs_dirs, Reads};
 use mission_control::diff::{
     diff_results, diff_runs, unified, DiffItem, DiffRow, DiffRowKind, DiffSide, DiffStatus, RunDiff,
 };
 use mission_control::model::{cost_text, duration_text};
 use mission_control::runs::RunsDir;
 use std::fmt::Write as _;
-use std::path::Path;
 
 pub fn run(
     g: &Global,
@@ -21,7 +20,7 @@ pub fn run(
     results: Option<&[String]>,
     json: bool,
 ) -> anyhow::Result<()> {
-    let (dir_a, dir_b) = dirs(g)?;
+    let (dir_a, dir_b) = dirs(g, run_a, run_b)?;
     if let Some([call_a, call_b]) = results {
         let diff = diff_results((&dir_a, run_a, call_a), (&dir_b, run_b, call_b))?;
         return if json {
@@ -39,19 +38,11 @@ pub fn run(
 }
 
 /// The directories of run A and run B: the one given (or found) for both, or two.
-fn dirs(g: &Global) -> anyhow::Result<(RunsDir, RunsDir)> {
-    let open = |d: &str| -> anyhow::Result<RunsDir> {
-        Ok(open_runs_dir(
-            Path::new(d),
-            g.threshold()?,
-            window_ms(g),
-            g.no_index,
-            g.source,
-        )?)
-    };
+fn dirs(g: &Global, run_a: &str, run_b: &str) -> anyhow::Result<(RunsDir, RunsDir)> {
+    let open = |d: &str, runs: &[&str]| open_dir(g, d, g.threshold()?, Reads::Runs(runs));
     match runs_dirs(g)?.as_slice() {
-        [one] => Ok((open(one)?, open(one)?)),
-        [a, b] => Ok((open(a)?, open(b)?)),
+        [one] => Ok((open(one, &[run_a, run_b])?, open(one, &[])?)),
+        [a, b] => Ok((open(a, &[run_a])?, open(b, &[run_b])?)),
         _ => anyhow::bail!("diff reads one runs directory, or two (run A's, then run B's)"),
     }
 }

@@ -18,6 +18,7 @@ mod output;
 mod peek;
 mod pins;
 mod progress;
+mod push;
 mod resume;
 mod runs;
 mod search;
@@ -30,6 +31,7 @@ mod whatif;
 
 use clap::Parser;
 use cli::{Cli, Command};
+use output::Reads;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
@@ -47,9 +49,25 @@ fn main() -> ExitCode {
             Err(e) => fail(&e, 2),
         };
     }
-    match run(cli) {
+    let ran = run(cli);
+    let (requests, received, sent) = mission_control::remote::traffic();
+    if requests > 0 {
+        tracing::info!(requests, received, sent, "object storage traffic");
+    }
+    match ran {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(&e, 1),
+        Err(e) => fail(&e, exit_code(&e)),
+    }
+}
+
+/// 2 for a usage error or a failure of object storage (credentials, bucket, endpoint), else 1.
+fn exit_code(e: &anyhow::Error) -> u8 {
+    if e.chain()
+        .any(|c| c.is::<mission_control::remote::RemoteError>())
+    {
+        2
+    } else {
+        1
     }
 }
 
@@ -73,9 +91,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         mission_control::sources::force_kinds(dirs.iter().map(|d| (d.as_str(), kind)));
     }
     let dir = || output::runs_dir(g);
+    let reading = |reads| output::runs_dir_reading(g, reads);
+    let local = |what| output::local_runs_dir(g, what);
     match cli.command {
         Command::Runs => runs::run(dir()?, g.json),
-        Command::Show { run } => show::run(dir()?, &run, g.json),
+        Command::Show { run } => show::run(reading(Reads::Runs(&[&run]))?, &run, g.json),
         Command::Full { run, call } => full::run(dir()?, &run, &call),
         Command::Stub { run, call } => stub::run(dir()?, &run, &call, g.json),
         Command::Peek {
@@ -89,7 +109,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             call,
             error_pattern,
         } => coverage::run(
-            dir()?,
+            reading(Reads::Runs(&[&run]))?,
             &run,
             call.as_deref(),
             error_pattern.as_deref(),
@@ -99,7 +119,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             run,
             shape,
             without_values,
-        } => resume::run(dir()?, &run, shape, without_values, g.json),
+        } => resume::run(
+            reading(Reads::Runs(&[&run]))?,
+            &run,
+            shape,
+            without_values,
+            g.json,
+        ),
         Command::Whatif { run } => whatif::run(
             output::runs_dir_at(g, mission_control::retained::DEFAULT_THRESHOLD)?,
             &g.threshold,
@@ -108,11 +134,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         ),
         Command::Search(_) => unreachable!("answered in main"),
         Command::ValueId { calls } => value_id::run(&calls, g.json),
-        Command::Gc(args) => gc::run(dir()?, &args, g.json),
-        Command::Watch { poll } => watch::run(dir()?, poll, g.json),
-        Command::Pin { run } => pins::pin(dir()?, &run, true, g.json),
-        Command::Unpin { run } => pins::pin(dir()?, &run, false, g.json),
-        Command::Pins => pins::list(dir()?, g.json),
+        Command::Gc(args) => gc::run(local("gc")?, &args, g.json),
+        Command::Watch { poll } => watch::run(local("watch")?, poll, g.json),
+        Command::Pin { run } => pins::pin(local("pin")?, &run, true, g.json),
+        Command::Unpin { run } => pins::pin(local("unpin")?, &run, false, g.json),
+        Command::Pins => pins::list(local("pins")?, g.json),
         Command::Index { rebuild } => index::run(dir()?, rebuild, g.json),
         Command::Serve(args) => serve::run(g, &args),
         Command::Demo { dir, seed, now } => demo::run(&dir, seed, now, g.json),
@@ -121,7 +147,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             run_b,
             results,
         } => diff::run(g, &run_a, &run_b, results.as_deref(), g.json),
-        Command::Export(args) => export::run(dir()?, &args, g.json),
+        Command::Export(args) => export::run(reading(Reads::Runs(&[&args.run]))?, &args, g.json),
+        Command::Push { dir, url, watch } => push::run(&dir, &url, watch, g.json),
         Command::Completions { shell } => manual::completions(shell),
         Command::Manpages { dir } => manual::manpages(&dir),
     }

@@ -2,30 +2,87 @@
 
 use crate::cli::Global;
 use anyhow::Context as _;
+use mission_control::remote;
 use mission_control::runs::{now_ms, RunOptions, RunsDir};
 use serde::Serialize;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+/// What a command reads of a bucket's big value files beyond their ends (a listing's part): the
+/// mirror fetches those whole before the command runs. A local directory ignores it.
+#[derive(Clone, Copy)]
+pub enum Reads<'a> {
+    /// What a listing reads: a big value's middle, if read at all, by ranged GETs.
+    Listing,
+    /// Every value of the runs these names (ids or prefixes) give.
+    Runs(&'a [&'a str]),
+    /// Every value of every run.
+    Everything,
+}
+
 /// `--runs-dir`, else `$MCTL_RUNS_DIR`, else the harness's own directory.
 pub fn runs_dir(g: &Global) -> anyhow::Result<RunsDir> {
-    runs_dir_at(g, g.threshold()?)
+    runs_dir_reading(g, Reads::Listing)
+}
+
+/// [`runs_dir`], with what the command reads of a bucket said.
+pub fn runs_dir_reading(g: &Global, reads: Reads) -> anyhow::Result<RunsDir> {
+    open_dir(g, &one_dir(g)?, g.threshold()?, reads)
 }
 
 /// [`runs_dir`] read with retention threshold `threshold` (`whatif` takes several thresholds of
 /// its own and reads the runs at the default one, as a listing does).
 pub fn runs_dir_at(g: &Global, threshold: u64) -> anyhow::Result<RunsDir> {
-    let root = match runs_dirs(g)?.as_slice() {
-        [one] => PathBuf::from(one),
+    open_dir(g, &one_dir(g)?, threshold, Reads::Listing)
+}
+
+/// The one runs directory of a command that reads one, local only: `what` is not yet done on
+/// object storage.
+pub fn local_runs_dir(g: &Global, what: &str) -> anyhow::Result<RunsDir> {
+    let root = one_dir(g)?;
+    if remote::is_remote(&root) {
+        anyhow::bail!(
+            "{what} works on a local runs directory only, not yet on object storage ({root})"
+        );
+    }
+    open_dir(g, &root, g.threshold()?, Reads::Listing)
+}
+
+fn one_dir(g: &Global) -> anyhow::Result<String> {
+    match runs_dirs(g)?.as_slice() {
+        [one] => Ok(one.clone()),
         _ => anyhow::bail!("this command reads one runs directory: give --runs-dir once"),
+    }
+}
+
+/// Opens `root`, a directory or an object-storage URL, with the global settings.
+pub fn open_dir(g: &Global, root: &str, threshold: u64, reads: Reads) -> anyhow::Result<RunsDir> {
+    let open = |dir: &Path| open_runs_dir(dir, threshold, window_ms(g), g.no_index, g.source);
+    if !remote::is_remote(root) {
+        return Ok(open(Path::new(root))?);
+    }
+    let url = remote::RemoteUrl::parse(root)?;
+    let mut mirror = remote::Mirror::open(&url)?;
+    let hydrate = match reads {
+        Reads::Everything => remote::Hydrate::All,
+        _ => remote::Hydrate::Nothing,
     };
-    Ok(open_runs_dir(
-        &root,
-        threshold,
-        window_ms(g),
-        g.no_index,
-        g.source,
-    )?)
+    let report = mirror.sync(&hydrate)?;
+    tracing::info!(url = %url, listed = report.listed, fetched = report.fetched, bytes = report.bytes, removed = report.removed, "bucket looked at");
+    mirror.read_partial_from_bucket();
+    if let Some(kind) = g.source {
+        mission_control::sources::force_kinds([(
+            mirror.root().display().to_string().as_str(),
+            kind,
+        )]);
+    }
+    let dir = open(&mirror.root())?;
+    if let Reads::Runs(names) = reads {
+        // A name that is no run is left for the command to refuse, as it would locally.
+        let ids: Vec<String> = names.iter().filter_map(|n| dir.run_id(n).ok()).collect();
+        mirror.hydrate(&remote::Hydrate::Runs(ids))?;
+    }
+    Ok(dir)
 }
 
 /// `--running-window` in milliseconds.

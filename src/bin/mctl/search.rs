@@ -4,7 +4,7 @@
 
 use crate::cli::{Global, SearchArgs};
 use crate::human::{bytes, count, plurals, safe};
-use crate::output::runs_dir;
+use crate::output::{runs_dir_reading, Reads};
 use mission_control::search::{HitKind, Kinds, SearchHit, SearchQuery, SearchSummary};
 use serde::Serialize;
 use std::io::{self, IsTerminal, Write};
@@ -13,7 +13,11 @@ use std::sync::Mutex;
 
 /// Searches; `true` when something was found.
 pub fn run(g: &Global, args: &SearchArgs) -> anyhow::Result<bool> {
-    let dir = runs_dir(g)?;
+    // Every value is read (all of one run's with `--run`): a bucket's are fetched whole first.
+    let dir = match &args.run {
+        Some(run) => runs_dir_reading(g, Reads::Runs(&[run])),
+        None => runs_dir_reading(g, Reads::Everything),
+    }?;
     let query = SearchQuery {
         pattern: args.pattern.clone(),
         regex: args.regex,

@@ -127,6 +127,11 @@ pub fn run(g: &Global, args: &ServeArgs) -> anyhow::Result<()> {
         None => random_token()?,
     };
     let dirs = crate::output::runs_dirs(g)?;
+    if let Some(url) = dirs.iter().find(|d| mission_control::remote::is_remote(d)) {
+        anyhow::bail!(
+            "serve works on local runs directories only, not yet on object storage ({url})"
+        );
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .max_blocking_threads(BLOCKING_THREADS)

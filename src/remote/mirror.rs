@@ -1,0 +1,601 @@
+//! The mirror of a bucket's prefix in the user's cache, through which every command reads it.
+//!
+//! A look at the bucket is one paginated LIST; an object is fetched again only when its size,
+//! entity tag or time changed since the mirror last held it (kept in `manifest.json` beside the
+//! files). What is fetched:
+//! - transcripts, summaries and every other file: whole (a listing reads them all);
+//! - a value file (`<run>.values/<id>.txt`) of at most 128 KiB: whole;
+//! - a bigger value file: only its first and last 64 KiB (what a listing compares with the
+//!   transcript), in a sparse file of its true size. Its middle is read from the bucket by ranged
+//!   GETs when a command reads it ([`super::ranged`]), or fetched whole when a command asks for
+//!   the run's values ([`Hydrate`]).
+//!
+//! Each file takes the time the uploader recorded (`mtime` metadata, as `mctl push` and
+//! `rclone` write it), else the object's own: a run's age and its running state read the same
+//! as on the machine that wrote it. Keys that could leave the mirror (`..`, empty parts) are
+//! skipped and said in the log.
+
+use super::ranged::MirrorValues;
+use super::{Bucket, Listed, RemoteError, RemoteErrorKind, RemoteUrl};
+use crate::model::values::SAMPLE;
+use crate::retained::OpenElsewhere;
+use futures_util::{StreamExt, TryStreamExt};
+use object_store::{Attribute, GetOptions, GetRange, ObjectStore};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+/// Fetches at once during a look.
+const PARALLEL_FETCHES: usize = 8;
+
+/// Which value files a look fetches whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Hydrate {
+    /// None beyond the small ones: a big value's middle is read by ranged GETs if at all.
+    Nothing,
+    /// Those of these runs (by id).
+    Runs(Vec<String>),
+    /// Every one (search, export of everything).
+    All,
+}
+
+/// What one look at the bucket did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SyncReport {
+    /// Objects under the prefix.
+    pub listed: usize,
+    /// Objects fetched (whole or by their ends).
+    pub fetched: usize,
+    /// Bytes received for them.
+    pub bytes: u64,
+    /// Files dropped from the mirror because their object is gone.
+    pub removed: usize,
+    /// Keys skipped because no local file could hold them safely.
+    pub skipped: usize,
+}
+
+/// How much of an object the mirror holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Fill {
+    /// Its first and last [`SAMPLE`] bytes, in a sparse file of its size.
+    Ends,
+    /// Every byte.
+    Whole,
+}
+
+/// An object as the mirror holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Held {
+    size: u64,
+    etag: Option<String>,
+    modified_ms: i64,
+    fill: Fill,
+}
+
+impl Held {
+    fn is(&self, listed: &Listed) -> bool {
+        self.size == listed.size
+            && self.etag == listed.etag
+            && self.modified_ms == listed.modified_ms
+    }
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Manifest {
+    url: String,
+    objects: BTreeMap<String, Held>,
+}
+
+/// A bucket's prefix mirrored in the cache.
+pub struct Mirror {
+    bucket: Arc<Bucket>,
+    home: PathBuf,
+    manifest: Manifest,
+}
+
+impl Mirror {
+    /// The mirror of `url` (created empty the first time), connected to its bucket.
+    pub fn open(url: &RemoteUrl) -> Result<Self, RemoteError> {
+        let cache = crate::config::cache_dir().ok_or_else(|| {
+            RemoteError::new(
+                RemoteErrorKind::Other,
+                url,
+                "no cache directory to mirror it in (set MCTL_CACHE_DIR)".to_owned(),
+            )
+        })?;
+        Self::open_in(url, &cache)
+    }
+
+    /// [`open`](Self::open) with the cache at `cache`.
+    pub fn open_in(url: &RemoteUrl, cache: &Path) -> Result<Self, RemoteError> {
+        let home = cache.join("remote").join(folder_name(url));
+        let local = |e: std::io::Error| {
+            RemoteError::new(
+                RemoteErrorKind::Other,
+                url,
+                format!("cannot use its mirror {}: {e}", home.display()),
+            )
+        };
+        fs::create_dir_all(home.join("files")).map_err(local)?;
+        fs::create_dir_all(home.join("tmp")).map_err(local)?;
+        let manifest = fs::read(home.join("manifest.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Manifest>(&b).ok())
+            .filter(|m| m.url == url.to_string())
+            .unwrap_or_else(|| Manifest {
+                url: url.to_string(),
+                objects: BTreeMap::new(),
+            });
+        Ok(Self {
+            bucket: Arc::new(Bucket::connect(url)?),
+            home,
+            manifest,
+        })
+    }
+
+    /// The local directory the commands read.
+    pub fn root(&self) -> PathBuf {
+        self.home.join("files")
+    }
+
+    /// The bucket behind the mirror.
+    pub fn bucket(&self) -> &Arc<Bucket> {
+        &self.bucket
+    }
+
+    /// From now on in this process, reads of the value files the mirror holds only the ends of
+    /// are answered from the bucket, whoever opens them.
+    pub fn read_partial_from_bucket(&self) {
+        crate::retained::read_elsewhere(self.root(), self.opener());
+    }
+
+    fn opener(&self) -> Arc<dyn OpenElsewhere> {
+        let root = self.root();
+        let partial = self
+            .manifest
+            .objects
+            .iter()
+            .filter(|(_, h)| h.fill == Fill::Ends)
+            .map(|(rel, h)| (root.join(rel), (rel.clone(), h.size, h.etag.clone())))
+            .collect();
+        Arc::new(MirrorValues::new(self.bucket.clone(), partial))
+    }
+
+    /// Brings the mirror up to the bucket: one LIST, then what changed, fetched as the module
+    /// says, and the value files `hydrate` names fetched whole.
+    pub fn sync(&mut self, hydrate: &Hydrate) -> Result<SyncReport, RemoteError> {
+        let _lock = self.lock()?;
+        let listed = self.bucket.list()?;
+        let root = self.root();
+        let mut report = SyncReport {
+            listed: listed.len(),
+            ..SyncReport::default()
+        };
+        let mut wanted = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for object in listed {
+            let Some(path) = local_path(&root, &object.rel) else {
+                tracing::warn!(key = %object.rel, "skipped: no safe local name for this key");
+                report.skipped += 1;
+                continue;
+            };
+            seen.insert(object.rel.clone());
+            let fill = wanted_fill(&object, hydrate);
+            let held = self.manifest.objects.get(&object.rel);
+            let current = held.is_some_and(|h| {
+                h.is(&object)
+                    && h.fill >= fill
+                    && fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && m.len() == h.size)
+            });
+            if !current {
+                wanted.push((object, path, fill));
+            }
+        }
+        let gone: Vec<String> = self
+            .manifest
+            .objects
+            .keys()
+            .filter(|k| !seen.contains(*k))
+            .cloned()
+            .collect();
+        for rel in gone {
+            self.manifest.objects.remove(&rel);
+            if let Some(path) = local_path(&root, &rel) {
+                if fs::remove_file(&path).is_ok() {
+                    report.removed += 1;
+                }
+                prune_empty_parents(&root, &path);
+            }
+        }
+        let results = self.fetch_all(wanted);
+        let mut first_error = None;
+        for result in results {
+            match result {
+                Ok((rel, held, bytes)) => {
+                    report.fetched += 1;
+                    report.bytes += bytes;
+                    self.manifest.objects.insert(rel, held);
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        // What was fetched is kept even when another fetch failed: the next look resumes.
+        self.save()?;
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(report),
+        }
+    }
+
+    /// Fetches whole the value files `hydrate` names that the mirror holds by their ends, as
+    /// the last look listed them (no new LIST).
+    pub fn hydrate(&mut self, hydrate: &Hydrate) -> Result<SyncReport, RemoteError> {
+        let _lock = self.lock()?;
+        let root = self.root();
+        let wanted: Vec<_> = self
+            .manifest
+            .objects
+            .iter()
+            .filter(|(_, held)| held.fill == Fill::Ends)
+            .filter_map(|(rel, held)| {
+                let object = Listed {
+                    rel: rel.clone(),
+                    size: held.size,
+                    etag: held.etag.clone(),
+                    modified_ms: held.modified_ms,
+                };
+                let fill = wanted_fill(&object, hydrate);
+                let path = local_path(&root, rel)?;
+                (fill == Fill::Whole).then_some((object, path, fill))
+            })
+            .collect();
+        let mut report = SyncReport::default();
+        let mut first_error = None;
+        for result in self.fetch_all(wanted) {
+            match result {
+                Ok((rel, held, bytes)) => {
+                    report.fetched += 1;
+                    report.bytes += bytes;
+                    self.manifest.objects.insert(rel, held);
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        self.save()?;
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(report),
+        }
+    }
+
+    /// Fetches every `(object, path, fill)`, a few at once.
+    fn fetch_all(
+        &self,
+        wanted: Vec<(Listed, PathBuf, Fill)>,
+    ) -> Vec<Result<(String, Held, u64), RemoteError>> {
+        let bucket = &self.bucket;
+        let tmp = self.home.join("tmp");
+        let jobs = futures_util::stream::iter(wanted.into_iter().enumerate().map(
+            |(n, (object, path, fill))| {
+                let tmp = tmp.join(format!("{}-{n}", std::process::id()));
+                async move {
+                    let bytes = fetch(bucket, &object, &tmp, &path, fill).await?;
+                    Ok((
+                        object.rel.clone(),
+                        Held {
+                            size: object.size,
+                            etag: object.etag.clone(),
+                            modified_ms: object.modified_ms,
+                            fill,
+                        },
+                        bytes,
+                    ))
+                }
+            },
+        ))
+        .buffer_unordered(PARALLEL_FETCHES)
+        .collect::<Vec<_>>();
+        bucket.rt.block_on(jobs)
+    }
+
+    fn save(&self) -> Result<(), RemoteError> {
+        let path = self.home.join("manifest.json");
+        let tmp = self.home.join("manifest.json.tmp");
+        let write = || -> std::io::Result<()> {
+            let mut f = File::create(&tmp)?;
+            serde_json::to_writer(&mut f, &self.manifest)?;
+            f.sync_all()?;
+            fs::rename(&tmp, &path)
+        };
+        write().map_err(|e| {
+            RemoteError::new(
+                RemoteErrorKind::Other,
+                self.bucket.url(),
+                format!("cannot write its mirror's manifest: {e}"),
+            )
+        })
+    }
+
+    /// One look at a time per mirror, across processes.
+    fn lock(&self) -> Result<File, RemoteError> {
+        let path = self.home.join("lock");
+        let file = File::create(&path)
+            .and_then(|f| {
+                rustix::fs::flock(&f, rustix::fs::FlockOperation::LockExclusive)?;
+                Ok(f)
+            })
+            .map_err(|e| {
+                RemoteError::new(
+                    RemoteErrorKind::Other,
+                    self.bucket.url(),
+                    format!("cannot lock its mirror: {e}"),
+                )
+            })?;
+        Ok(file)
+    }
+}
+
+/// The mirror's folder for `url`: readable, and unique by a hash of the whole URL.
+fn folder_name(url: &RemoteUrl) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(url.to_string().as_bytes());
+    let readable: String = format!("{}-{}", url.bucket, url.prefix)
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(48)
+        .collect();
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{readable}-{hex}")
+}
+
+/// Where object `rel` lives under `root`, or `None` for a key that could not be a file there:
+/// an empty, `.` or `..` part, a NUL, or a part too long for a file name.
+pub(crate) fn local_path(root: &Path, rel: &str) -> Option<PathBuf> {
+    let mut path = root.to_path_buf();
+    for part in rel.split('/') {
+        if part.is_empty() || part == "." || part == ".." || part.contains('\0') || part.len() > 255
+        {
+            return None;
+        }
+        path.push(part);
+    }
+    Some(path)
+}
+
+/// True for `<run>.values/<id>` keys: the harness's value files.
+fn is_value_file(rel: &str) -> bool {
+    let mut parts = rel.rsplit('/');
+    parts.next();
+    parts.next().is_some_and(|dir| dir.ends_with(".values"))
+}
+
+/// The run a value file belongs to.
+fn value_run(rel: &str) -> Option<&str> {
+    let mut parts = rel.rsplit('/');
+    parts.next();
+    parts.next()?.strip_suffix(".values")
+}
+
+fn wanted_fill(object: &Listed, hydrate: &Hydrate) -> Fill {
+    if !is_value_file(&object.rel) || object.size <= 2 * SAMPLE {
+        return Fill::Whole;
+    }
+    match hydrate {
+        Hydrate::All => Fill::Whole,
+        Hydrate::Runs(ids)
+            if value_run(&object.rel).is_some_and(|r| ids.iter().any(|i| i == r)) =>
+        {
+            Fill::Whole
+        }
+        _ => Fill::Ends,
+    }
+}
+
+/// Fetches `object` into `tmp`, then moves it to `path`; returns the bytes received.
+async fn fetch(
+    bucket: &Bucket,
+    object: &Listed,
+    tmp: &Path,
+    path: &Path,
+    fill: Fill,
+) -> Result<u64, RemoteError> {
+    let what = bucket.what(&object.rel);
+    let key = bucket.url.key(&object.rel);
+    let store = &bucket.store;
+    let io = |e: std::io::Error| RemoteError::new(RemoteErrorKind::Other, &what, e.to_string());
+    let file = File::create(tmp).map_err(io)?;
+    let mut received = 0u64;
+    let mut mtime = None;
+    let ranges = match fill {
+        Fill::Whole => vec![None],
+        Fill::Ends => vec![Some(0..SAMPLE), Some(object.size - SAMPLE..object.size)],
+    };
+    for range in ranges {
+        let options = GetOptions {
+            range: range.clone().map(GetRange::Bounded),
+            ..GetOptions::default()
+        };
+        let got = store
+            .get_opts(&key, options)
+            .await
+            .map_err(|e| RemoteError::from_store(&what, &e))?;
+        mtime = mtime.or_else(|| uploader_mtime(&got.attributes));
+        let mut at = range.map_or(0, |r| r.start);
+        let mut body = got.into_stream();
+        while let Some(chunk) = body
+            .try_next()
+            .await
+            .map_err(|e| RemoteError::from_store(&what, &e))?
+        {
+            file.write_all_at(&chunk, at).map_err(io)?;
+            at += chunk.len() as u64;
+            received += chunk.len() as u64;
+        }
+        bucket.count(0);
+    }
+    bucket
+        .traffic
+        .received
+        .fetch_add(received, std::sync::atomic::Ordering::Relaxed);
+    let placed = (|| {
+        file.set_len(object.size)?;
+        let when = mtime.unwrap_or_else(|| {
+            SystemTime::UNIX_EPOCH + Duration::from_millis(object.modified_ms.max(0) as u64)
+        });
+        file.set_modified(when)?;
+        drop(file);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        fs::rename(tmp, path)
+    })();
+    if let Err(e) = placed {
+        let _ = fs::remove_file(tmp);
+        return Err(io(e));
+    }
+    Ok(received)
+}
+
+/// The time the uploader recorded: `mtime` metadata in seconds since the epoch, with a fraction
+/// (`mctl push` and `rclone` write it so).
+fn uploader_mtime(attributes: &object_store::Attributes) -> Option<SystemTime> {
+    let value = attributes.get(&Attribute::Metadata("mtime".into()))?;
+    parse_mtime(value.as_ref())
+}
+
+/// `SECONDS[.FRACTION]`, read exactly (a float would round away the nanoseconds).
+fn parse_mtime(text: &str) -> Option<SystemTime> {
+    let (secs, fraction) = text.trim().split_once('.').unwrap_or((text.trim(), ""));
+    let secs: u64 = secs.parse().ok()?;
+    let digits: String = fraction.chars().take(9).collect();
+    if !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let nanos: u32 = format!("{digits:0<9}").parse().ok()?;
+    SystemTime::UNIX_EPOCH.checked_add(Duration::new(secs, nanos))
+}
+
+/// Removes the empty folders from `path`'s parent up to (not including) `root`.
+fn prune_empty_parents(root: &Path, path: &Path) {
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if d == root || !d.starts_with(root) || fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_that_could_leave_the_mirror_have_no_local_path() {
+        let root = Path::new("/m");
+        assert_eq!(
+            local_path(root, "a/b.txt"),
+            Some(PathBuf::from("/m/a/b.txt"))
+        );
+        for bad in [
+            "../x",
+            "a/../../x",
+            "a//b",
+            "/a",
+            "a/",
+            ".",
+            "a/./b",
+            "a\0b",
+        ] {
+            assert_eq!(local_path(root, bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn only_big_value_files_are_held_by_their_ends() {
+        let object = |rel: &str, size| Listed {
+            rel: rel.to_owned(),
+            size,
+            etag: None,
+            modified_ms: 0,
+        };
+        let big = 1 << 20;
+        assert_eq!(
+            wanted_fill(&object("r.jsonl", big), &Hydrate::Nothing),
+            Fill::Whole
+        );
+        assert_eq!(
+            wanted_fill(&object("r.values/c.txt", 2 * SAMPLE), &Hydrate::Nothing),
+            Fill::Whole
+        );
+        assert_eq!(
+            wanted_fill(&object("r.values/c.txt", big), &Hydrate::Nothing),
+            Fill::Ends
+        );
+        let runs = Hydrate::Runs(vec!["r".to_owned()]);
+        assert_eq!(
+            wanted_fill(&object("r.values/c.txt", big), &runs),
+            Fill::Whole
+        );
+        assert_eq!(
+            wanted_fill(&object("s.values/c.txt", big), &runs),
+            Fill::Ends
+        );
+        assert_eq!(
+            wanted_fill(&object("s.values/c.txt", big), &Hydrate::All),
+            Fill::Whole
+        );
+    }
+
+    #[test]
+    fn uploader_times_are_read_to_the_nanosecond() {
+        let at = |s, n| Some(SystemTime::UNIX_EPOCH + Duration::new(s, n));
+        assert_eq!(
+            parse_mtime("1796414672.566123456"),
+            at(1796414672, 566123456)
+        );
+        assert_eq!(parse_mtime("1796414672.5"), at(1796414672, 500_000_000));
+        assert_eq!(parse_mtime("1796414672"), at(1796414672, 0));
+        for bad in ["", "x", "-1.0", "1.2e3", "1.-5"] {
+            assert_eq!(parse_mtime(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn urls_name_a_bucket_and_a_clean_prefix() {
+        let u = RemoteUrl::parse("s3://team-runs/ci/main/").unwrap();
+        assert_eq!(
+            (u.bucket.as_str(), u.prefix.as_str()),
+            ("team-runs", "ci/main")
+        );
+        assert_eq!(u.to_string(), "s3://team-runs/ci/main");
+        assert_eq!(u.relative("ci/main/a.jsonl"), Some("a.jsonl"));
+        assert_eq!(u.relative("ci/mainx/a.jsonl"), None);
+        assert_eq!(RemoteUrl::parse("s3://b").unwrap().prefix, "");
+        for bad in [
+            "s3://",
+            "s3:///p",
+            "s3://b/a/../c",
+            "s3://b/a//c",
+            "gs://b/p",
+            "s3://b c/p",
+        ] {
+            assert!(RemoteUrl::parse(bad).is_err(), "{bad}");
+        }
+    }
+}
