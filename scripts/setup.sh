@@ -3,7 +3,7 @@
 # libraries for the desktop app (WebKitGTK), Xvfb and WebKitWebDriver for its end-to-end tests,
 # chromium and chromedriver for the browser-mode tests, what builds and checks the Debian package
 # (dpkg-dev, desktop-file-utils, appstream, x11-utils), the Rust toolchain, the UI's npm packages
-# and tauri-driver. Idempotent: it installs only what
+# tauri-driver and s3s-fs (an S3 server the tests start). Idempotent: it installs only what
 # is missing, so running it again costs a few checks.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -55,6 +55,13 @@ export PATH="$HOME/.cargo/bin:$PATH"
 if ! command -v tauri-driver > /dev/null; then
   echo "setup: installing tauri-driver" >&2
   cargo install tauri-driver --version 2.1.0 --locked
+fi
+
+# s3s-fs is a real S3 server over a local folder: the object-storage tests start it on
+# loopback (0.14.1: later releases need a newer Rust than the one installed here).
+if ! command -v s3s-fs > /dev/null; then
+  echo "setup: installing s3s-fs (an S3 server for the object-storage tests)" >&2
+  cargo install s3s-fs --version 0.14.1 --features binary --locked
 fi
 
 # The UI's packages, reinstalled only when the lock file changed.

@@ -19,6 +19,7 @@ mod manual;
 mod open_value;
 mod peek_golden;
 mod props;
+mod remote;
 mod resume;
 mod search;
 mod serve;
