@@ -36,6 +36,7 @@ pub(crate) mod config;
 pub use config::{init_jobs, parse_jobs};
 pub mod demo;
 pub mod diff;
+mod elsewhere;
 mod error;
 pub mod export;
 pub(crate) mod fold;

@@ -1,10 +1,29 @@
 //! Pinned runs: never collected. Shared by the CLI and the app through Mission Control's config
-//! directory (`pins.json`), keyed by runs directory.
+//! directory (`pins.json`), keyed by runs directory; a runs directory mirrored from object
+//! storage keeps its pins in its bucket instead ([`share_pins`]), so a team shares them.
 
 use crate::config::{config_dir, dir_key, write_atomic};
+use crate::elsewhere::ByRoot;
 use crate::error::{Error, ErrorCode, Result};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Pins kept somewhere shared rather than in the config directory (a bucket).
+pub trait SharedPins: Send + Sync {
+    /// The pinned runs, as they are now.
+    fn load(&self) -> Result<BTreeSet<String>>;
+    /// Pins or unpins `run` without losing a change another writer made meanwhile; returns
+    /// whether anything changed and the pins after the change.
+    fn change(&self, run: &str, pinned: bool) -> Result<(bool, BTreeSet<String>)>;
+}
+
+static SHARED: ByRoot<dyn SharedPins> = ByRoot::new();
+
+/// From now on in this process, the pins of the runs directory at `root` are `shared`'s.
+pub fn share_pins(root: &Path, shared: Arc<dyn SharedPins>) {
+    SHARED.set(PathBuf::from(dir_key(root)), shared);
+}
 
 /// The pinned runs, per runs directory: GC never collects their values.
 #[derive(Debug, Default, Clone)]
@@ -22,10 +41,11 @@ impl Pins {
     /// The pins kept in `config` (Mission Control's config directory).
     pub fn load_in(config: Option<&Path>) -> Result<Self> {
         let path = config.map(|d| d.join(PINS_FILE));
-        let map = match &path {
+        let mut map = match &path {
             Some(p) => read_map(p)?,
             None => BTreeMap::new(),
         };
+        overlay_shared(&mut map)?;
         Ok(Self { path, map })
     }
 
@@ -59,6 +79,18 @@ impl Pins {
     /// is on disk.
     pub fn set(&mut self, runs_dir: &Path, run: &str, pinned: bool) -> Result<bool> {
         let key = dir_key(runs_dir);
+        let shared = SHARED
+            .all()
+            .into_iter()
+            .find(|(root, _)| root.as_os_str() == key.as_str());
+        if let Some((_, shared)) = shared {
+            let (changed, now) = shared.change(run, pinned)?;
+            self.map.remove(&key);
+            if !now.is_empty() {
+                self.map.insert(key, now);
+            }
+            return Ok(changed);
+        }
         let Some(path) = self.path.clone() else {
             // Nowhere to save: only a request that changes nothing can succeed.
             if change(&mut self.map, key, run, pinned) {
@@ -77,9 +109,23 @@ impl Pins {
             write_atomic(&path, &bytes)
                 .map_err(|e| Error::io(format!("saving {}", path.display()), &e))?;
         }
+        overlay_shared(&mut map)?;
         self.map = map;
         Ok(changed)
     }
+}
+
+/// `map` with the pins of every directory that keeps them elsewhere, as they are there now.
+fn overlay_shared(map: &mut BTreeMap<String, BTreeSet<String>>) -> Result<()> {
+    for (root, pins) in SHARED.all() {
+        let key = root.to_string_lossy().into_owned();
+        map.remove(&key);
+        let set = pins.load()?;
+        if !set.is_empty() {
+            map.insert(key, set);
+        }
+    }
+    Ok(())
 }
 
 const PINS_FILE: &str = "pins.json";

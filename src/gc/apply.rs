@@ -9,12 +9,31 @@
 use super::audit::AuditLog;
 use super::owners::Owners;
 use super::{journal, GcFile, GcPolicy, GcReason, GcReport, GcSkip};
+use crate::elsewhere::ByRoot;
 use crate::error::{Error, ErrorCode, Result};
 use crate::pins::Pins;
 use crate::runs::RunsDir;
 use rustix::fd::OwnedFd;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Deletes the bytes of a value file kept elsewhere (its object in a bucket), just before the
+/// local file goes.
+pub trait DeleteElsewhere: Send + Sync {
+    /// Deletes what backs `f` (its `path` is relative to the runs directory) unless it changed
+    /// there since the plan; `Err(reason)` leaves the file alone and says why.
+    fn delete(&self, f: &GcFile) -> std::result::Result<(), String>;
+}
+
+static ELSEWHERE: ByRoot<dyn DeleteElsewhere> = ByRoot::new();
+
+/// From now on in this process, GC of the runs directory at `root` deletes through `deleter`
+/// too.
+pub fn delete_elsewhere(root: PathBuf, deleter: Arc<dyn DeleteElsewhere>) {
+    ELSEWHERE.set(root, deleter);
+}
 
 /// How far an apply is.
 #[derive(Debug, Clone, Copy, Default, serde::Serialize, ts_rs::TS)]
@@ -41,6 +60,7 @@ pub fn apply(
     mut progress: impl FnMut(Progress),
 ) -> Result<GcReport> {
     let root = dir.root();
+    let elsewhere = ELSEWHERE.under(root);
     let owners = Owners::of(&dir.layout()?);
     let files = plan.files.len();
     let _span = tracing::info_span!("gc_apply", dir = %root.display(), files).entered();
@@ -95,7 +115,7 @@ pub fn apply(
             let (name, dirs) = parts.split_last().expect("a checked path has a file name");
             let d = dirs.join("/");
             run_still_collectable(&owners, f, &d, policy, &pins, now_ms)?;
-            delete(&root_fd, dirs, name, f)?;
+            delete(&root_fd, dirs, name, f, elsewhere.as_deref())?;
             Ok(d)
         });
         match checked {
@@ -203,6 +223,7 @@ fn delete(
     dirs: &[String],
     name: &str,
     f: &GcFile,
+    elsewhere: Option<&dyn DeleteElsewhere>,
 ) -> std::result::Result<(), String> {
     let mut dir: Option<OwnedFd> = None;
     for d in dirs {
@@ -231,6 +252,9 @@ fn delete(
     let ns = (st.st_mtime as i128) * 1_000_000_000 + st.st_mtime_nsec as i128;
     if ns.to_string() != f.mtime_ns {
         return Err("modified since the plan".into());
+    }
+    if let Some(elsewhere) = elsewhere {
+        elsewhere.delete(f)?;
     }
     rustix::fs::unlinkat(&dir, name, AtFlags::empty()).map_err(|e| format!("could not delete: {e}"))
 }

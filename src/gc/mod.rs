@@ -16,7 +16,7 @@ mod plan;
 mod policies;
 mod storage;
 
-pub use apply::{apply, Progress};
+pub use apply::{apply, delete_elsewhere, DeleteElsewhere, Progress};
 pub use audit::AUDIT_FILE;
 pub use plan::plan;
 pub use storage::{storage, StorageRow, StorageRun, StorageStats};

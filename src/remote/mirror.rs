@@ -16,6 +16,7 @@
 //! skipped and said in the log.
 
 use super::ranged::MirrorValues;
+use super::shared::{BucketDeletes, BucketPins};
 use super::{Bucket, Listed, RemoteError, RemoteErrorKind, RemoteUrl};
 use crate::model::values::SAMPLE;
 use crate::retained::OpenElsewhere;
@@ -148,10 +149,40 @@ impl Mirror {
         &self.bucket
     }
 
-    /// From now on in this process, reads of the value files the mirror holds only the ends of
-    /// are answered from the bucket, whoever opens them.
-    pub fn read_partial_from_bucket(&self) {
-        crate::retained::read_elsewhere(self.root(), self.opener());
+    /// From now on in this process, the mirror is its bucket's stand-in: reads of the value
+    /// files it holds only the ends of are answered from the bucket, whoever opens them; its
+    /// pins are the bucket's (`.mission-control/pins.json`); and GC deletes in the bucket what
+    /// it collects, each object only if it is still the version of the last look.
+    pub fn attach(&self) {
+        let root = self.root();
+        crate::retained::read_elsewhere(root.clone(), self.opener());
+        crate::pins::share_pins(
+            &root,
+            Arc::new(BucketPins {
+                bucket: self.bucket.clone(),
+            }),
+        );
+        let held = self
+            .manifest
+            .objects
+            .iter()
+            .map(|(rel, h)| {
+                let listed = Listed {
+                    rel: rel.clone(),
+                    size: h.size,
+                    etag: h.etag.clone(),
+                    modified_ms: h.modified_ms,
+                };
+                (rel.clone(), listed)
+            })
+            .collect();
+        crate::gc::delete_elsewhere(
+            root,
+            Arc::new(BucketDeletes {
+                bucket: self.bucket.clone(),
+                held,
+            }),
+        );
     }
 
     fn opener(&self) -> Arc<dyn OpenElsewhere> {
@@ -193,7 +224,14 @@ impl Mirror {
                     && fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && m.len() == h.size)
             });
             if !current {
-                wanted.push((object, path, fill));
+                // A transcript that grew is fetched from where the mirror's copy ends.
+                let grew_from = held
+                    .filter(|h| {
+                        h.fill == Fill::Whole && fill == Fill::Whole && h.size < object.size
+                    })
+                    .filter(|h| fs::symlink_metadata(&path).is_ok_and(|m| m.len() == h.size))
+                    .map_or(0, |h| h.size);
+                wanted.push((object, path, fill, grew_from));
             }
         }
         let gone: Vec<String> = self
@@ -253,7 +291,7 @@ impl Mirror {
                 };
                 let fill = wanted_fill(&object, hydrate);
                 let path = local_path(&root, rel)?;
-                (fill == Fill::Whole).then_some((object, path, fill))
+                (fill == Fill::Whole).then_some((object, path, fill, 0))
             })
             .collect();
         let mut report = SyncReport::default();
@@ -277,18 +315,25 @@ impl Mirror {
         }
     }
 
-    /// Fetches every `(object, path, fill)`, a few at once.
+    /// Fetches every `(object, path, fill, grew_from)`, a few at once.
     fn fetch_all(
         &self,
-        wanted: Vec<(Listed, PathBuf, Fill)>,
+        wanted: Vec<(Listed, PathBuf, Fill, u64)>,
     ) -> Vec<Result<(String, Held, u64), RemoteError>> {
         let bucket = &self.bucket;
         let tmp = self.home.join("tmp");
         let jobs = futures_util::stream::iter(wanted.into_iter().enumerate().map(
-            |(n, (object, path, fill))| {
+            |(n, (object, path, fill, grew_from))| {
                 let tmp = tmp.join(format!("{}-{n}", std::process::id()));
                 async move {
-                    let bytes = fetch(bucket, &object, &tmp, &path, fill).await?;
+                    let appended = match grew_from {
+                        0 => None,
+                        from => append(bucket, &object, &path, from).await?,
+                    };
+                    let bytes = match appended {
+                        Some(bytes) => bytes,
+                        None => fetch(bucket, &object, &tmp, &path, fill).await?,
+                    };
                     Ok((
                         object.rel.clone(),
                         Held {
@@ -469,6 +514,56 @@ async fn fetch(
         return Err(io(e));
     }
     Ok(received)
+}
+
+/// Bytes of the mirror's copy compared with the object before its tail is appended.
+const OVERLAP: u64 = 4096;
+
+/// Appends to the mirror's copy of `object` (its first `from` bytes) what the object has past
+/// them, when the object still starts with them (its last [`OVERLAP`] bytes are compared):
+/// a watcher of the mirror then sees lines appended, as on the machine that wrote them.
+/// `None` when the object was rewritten otherwise: the caller fetches it whole.
+async fn append(
+    bucket: &Bucket,
+    object: &Listed,
+    path: &Path,
+    from: u64,
+) -> Result<Option<u64>, RemoteError> {
+    let what = bucket.what(&object.rel);
+    let io = |e: std::io::Error| RemoteError::new(RemoteErrorKind::Other, &what, e.to_string());
+    let start = from.saturating_sub(OVERLAP);
+    let options = GetOptions {
+        range: Some(GetRange::Bounded(start..object.size)),
+        ..GetOptions::default()
+    };
+    let got = bucket
+        .store
+        .get_opts(&bucket.url.key(&object.rel), options)
+        .await
+        .map_err(|e| RemoteError::from_store(&what, &e))?;
+    let mtime = uploader_mtime(&got.attributes);
+    let body = got
+        .bytes()
+        .await
+        .map_err(|e| RemoteError::from_store(&what, &e))?;
+    bucket.count(body.len() as u64);
+    let overlap = (from - start) as usize;
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(io)?;
+    let mut mine = vec![0u8; overlap];
+    file.read_exact_at(&mut mine, start).map_err(io)?;
+    if body.len() as u64 != object.size - start || body[..overlap] != mine[..] {
+        return Ok(None);
+    }
+    file.write_all_at(&body[overlap..], from).map_err(io)?;
+    let when = mtime.unwrap_or_else(|| {
+        SystemTime::UNIX_EPOCH + Duration::from_millis(object.modified_ms.max(0) as u64)
+    });
+    file.set_modified(when).map_err(io)?;
+    Ok(Some(body.len() as u64))
 }
 
 /// The time the uploader recorded: `mtime` metadata in seconds since the epoch, with a fraction

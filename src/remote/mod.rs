@@ -16,6 +16,7 @@
 pub mod mirror;
 pub mod push;
 mod ranged;
+mod shared;
 mod sidecar;
 
 pub use mirror::{Hydrate, Mirror, SyncReport};
@@ -408,6 +409,81 @@ impl Bucket {
             got.map_err(|e| RemoteError::from_store(format_args!("{}/{rel}", self.url), &e))?;
         self.count(got.as_ref().map_or(0, |b| b.len() as u64));
         Ok(got)
+    }
+
+    /// Object `rel` as a listing would give it, or `None` when there is none.
+    pub fn head(&self, rel: &str) -> Result<Option<Listed>, RemoteError> {
+        let key = self.url.key(rel);
+        let got = self.rt.block_on(self.store.head(&key));
+        self.count(0);
+        match got {
+            Ok(m) => Ok(Some(Listed {
+                rel: rel.to_owned(),
+                size: m.size,
+                etag: m.e_tag,
+                modified_ms: m.last_modified.timestamp_millis(),
+            })),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(RemoteError::from_store(self.what(rel), &e)),
+        }
+    }
+
+    /// Deletes object `rel`.
+    pub fn delete(&self, rel: &str) -> Result<(), RemoteError> {
+        let key = self.url.key(rel);
+        let done = self.rt.block_on(self.store.delete(&key));
+        self.count(0);
+        done.map_err(|e| RemoteError::from_store(self.what(rel), &e))
+    }
+
+    /// Object `rel` whole with its entity tag, or `None` when there is none.
+    pub fn get_tagged(&self, rel: &str) -> Result<Option<(Bytes, Option<String>)>, RemoteError> {
+        let key = self.url.key(rel);
+        let got = self.rt.block_on(async {
+            match self.store.get(&key).await {
+                Ok(r) => {
+                    let etag = r.meta.e_tag.clone();
+                    r.bytes().await.map(|b| Some((b, etag)))
+                }
+                Err(object_store::Error::NotFound { .. }) => Ok(None),
+                Err(e) => Err(e),
+            }
+        });
+        let got = got.map_err(|e| RemoteError::from_store(self.what(rel), &e))?;
+        self.count(got.as_ref().map_or(0, |(b, _)| b.len() as u64));
+        Ok(got)
+    }
+
+    /// Writes object `rel` only if it is still the version with entity tag `etag` (`None`: only
+    /// if there is no such object yet). A lost race is a [`RemoteErrorKind::Conflict`].
+    pub fn put_if(
+        &self,
+        rel: &str,
+        body: Vec<u8>,
+        etag: Option<String>,
+    ) -> Result<(), RemoteError> {
+        let key = self.url.key(rel);
+        let mode = match etag {
+            Some(e_tag) => object_store::PutMode::Update(object_store::UpdateVersion {
+                e_tag: Some(e_tag),
+                version: None,
+            }),
+            None => object_store::PutMode::Create,
+        };
+        let len = body.len() as u64;
+        let options = object_store::PutOptions {
+            mode,
+            ..object_store::PutOptions::default()
+        };
+        let done = self.rt.block_on(self.store.put_opts(
+            &key,
+            object_store::PutPayload::from(body),
+            options,
+        ));
+        self.count(0);
+        done.map_err(|e| RemoteError::from_store(self.what(rel), &e))?;
+        self.traffic.sent.fetch_add(len, Ordering::Relaxed);
+        Ok(())
     }
 
     fn what(&self, rel: &str) -> String {

@@ -4,12 +4,12 @@
 //! loaded whole and a string from a transcript takes the very same code path.
 
 use super::LineIndex;
+use crate::elsewhere::ByRoot;
 use std::fs::File;
 use std::io;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 /// Size of the buffer used by sequential scans. Big enough that memchr runs at memory speed,
 /// small enough that a peek on any file stays far below its memory budget.
@@ -94,33 +94,19 @@ pub trait OpenElsewhere: Send + Sync {
     ) -> Option<io::Result<(Arc<dyn ByteSource + Send + Sync>, Option<LineIndex>)>>;
 }
 
-type Openers = Vec<(PathBuf, Arc<dyn OpenElsewhere>)>;
-
-static ELSEWHERE: RwLock<Openers> = RwLock::new(Vec::new());
-/// Whether any opener is registered: a local directory's reads never take the lock.
-static ANY_ELSEWHERE: AtomicBool = AtomicBool::new(false);
+static ELSEWHERE: ByRoot<dyn OpenElsewhere> = ByRoot::new();
 
 /// Registers `opener` for the files under `root` (a mirror of object storage), for the rest of
 /// the process.
 pub fn read_elsewhere(root: PathBuf, opener: Arc<dyn OpenElsewhere>) {
-    let mut openers = ELSEWHERE.write().unwrap_or_else(|e| e.into_inner());
-    openers.retain(|(r, _)| *r != root);
-    openers.push((root, opener));
-    ANY_ELSEWHERE.store(true, Ordering::Release);
+    ELSEWHERE.set(root, opener);
 }
 
 #[allow(clippy::type_complexity)]
 fn open_elsewhere(
     path: &Path,
 ) -> Option<io::Result<(Arc<dyn ByteSource + Send + Sync>, Option<LineIndex>)>> {
-    if !ANY_ELSEWHERE.load(Ordering::Acquire) {
-        return None;
-    }
-    let openers = ELSEWHERE.read().unwrap_or_else(|e| e.into_inner());
-    openers
-        .iter()
-        .find(|(root, _)| path.starts_with(root))
-        .and_then(|(_, opener)| opener.open(path))
+    ELSEWHERE.under(path)?.open(path)
 }
 
 impl FileSource {

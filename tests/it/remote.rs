@@ -91,6 +91,28 @@ impl S3 {
         cmd
     }
 
+    /// `mctl` of another member of the team: its own cache, so its own mirror.
+    fn mctl_elsewhere(&self, cache: &Path) -> Command {
+        let mut cmd = self.mctl();
+        cmd.env("MCTL_CACHE_DIR", cache);
+        cmd
+    }
+
+    /// The variables `mctl` needs for this server, for a process started another way.
+    fn env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("AWS_ACCESS_KEY_ID", ACCESS.to_owned()),
+            ("AWS_SECRET_ACCESS_KEY", SECRET.to_owned()),
+            ("AWS_REGION", "us-east-1".to_owned()),
+            (
+                "AWS_ENDPOINT_URL",
+                format!("http://127.0.0.1:{}", self.proxy_port),
+            ),
+            ("AWS_ALLOW_HTTP", "true".to_owned()),
+            ("MCTL_CACHE_DIR", self.cache.path().display().to_string()),
+        ]
+    }
+
     fn run(&self, args: &[&str]) -> Output {
         self.mctl().args(args).output().expect("mctl runs")
     }
@@ -457,4 +479,211 @@ fn object_storage_failures_are_clear_and_exit_2() {
         s3.mctl().args(["--runs-dir", "gs://team/ok", "runs"]),
         "not supported",
     );
+}
+
+/// The value files under `root`, relative to it, sorted.
+fn value_files(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(root).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".values") && entry.path().is_dir() {
+            for f in std::fs::read_dir(entry.path()).unwrap().flatten() {
+                out.push(format!("{name}/{}", f.file_name().to_string_lossy()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn gc_over_a_bucket_plans_as_on_disk_and_deletes_what_it_names_there() {
+    let s3 = S3::start();
+    let demo = tempfile::tempdir().unwrap();
+    assert!(s3
+        .run(&["demo", &demo.path().display().to_string()])
+        .status
+        .success());
+    let url = "s3://team/gc";
+    s3.push(demo.path(), url);
+    let local = demo.path().display().to_string();
+    let keep = "run_1793527200000_b6d1beb1";
+
+    // A pin made by one member is seen by another, whose mirror is its own; locally the same
+    // run is pinned in the config directory.
+    let other_cache = tempfile::tempdir().unwrap();
+    let pinned = s3.run(&["--runs-dir", url, "pin", keep]);
+    assert!(pinned.status.success(), "{}", stderr(&pinned));
+    let seen = s3
+        .mctl_elsewhere(other_cache.path())
+        .args(["--runs-dir", url, "pins", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        serde_json::from_slice::<Value>(&seen.stdout).unwrap(),
+        json!([keep])
+    );
+    assert!(s3
+        .root
+        .path()
+        .join("team/gc/.mission-control/pins.json")
+        .is_file());
+    assert!(s3
+        .run(&["--runs-dir", &local, "pin", keep])
+        .status
+        .success());
+
+    let plan = ["gc", "--older-than", "1d", "--json"];
+    let (ok, here) = answer(&s3, &local, &plan);
+    assert!(ok, "{here}");
+    let (ok, there) = answer(&s3, url, &plan);
+    assert!(ok, "{there}");
+    same(&plan, &here, &there);
+    let planned: Value = serde_json::from_str(&here).unwrap();
+    let files = planned["files"].as_array().unwrap();
+    assert!(files.len() > 3, "{planned}");
+    assert!(
+        files.iter().all(|f| f["run"] != keep),
+        "a pinned run is never planned"
+    );
+
+    let apply = ["gc", "--older-than", "1d", "--apply", "--json"];
+    let (ok, text) = answer(&s3, url, &apply);
+    assert!(ok, "{text}");
+    let (ok, _) = answer(&s3, &local, &apply);
+    assert!(ok);
+    // The bucket holds exactly what the directory holds after the same collection: the
+    // planned objects are gone, every other one is there.
+    assert_eq!(
+        value_files(&s3.root.path().join("team/gc")),
+        value_files(demo.path())
+    );
+    assert!(value_files(demo.path()).iter().any(|f| f.starts_with(keep)));
+    let runs = ["runs", "--json"];
+    same(
+        &runs,
+        &answer(&s3, &local, &runs).1,
+        &answer(&s3, url, &runs).1,
+    );
+    // And the other member's mirror, looked at again, agrees.
+    let later = s3
+        .mctl_elsewhere(other_cache.path())
+        .args(["--runs-dir", url, "runs", "--json"])
+        .output()
+        .unwrap();
+    let mine: Value = serde_json::from_str(&answer(&s3, url, &runs).1).unwrap();
+    assert_eq!(
+        serde_json::from_slice::<Value>(&later.stdout).unwrap(),
+        mine
+    );
+}
+
+#[test]
+fn two_members_pinning_at_once_lose_neither_pin() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    for id in ["run_a", "run_b", "run_c"] {
+        RunFile::new(dir.path(), id).user("Hi").done().write();
+    }
+    let url = "s3://team/pins";
+    s3.push(dir.path(), url);
+    s3.run(&["--runs-dir", url, "pin", "run_c"]);
+    // Each reads the pins, waits, then writes them back: both read before either writes, so
+    // the second write finds the pins changed, reads them again and keeps both.
+    let caches = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let children: Vec<Child> = ["run_a", "run_b"]
+        .iter()
+        .zip(&caches)
+        .map(|(run, cache)| {
+            s3.mctl_elsewhere(cache.path())
+                .env("MCTL_TEST_PIN_RACE_MS", "600")
+                .args(["--runs-dir", url, "pin", run])
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    let out = s3.run(&["--runs-dir", url, "pins", "--json"]);
+    assert_eq!(
+        serde_json::from_slice::<Value>(&out.stdout).unwrap(),
+        json!(["run_a", "run_b", "run_c"])
+    );
+    let unpin = s3.run(&["--runs-dir", url, "unpin", "run_c", "--json"]);
+    assert_eq!(
+        serde_json::from_slice::<Value>(&unpin.stdout).unwrap()["changed"],
+        true
+    );
+}
+
+#[test]
+fn serve_and_watch_follow_what_is_pushed_to_a_bucket() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let mut run = RunFile::new(dir.path(), "run_live");
+    run.user("Watch me").write();
+    let url = "s3://team/live";
+    s3.push(dir.path(), url);
+    let mut env = s3.env();
+    env.push(("MCTL_BUCKET_POLL", "200ms".to_owned()));
+    let served = crate::serve::client::Served::start_with(
+        &[Path::new(url)],
+        &[],
+        crate::serve::client::Launch {
+            env: env.clone(),
+            ..Default::default()
+        },
+    );
+    let ids = |v: Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(ids(served.get("/api/runs").json()), ["run_live"]);
+    let mut watch = s3
+        .mctl()
+        .env("MCTL_BUCKET_POLL", "200ms")
+        .args(["--runs-dir", url, "watch", "--json"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    run.done().write();
+    RunFile::new(dir.path(), "run_new")
+        .user("Another")
+        .done()
+        .write();
+    s3.push(dir.path(), url);
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let now = ids(served.get("/api/runs").json());
+        if now.len() == 2 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the server never showed the pushed run: {now:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // The watch tells the append as an append (the mirror's copy grew in place) and the new run.
+    let mut lines = std::io::BufReader::new(watch.stdout.take().unwrap());
+    let mut seen = Vec::new();
+    while !(seen
+        .iter()
+        .any(|c: &Value| c["kind"] == "appended" && c["run"] == "run_live")
+        && seen.iter().any(|c| c["run"] == "run_new"))
+    {
+        assert!(Instant::now() < deadline, "the watch said only {seen:?}");
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut lines, &mut line).unwrap();
+        seen.push(serde_json::from_str(&line).unwrap());
+    }
+    assert!(!seen.iter().any(|c| c["kind"] == "reset"), "{seen:?}");
+    let _ = watch.kill();
+    let _ = watch.wait();
 }

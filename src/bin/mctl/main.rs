@@ -92,7 +92,6 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     }
     let dir = || output::runs_dir(g);
     let reading = |reads| output::runs_dir_reading(g, reads);
-    let local = |what| output::local_runs_dir(g, what);
     match cli.command {
         Command::Runs => runs::run(dir()?, g.json),
         Command::Show { run } => show::run(reading(Reads::Runs(&[&run]))?, &run, g.json),
@@ -134,11 +133,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         ),
         Command::Search(_) => unreachable!("answered in main"),
         Command::ValueId { calls } => value_id::run(&calls, g.json),
-        Command::Gc(args) => gc::run(local("gc")?, &args, g.json),
-        Command::Watch { poll } => watch::run(local("watch")?, poll, g.json),
-        Command::Pin { run } => pins::pin(local("pin")?, &run, true, g.json),
-        Command::Unpin { run } => pins::pin(local("unpin")?, &run, false, g.json),
-        Command::Pins => pins::list(local("pins")?, g.json),
+        Command::Gc(args) => gc::run(dir()?, &args, g.json),
+        Command::Watch { poll } => watch::run(output::following_dir(g)?, poll, g.json),
+        Command::Pin { run } => pins::pin(dir()?, &run, true, g.json),
+        Command::Unpin { run } => pins::pin(dir()?, &run, false, g.json),
+        Command::Pins => pins::list(dir()?, g.json),
         Command::Index { rebuild } => index::run(dir()?, rebuild, g.json),
         Command::Serve(args) => serve::run(g, &args),
         Command::Demo { dir, seed, now } => demo::run(&dir, seed, now, g.json),

@@ -36,16 +36,23 @@ pub fn runs_dir_at(g: &Global, threshold: u64) -> anyhow::Result<RunsDir> {
     open_dir(g, &one_dir(g)?, threshold, Reads::Listing)
 }
 
-/// The one runs directory of a command that reads one, local only: `what` is not yet done on
-/// object storage.
-pub fn local_runs_dir(g: &Global, what: &str) -> anyhow::Result<RunsDir> {
+/// The one runs directory of a command that follows it (`watch`): a bucket's mirror is kept in
+/// step with its bucket in the background.
+pub fn following_dir(g: &Global) -> anyhow::Result<RunsDir> {
     let root = one_dir(g)?;
-    if remote::is_remote(&root) {
-        anyhow::bail!(
-            "{what} works on a local runs directory only, not yet on object storage ({root})"
-        );
+    if !remote::is_remote(&root) {
+        return runs_dir(g);
     }
-    open_dir(g, &root, g.threshold()?, Reads::Listing)
+    let mirror = mirror_of(g, &root, &remote::Hydrate::Nothing)?;
+    let dir = open_runs_dir(
+        &mirror.root(),
+        g.threshold()?,
+        window_ms(g),
+        g.no_index,
+        g.source,
+    )?;
+    keep_in_step(mirror, remote::Hydrate::Nothing);
+    Ok(dir)
 }
 
 fn one_dir(g: &Global) -> anyhow::Result<String> {
@@ -61,21 +68,11 @@ pub fn open_dir(g: &Global, root: &str, threshold: u64, reads: Reads) -> anyhow:
     if !remote::is_remote(root) {
         return Ok(open(Path::new(root))?);
     }
-    let url = remote::RemoteUrl::parse(root)?;
-    let mut mirror = remote::Mirror::open(&url)?;
     let hydrate = match reads {
         Reads::Everything => remote::Hydrate::All,
         _ => remote::Hydrate::Nothing,
     };
-    let report = mirror.sync(&hydrate)?;
-    tracing::info!(url = %url, listed = report.listed, fetched = report.fetched, bytes = report.bytes, removed = report.removed, "bucket looked at");
-    mirror.read_partial_from_bucket();
-    if let Some(kind) = g.source {
-        mission_control::sources::force_kinds([(
-            mirror.root().display().to_string().as_str(),
-            kind,
-        )]);
-    }
+    let mut mirror = mirror_of(g, root, &hydrate)?;
     let dir = open(&mirror.root())?;
     if let Reads::Runs(names) = reads {
         // A name that is no run is left for the command to refuse, as it would locally.
@@ -83,6 +80,49 @@ pub fn open_dir(g: &Global, root: &str, threshold: u64, reads: Reads) -> anyhow:
         mirror.hydrate(&remote::Hydrate::Runs(ids))?;
     }
     Ok(dir)
+}
+
+/// The mirror of bucket URL `url`, brought up to the bucket (`hydrate` says which values are
+/// fetched whole) and attached: its pins, its GC and its values' middles are the bucket's.
+pub fn mirror_of(
+    g: &Global,
+    url: &str,
+    hydrate: &remote::Hydrate,
+) -> anyhow::Result<remote::Mirror> {
+    let url = remote::RemoteUrl::parse(url)?;
+    let mut mirror = remote::Mirror::open(&url)?;
+    let report = mirror.sync(hydrate)?;
+    tracing::info!(url = %url, listed = report.listed, fetched = report.fetched, bytes = report.bytes, removed = report.removed, "bucket looked at");
+    mirror.attach();
+    if let Some(kind) = g.source {
+        let root = mirror.root().display().to_string();
+        mission_control::sources::force_kinds([(root.as_str(), kind)]);
+    }
+    Ok(mirror)
+}
+
+/// Looks at the bucket again every `$MCTL_BUCKET_POLL` (10 s by default), for the rest of the
+/// process, so a watch of the mirror (`watch`, `serve`) sees what others push. A failed look
+/// is said in the log and tried again at the next.
+pub fn keep_in_step(mut mirror: remote::Mirror, hydrate: remote::Hydrate) {
+    let every = std::env::var("MCTL_BUCKET_POLL")
+        .ok()
+        .and_then(|v| humantime::parse_duration(&v).ok())
+        .unwrap_or(std::time::Duration::from_secs(10));
+    std::thread::spawn(move || loop {
+        std::thread::sleep(every);
+        match mirror.sync(&hydrate) {
+            Ok(report) => {
+                tracing::debug!(
+                    fetched = report.fetched,
+                    removed = report.removed,
+                    "bucket looked at"
+                );
+                mirror.attach();
+            }
+            Err(e) => tracing::warn!(error = %e, "the bucket could not be looked at"),
+        }
+    });
 }
 
 /// `--running-window` in milliseconds.

@@ -3,7 +3,7 @@
 //! HTTP against the real binary.
 
 mod abuse;
-mod client;
+pub(crate) mod client;
 
 use crate::support::{mctl, mctl_command, stdout, RunFile};
 use client::Served;

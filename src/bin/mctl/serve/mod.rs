@@ -126,11 +126,16 @@ pub fn run(g: &Global, args: &ServeArgs) -> anyhow::Result<()> {
         }
         None => random_token()?,
     };
-    let dirs = crate::output::runs_dirs(g)?;
-    if let Some(url) = dirs.iter().find(|d| mission_control::remote::is_remote(d)) {
-        anyhow::bail!(
-            "serve works on local runs directories only, not yet on object storage ({url})"
-        );
+    // A bucket is served from its mirror, looked at again every few seconds; every value is
+    // fetched whole, as a page may search or open any.
+    let mut dirs = crate::output::runs_dirs(g)?;
+    for dir in &mut dirs {
+        if mission_control::remote::is_remote(dir) {
+            let all = mission_control::remote::Hydrate::All;
+            let mirror = crate::output::mirror_of(g, dir, &all)?;
+            *dir = mirror.root().display().to_string();
+            crate::output::keep_in_step(mirror, all);
+        }
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
