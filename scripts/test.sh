@@ -73,6 +73,9 @@ BENCH_SEARCH_RUNS=100 BENCH_SEARCH_MB=32 BENCH_DIR="$target/bench-search-small" 
 step "a cold scan beside ccusage and cat at a small scale (answers equal every way; figures printed)"
 BENCH_SESSIONS=100 BENCH_ROLLOUTS=20 BENCH_RUNS=300 BENCH_DIR="$target/bench-cold-small" MCTL="$target/debug/mctl" python3 bench/cold.py
 
+step "a runs directory in a bucket at a small scale (answers equal the directory's; no GET when warm; figures printed)"
+BENCH_RUNS=300 BENCH_BIG_MB=20 BENCH_STRICT=0 BENCH_DIR="$target/bench-bucket-small" MCTL="$target/debug/mctl" python3 bench/bucket.py
+
 step "memory on a run with a 30 MB result (no command's peak may grow with the result's size)"
 BENCH_MB=30 BENCH_ALLOWANCE_MIB=24 BENCH_DIR="$target/bench-memory-small" MCTL="$target/debug/mctl" python3 bench/memory.py
 

@@ -1,6 +1,6 @@
 //! A big value file's middle, read from its bucket by ranged GETs: the mirror holds only its
 //! ends ([`super::mirror`]), and every read of it goes through [`RangedSource`] instead of the
-//! sparse file's holes.
+//! sparse file's holes (the ends are read from the mirror).
 //!
 //! Reads come in windows: 256 KiB for a read out of sequence (a peek's lines), doubling up to
 //! 8 MiB while reads follow each other (a scan), so a range peek near the end of a 300 MB value
@@ -8,34 +8,46 @@
 
 use super::sidecar::{sidecar_rel, Sidecar};
 use super::Bucket;
-use crate::retained::{ByteSource, LineIndex, OpenElsewhere};
+use crate::model::values::SAMPLE;
+use crate::retained::{ByteSource, ElsewhereSource, LineIndex, OpenElsewhere};
 use bytes::Bytes;
 use std::collections::HashMap;
+use std::fs::File;
 use std::io;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// A read out of sequence fetches this much.
 const FIRST_WINDOW: u64 = 256 * 1024;
 /// Sequential reads grow their windows up to this.
 const MAX_WINDOW: u64 = 8 << 20;
 
-/// One object of a bucket, read at any offset by ranged GETs.
+/// A value file the mirror holds by its ends: its first and last [`SAMPLE`] bytes read from the
+/// mirror's sparse copy, the rest from the bucket by ranged GETs.
 pub(crate) struct RangedSource {
     bucket: Arc<Bucket>,
     rel: String,
     size: u64,
+    etag: Option<String>,
+    /// The mirror's copy, which holds the ends.
+    local: File,
     /// The last window fetched: its start, its bytes, and the size of the next one.
     window: Mutex<(u64, Bytes, u64)>,
+    /// The sidecar's line index, fetched when first asked.
+    index: OnceLock<Option<LineIndex>>,
 }
 
 impl RangedSource {
-    pub(crate) fn new(bucket: Arc<Bucket>, rel: String, size: u64) -> Self {
-        Self {
-            bucket,
-            rel,
-            size,
-            window: Mutex::new((0, Bytes::new(), FIRST_WINDOW)),
+    /// Reads of `[offset, offset + len)` that the local ends hold, clipped to them; `None` for
+    /// an offset in the middle.
+    fn local_part(&self, offset: u64, len: u64) -> Option<u64> {
+        if offset < SAMPLE {
+            Some(len.min(SAMPLE - offset))
+        } else if offset >= self.size.saturating_sub(SAMPLE) {
+            Some(len.min(self.size - offset))
+        } else {
+            None
         }
     }
 }
@@ -49,6 +61,11 @@ impl ByteSource for RangedSource {
         if offset >= self.size || buf.is_empty() {
             return Ok(0);
         }
+        if let Some(n) = self.local_part(offset, buf.len() as u64) {
+            return self.local.read_at(&mut buf[..n as usize], offset);
+        }
+        // A middle read stops where the tail the mirror holds begins.
+        let middle_end = self.size - SAMPLE;
         let mut window = self.window.lock().unwrap_or_else(|e| e.into_inner());
         let (start, bytes, next) = &mut *window;
         let end = *start + bytes.len() as u64;
@@ -60,7 +77,7 @@ impl ByteSource for RangedSource {
                 FIRST_WINDOW
             };
             let want = (*next).max(buf.len() as u64).min(MAX_WINDOW);
-            let stop = (offset + want).min(self.size);
+            let stop = (offset + want).min(middle_end);
             *bytes = self
                 .bucket
                 .get_range(&self.rel, offset..stop)
@@ -77,6 +94,27 @@ impl ByteSource for RangedSource {
     }
 }
 
+impl ElsewhereSource for RangedSource {
+    fn line_index(&self) -> Option<LineIndex> {
+        self.index
+            .get_or_init(|| sidecar_index(&self.bucket, &self.rel, self.size, self.etag.as_deref()))
+            .clone()
+    }
+}
+
+/// The value's line index from its sidecar, when there is a valid one for this version.
+fn sidecar_index(bucket: &Bucket, rel: &str, size: u64, etag: Option<&str>) -> Option<LineIndex> {
+    let bytes = match bucket.get_small(&sidecar_rel(rel)) {
+        Ok(found) => found?,
+        Err(e) => {
+            tracing::warn!(error = %e, "a value's line sidecar could not be read");
+            return None;
+        }
+    };
+    let sidecar: Sidecar = serde_json::from_slice(&bytes).ok()?;
+    sidecar.index_for(size, etag)
+}
+
 /// The value files a mirror holds by their ends, read from the bucket.
 pub(crate) struct MirrorValues {
     bucket: Arc<Bucket>,
@@ -91,29 +129,31 @@ impl MirrorValues {
     ) -> Self {
         Self { bucket, partial }
     }
-
-    /// The value's line index from its sidecar, when there is a valid one for this version.
-    fn sidecar_index(&self, rel: &str, size: u64, etag: Option<&str>) -> Option<LineIndex> {
-        let bytes = match self.bucket.get_small(&sidecar_rel(rel)) {
-            Ok(found) => found?,
-            Err(e) => {
-                tracing::warn!(error = %e, "a value's line sidecar could not be read");
-                return None;
-            }
-        };
-        let sidecar: Sidecar = serde_json::from_slice(&bytes).ok()?;
-        sidecar.index_for(size, etag)
-    }
 }
 
 impl OpenElsewhere for MirrorValues {
-    fn open(
-        &self,
-        path: &Path,
-    ) -> Option<io::Result<(Arc<dyn ByteSource + Send + Sync>, Option<LineIndex>)>> {
+    fn open(&self, path: &Path) -> Option<io::Result<Arc<dyn ElsewhereSource>>> {
         let (rel, size, etag) = self.partial.get(path)?;
-        let index = self.sidecar_index(rel, *size, etag.as_deref());
-        let src = RangedSource::new(self.bucket.clone(), rel.clone(), *size);
-        Some(Ok((Arc::new(src), index)))
+        // The mirror's copy: a value of this size held by its ends, or it is not the file the
+        // manifest describes (then it is read as it is).
+        let local = match File::open(path) {
+            Ok(f)
+                if f.metadata()
+                    .is_ok_and(|m| m.len() == *size && *size > 2 * SAMPLE) =>
+            {
+                f
+            }
+            Ok(_) => return None,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(Ok(Arc::new(RangedSource {
+            bucket: self.bucket.clone(),
+            rel: rel.clone(),
+            size: *size,
+            etag: etag.clone(),
+            local,
+            window: Mutex::new((0, Bytes::new(), FIRST_WINDOW)),
+            index: OnceLock::new(),
+        })))
     }
 }

@@ -19,7 +19,7 @@ pub use peek::{
     peek, peek_source, peek_text, Peek, PeekError, PeekRequest, PEEK_MAX_BYTES, PEEK_MAX_LINES,
 };
 pub use query::{scan_query_chunked, QueryHit, QueryScan};
-pub use source::{read_elsewhere, ByteSource, FileSource, OpenElsewhere};
+pub use source::{read_elsewhere, ByteSource, ElsewhereSource, FileSource, OpenElsewhere};
 pub use span::{BigString, SpanSource};
 pub use stub::{stub_for, stub_from_source, stub_layout, Stub, STUB_MAX};
 pub use value_id::{fnv1a32, value_id, ValueIdPair};

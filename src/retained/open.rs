@@ -27,7 +27,7 @@ impl ValueText {
         match self {
             ValueText::Span(s) => Ok(s.span().index().clone()),
             ValueText::File(f) => match f.known_index() {
-                Some(index) => Ok(index.clone()),
+                Some(index) => Ok(index),
                 None => LineIndex::build(f),
             },
             other => LineIndex::build(other),

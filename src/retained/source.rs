@@ -74,24 +74,26 @@ impl ByteSource for str {
 pub struct FileSource {
     inner: Inner,
     len: u64,
-    /// The line index its opener already knows (a sidecar), if any.
-    index: Option<LineIndex>,
 }
 
 enum Inner {
     Local(File),
-    Elsewhere(Arc<dyn ByteSource + Send + Sync>),
+    Elsewhere(Arc<dyn ElsewhereSource>),
+}
+
+/// The bytes of a file that are not all on this disk.
+pub trait ElsewhereSource: ByteSource + Send + Sync {
+    /// Its line index when known without reading it (a sidecar), fetched when first asked.
+    fn line_index(&self) -> Option<LineIndex> {
+        None
+    }
 }
 
 /// Opens the files of a folder whose bytes are not all on this disk.
 pub trait OpenElsewhere: Send + Sync {
-    /// The bytes of the file at `path` and its line index when known; `None` when the file is
-    /// whole on this disk and read as usual.
-    #[allow(clippy::type_complexity)]
-    fn open(
-        &self,
-        path: &Path,
-    ) -> Option<io::Result<(Arc<dyn ByteSource + Send + Sync>, Option<LineIndex>)>>;
+    /// The bytes of the file at `path`; `None` when the file is whole on this disk and read as
+    /// usual.
+    fn open(&self, path: &Path) -> Option<io::Result<Arc<dyn ElsewhereSource>>>;
 }
 
 static ELSEWHERE: ByRoot<dyn OpenElsewhere> = ByRoot::new();
@@ -102,10 +104,7 @@ pub fn read_elsewhere(root: PathBuf, opener: Arc<dyn OpenElsewhere>) {
     ELSEWHERE.set(root, opener);
 }
 
-#[allow(clippy::type_complexity)]
-fn open_elsewhere(
-    path: &Path,
-) -> Option<io::Result<(Arc<dyn ByteSource + Send + Sync>, Option<LineIndex>)>> {
+fn open_elsewhere(path: &Path) -> Option<io::Result<Arc<dyn ElsewhereSource>>> {
     ELSEWHERE.under(path)?.open(path)
 }
 
@@ -113,11 +112,10 @@ impl FileSource {
     /// Opens the file at `path` for reading, its length taken now.
     pub fn open(path: &Path) -> io::Result<Self> {
         if let Some(elsewhere) = open_elsewhere(path) {
-            let (src, index) = elsewhere?;
+            let src = elsewhere?;
             return Ok(Self {
                 len: src.len(),
                 inner: Inner::Elsewhere(src),
-                index,
             });
         }
         Self::of(File::open(path)?)
@@ -129,13 +127,15 @@ impl FileSource {
         Ok(Self {
             inner: Inner::Local(file),
             len,
-            index: None,
         })
     }
 
     /// Its line index, when known without reading it (a sidecar of a file read elsewhere).
-    pub fn known_index(&self) -> Option<&LineIndex> {
-        self.index.as_ref()
+    pub fn known_index(&self) -> Option<LineIndex> {
+        match &self.inner {
+            Inner::Local(_) => None,
+            Inner::Elsewhere(src) => src.line_index(),
+        }
     }
 }
 
