@@ -2,7 +2,7 @@
 # Installs what Mission Control needs to build, run and test, on Debian or Ubuntu: system
 # libraries for the desktop app (WebKitGTK), Xvfb and WebKitWebDriver for its end-to-end tests,
 # chromium and chromedriver for the browser-mode tests, what builds and checks the Debian package
-# (dpkg-dev, desktop-file-utils, appstream, x11-utils), the Rust toolchain, the UI's npm packages
+# (dpkg-dev, desktop-file-utils, appstream, x11-utils), the Rust toolchain, the UI's npm packages,
 # tauri-driver and s3s-fs (an S3 server the tests start). Idempotent: it installs only what
 # is missing, so running it again costs a few checks.
 set -euo pipefail

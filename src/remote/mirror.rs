@@ -124,14 +124,7 @@ impl Mirror {
         };
         fs::create_dir_all(home.join("files")).map_err(local)?;
         fs::create_dir_all(home.join("tmp")).map_err(local)?;
-        let manifest = fs::read(home.join("manifest.json"))
-            .ok()
-            .and_then(|b| serde_json::from_slice::<Manifest>(&b).ok())
-            .filter(|m| m.url == url.to_string())
-            .unwrap_or_else(|| Manifest {
-                url: url.to_string(),
-                objects: BTreeMap::new(),
-            });
+        let manifest = read_manifest(&home, url);
         Ok(Self {
             bucket: Arc::new(Bucket::connect(url)?),
             home,
@@ -201,6 +194,8 @@ impl Mirror {
     /// says, and the value files `hydrate` names fetched whole.
     pub fn sync(&mut self, hydrate: &Hydrate) -> Result<SyncReport, RemoteError> {
         let _lock = self.lock()?;
+        // Another process (a watch, a server, a command) may have looked since this one did.
+        self.manifest = read_manifest(&self.home, self.bucket.url());
         let listed = self.bucket.list()?;
         let root = self.root();
         let mut report = SyncReport {
@@ -276,6 +271,7 @@ impl Mirror {
     /// the last look listed them (no new LIST).
     pub fn hydrate(&mut self, hydrate: &Hydrate) -> Result<SyncReport, RemoteError> {
         let _lock = self.lock()?;
+        self.manifest = read_manifest(&self.home, self.bucket.url());
         let root = self.root();
         let wanted: Vec<_> = self
             .manifest
@@ -387,6 +383,19 @@ impl Mirror {
             })?;
         Ok(file)
     }
+}
+
+/// What the mirror in `home` holds, as its last look left it (empty when it has none, or one
+/// of another URL).
+fn read_manifest(home: &Path, url: &RemoteUrl) -> Manifest {
+    fs::read(home.join("manifest.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Manifest>(&b).ok())
+        .filter(|m| m.url == url.to_string())
+        .unwrap_or_else(|| Manifest {
+            url: url.to_string(),
+            objects: BTreeMap::new(),
+        })
 }
 
 /// The mirror's folder for `url`: readable, and unique by a hash of the whole URL.

@@ -119,14 +119,14 @@ fn the_app_matches_no_store_by_name() {
 /// layer and those below, never one above. `Error` and `Result` (crate root, `error.rs`) are
 /// everyone's.
 const LAYERS: &[&[&str]] = &[
-    &["error", "retained", "model", "config"],
+    &["error", "retained", "model", "config", "elsewhere"],
     &["prices", "transcript", "pins", "progress"],
     &["fold"],
     &["sources"],
     &["index"],
     &["runs"],
     &[
-        "gc", "search", "insights", "diff", "export", "watch", "demo",
+        "gc", "search", "insights", "diff", "export", "watch", "demo", "remote",
     ],
     &["wire"],
     &["service"],

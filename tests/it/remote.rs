@@ -292,7 +292,6 @@ fn every_read_command_answers_from_a_bucket_as_from_disk() {
         vec!["search", "--json", "error"],
         vec!["export", run, "--format", "md"],
         vec!["diff", "--json", run, other],
-        vec!["runs"],
     ];
     for args in &commands {
         let here = answer(&s3, &local, args);
