@@ -19,7 +19,6 @@ use super::ranged::MirrorValues;
 use super::shared::{BucketDeletes, BucketPins};
 use super::{Bucket, Listed, RemoteError, RemoteErrorKind, RemoteUrl};
 use crate::model::values::SAMPLE;
-use crate::retained::OpenElsewhere;
 use futures_util::{StreamExt, TryStreamExt};
 use object_store::{Attribute, GetOptions, GetRange, ObjectStore};
 use serde::{Deserialize, Serialize};
@@ -27,7 +26,7 @@ use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 /// Fetches at once during a look.
@@ -71,14 +70,29 @@ enum Fill {
 
 /// An object as the mirror holds it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct Held {
-    size: u64,
-    etag: Option<String>,
-    modified_ms: i64,
+pub(crate) struct Held {
+    pub(crate) size: u64,
+    pub(crate) etag: Option<String>,
+    pub(crate) modified_ms: i64,
     fill: Fill,
 }
 
 impl Held {
+    /// True when the mirror holds only the object's ends.
+    pub(crate) fn partial(&self) -> bool {
+        self.fill == Fill::Ends
+    }
+
+    /// The object as a listing gives it.
+    pub(crate) fn listed(&self, rel: &str) -> Listed {
+        Listed {
+            rel: rel.to_owned(),
+            size: self.size,
+            etag: self.etag.clone(),
+            modified_ms: self.modified_ms,
+        }
+    }
+
     fn is(&self, listed: &Listed) -> bool {
         self.size == listed.size
             && self.etag == listed.etag
@@ -87,7 +101,7 @@ impl Held {
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
-struct Manifest {
+pub(crate) struct Manifest {
     url: String,
     objects: BTreeMap<String, Held>,
 }
@@ -142,52 +156,46 @@ impl Mirror {
         &self.bucket
     }
 
-    /// From now on in this process, the mirror is its bucket's stand-in: reads of the value
+    /// From now on in this process, the mirror is its bucket's stand-in for the runs directory
+    /// opened at `runs_root` (the mirror's root, or a store folder in it): reads of the value
     /// files it holds only the ends of are answered from the bucket, whoever opens them; its
     /// pins are the bucket's (`.mission-control/pins.json`); and GC deletes in the bucket what
-    /// it collects, each object only if it is still the version of the last look.
-    pub fn attach(&self) {
+    /// it collects, each object only if it is still the version of the mirror's last look.
+    /// Each hook reads the mirror's manifest again whenever a look (of any process) changed it.
+    pub fn attach(&self, runs_root: &Path) {
         let root = self.root();
-        crate::retained::read_elsewhere(root.clone(), self.opener());
+        let view = Arc::new(ManifestView::new(
+            self.home.clone(),
+            self.bucket.url().clone(),
+        ));
+        crate::retained::read_elsewhere(
+            root.clone(),
+            Arc::new(MirrorValues::new(
+                self.bucket.clone(),
+                root.clone(),
+                view.clone(),
+            )),
+        );
         crate::pins::share_pins(
-            &root,
+            runs_root,
             Arc::new(BucketPins {
                 bucket: self.bucket.clone(),
             }),
         );
-        let held = self
-            .manifest
-            .objects
-            .iter()
-            .map(|(rel, h)| {
-                let listed = Listed {
-                    rel: rel.clone(),
-                    size: h.size,
-                    etag: h.etag.clone(),
-                    modified_ms: h.modified_ms,
-                };
-                (rel.clone(), listed)
-            })
-            .collect();
+        // GC names a file relative to the runs directory; the manifest, to the mirror's root.
+        let under = runs_root
+            .strip_prefix(&root)
+            .ok()
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_default();
         crate::gc::delete_elsewhere(
-            root,
+            runs_root.to_path_buf(),
             Arc::new(BucketDeletes {
                 bucket: self.bucket.clone(),
-                held,
+                under,
+                view,
             }),
         );
-    }
-
-    fn opener(&self) -> Arc<dyn OpenElsewhere> {
-        let root = self.root();
-        let partial = self
-            .manifest
-            .objects
-            .iter()
-            .filter(|(_, h)| h.fill == Fill::Ends)
-            .map(|(rel, h)| (root.join(rel), (rel.clone(), h.size, h.etag.clone())))
-            .collect();
-        Arc::new(MirrorValues::new(self.bucket.clone(), partial))
     }
 
     /// Brings the mirror up to the bucket: one LIST, then what changed, fetched as the module
@@ -198,6 +206,29 @@ impl Mirror {
         self.manifest = read_manifest(&self.home, self.bucket.url());
         let listed = self.bucket.list()?;
         let root = self.root();
+        // What a fetch that died left behind (the lock says no fetch runs now).
+        if let Ok(entries) = fs::read_dir(self.home.join("tmp")) {
+            for entry in entries.flatten() {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+        // A key that is also a folder of other keys (a console's folder marker `a.values/`,
+        // listed as `a.values`) cannot be a file beside them.
+        let folders: std::collections::HashSet<&str> = listed
+            .iter()
+            .flat_map(|o| o.rel.match_indices('/').map(|(i, _)| &o.rel[..i]))
+            .collect();
+        let listed: Vec<Listed> = listed
+            .iter()
+            .filter(|o| {
+                let folder = folders.contains(o.rel.as_str());
+                if folder {
+                    tracing::warn!(key = %o.rel, "skipped: a folder of other keys");
+                }
+                !folder
+            })
+            .cloned()
+            .collect();
         let mut report = SyncReport {
             listed: listed.len(),
             ..SyncReport::default()
@@ -385,6 +416,41 @@ impl Mirror {
     }
 }
 
+/// A file's time, size and inode: when they are the same, so is the file (it is replaced whole).
+type FileStampOf = (SystemTime, u64, u64);
+
+/// The manifest as the last look of any process left it, read again whenever it changed on
+/// disk: a watch, a server and a command may keep one mirror, each looking in turn.
+pub(crate) struct ManifestView {
+    home: PathBuf,
+    url: RemoteUrl,
+    /// The manifest file's stamp when read, and what it held.
+    cached: Mutex<(Option<FileStampOf>, Arc<Manifest>)>,
+}
+
+impl ManifestView {
+    fn new(home: PathBuf, url: RemoteUrl) -> Self {
+        Self {
+            home,
+            url,
+            cached: Mutex::new((None, Arc::default())),
+        }
+    }
+
+    /// Object `rel` as the mirror holds it now.
+    pub(crate) fn held(&self, rel: &str) -> Option<Held> {
+        use std::os::unix::fs::MetadataExt;
+        let stamp = fs::metadata(self.home.join("manifest.json"))
+            .ok()
+            .and_then(|m| Some((m.modified().ok()?, m.len(), m.ino())));
+        let mut cached = self.cached.lock().unwrap_or_else(|e| e.into_inner());
+        if cached.0.is_none() || cached.0 != stamp {
+            *cached = (stamp, Arc::new(read_manifest(&self.home, &self.url)));
+        }
+        cached.1.objects.get(rel).cloned()
+    }
+}
+
 /// What the mirror in `home` holds, as its last look left it (empty when it has none, or one
 /// of another URL).
 fn read_manifest(home: &Path, url: &RemoteUrl) -> Manifest {
@@ -469,7 +535,7 @@ async fn fetch(
     fill: Fill,
 ) -> Result<u64, RemoteError> {
     let what = bucket.what(&object.rel);
-    let key = bucket.url.key(&object.rel);
+    let key = bucket.key(&object.rel)?;
     let store = &bucket.store;
     let io = |e: std::io::Error| RemoteError::new(RemoteErrorKind::Other, &what, e.to_string());
     let file = File::create(tmp).map_err(io)?;
@@ -482,15 +548,28 @@ async fn fetch(
     for range in ranges {
         let options = GetOptions {
             range: range.clone().map(GetRange::Bounded),
+            if_match: object.etag.clone(),
             ..GetOptions::default()
         };
         let got = store
             .get_opts(&key, options)
             .await
             .map_err(|e| RemoteError::from_store(&what, &e))?;
+        if got.meta.size != object.size {
+            // Replaced since the LIST (and no entity tag to hold the GET to it): never pad or
+            // cut a file to the listed size.
+            let _ = fs::remove_file(tmp);
+            return Err(RemoteError::new(
+                RemoteErrorKind::Conflict,
+                &what,
+                "changed in the bucket while it was read: look again".to_owned(),
+            ));
+        }
         mtime = mtime.or_else(|| uploader_mtime(&got.attributes));
         let mut at = range.map_or(0, |r| r.start);
+        let want = got.range.end - got.range.start;
         let mut body = got.into_stream();
+        let first = at;
         while let Some(chunk) = body
             .try_next()
             .await
@@ -499,6 +578,14 @@ async fn fetch(
             file.write_all_at(&chunk, at).map_err(io)?;
             at += chunk.len() as u64;
             received += chunk.len() as u64;
+        }
+        if at - first != want {
+            let _ = fs::remove_file(tmp);
+            return Err(RemoteError::new(
+                RemoteErrorKind::Other,
+                &what,
+                format!("the store sent {} of {want} bytes", at - first),
+            ));
         }
         bucket.count(0);
     }
@@ -543,11 +630,12 @@ async fn append(
     let start = from.saturating_sub(OVERLAP);
     let options = GetOptions {
         range: Some(GetRange::Bounded(start..object.size)),
+        if_match: object.etag.clone(),
         ..GetOptions::default()
     };
     let got = bucket
         .store
-        .get_opts(&bucket.url.key(&object.rel), options)
+        .get_opts(&bucket.key(&object.rel)?, options)
         .await
         .map_err(|e| RemoteError::from_store(&what, &e))?;
     let mtime = uploader_mtime(&got.attributes);

@@ -73,11 +73,10 @@ impl RemoteUrl {
             ));
         }
         let prefix = prefix.trim_matches('/');
-        if prefix
-            .split('/')
-            .any(|part| part == ".." || part == "." || (part.is_empty() && !prefix.is_empty()))
-        {
-            return Err(bad("the prefix has an empty, `.` or `..` part"));
+        if !prefix.is_empty() && Key::parse(prefix).ok().is_none_or(|k| k.as_ref() != prefix) {
+            return Err(bad(
+                "the prefix has an empty, `.` or `..` part, or a control character",
+            ));
         }
         Ok(Self {
             bucket: bucket.to_owned(),
@@ -85,13 +84,16 @@ impl RemoteUrl {
         })
     }
 
-    /// The object key of `rel`, a path relative to the prefix with `/` between its parts.
-    fn key(&self, rel: &str) -> Key {
-        if self.prefix.is_empty() {
-            Key::from(rel)
+    /// The object key of `rel`, a path relative to the prefix with `/` between its parts,
+    /// exactly as written: `None` for one no key can be (an empty, `.` or `..` part, a control
+    /// character). (Keys are never percent-encoded: a listing gives them back as they are.)
+    fn key(&self, rel: &str) -> Option<Key> {
+        let whole = if self.prefix.is_empty() {
+            rel.to_owned()
         } else {
-            Key::from(format!("{}/{rel}", self.prefix))
-        }
+            format!("{}/{rel}", self.prefix)
+        };
+        Key::parse(&whole).ok().filter(|k| k.as_ref() == whole)
     }
 
     /// `rel` of an object key under the prefix; `None` for a key outside it.
@@ -351,7 +353,10 @@ impl Bucket {
 
     /// Every object under the prefix, Mission Control's own included.
     pub fn list_all(&self) -> Result<Vec<Listed>, RemoteError> {
-        let prefix = (!self.url.prefix.is_empty()).then(|| Key::from(self.url.prefix.as_str()));
+        let prefix = match self.url.prefix.as_str() {
+            "" => None,
+            p => Some(Key::parse(p).map_err(|e| RemoteError::from_store(&self.url, &e.into()))?),
+        };
         let metas: Vec<object_store::ObjectMeta> = self
             .rt
             .block_on(self.store.list(prefix.as_ref()).try_collect())
@@ -374,7 +379,7 @@ impl Bucket {
 
     /// Writes object `rel` in one PUT.
     pub fn put_small(&self, rel: &str, body: Vec<u8>) -> Result<(), RemoteError> {
-        let key = self.url.key(rel);
+        let key = self.key(rel)?;
         let len = body.len() as u64;
         self.rt
             .block_on(self.store.put(&key, object_store::PutPayload::from(body)))
@@ -384,20 +389,42 @@ impl Bucket {
         Ok(())
     }
 
-    /// Bytes `range` of object `rel`.
-    pub fn get_range(&self, rel: &str, range: Range<u64>) -> Result<Bytes, RemoteError> {
-        let key = self.url.key(rel);
-        let bytes = self
-            .rt
-            .block_on(self.store.get_range(&key, range))
-            .map_err(|e| RemoteError::from_store(format_args!("{}/{rel}", self.url), &e))?;
+    /// Bytes `range` of object `rel`, from the version with entity tag `etag` (when known) and
+    /// size `size`: an error when the object was replaced, or the store gave fewer bytes.
+    pub fn get_range_of(
+        &self,
+        rel: &str,
+        range: Range<u64>,
+        etag: Option<&str>,
+        size: u64,
+    ) -> Result<Bytes, RemoteError> {
+        let key = self.key(rel)?;
+        let want = range.end - range.start;
+        let options = object_store::GetOptions {
+            range: Some(object_store::GetRange::Bounded(range)),
+            if_match: etag.map(str::to_owned),
+            ..object_store::GetOptions::default()
+        };
+        let got = self.rt.block_on(async {
+            let got = self.store.get_opts(&key, options).await?;
+            let total = got.meta.size;
+            got.bytes().await.map(|b| (total, b))
+        });
+        let (total, bytes) = got.map_err(|e| RemoteError::from_store(self.what(rel), &e))?;
         self.count(bytes.len() as u64);
+        if total != size || bytes.len() as u64 != want {
+            return Err(RemoteError::new(
+                RemoteErrorKind::Conflict,
+                self.what(rel),
+                "changed in the bucket while it was read: look again".to_owned(),
+            ));
+        }
         Ok(bytes)
     }
 
     /// Object `rel` whole, or `None` when there is no such object.
     pub fn get_small(&self, rel: &str) -> Result<Option<Bytes>, RemoteError> {
-        let key = self.url.key(rel);
+        let key = self.key(rel)?;
         let got = self.rt.block_on(async {
             match self.store.get(&key).await {
                 Ok(r) => r.bytes().await.map(Some),
@@ -413,7 +440,7 @@ impl Bucket {
 
     /// Object `rel` as a listing would give it, or `None` when there is none.
     pub fn head(&self, rel: &str) -> Result<Option<Listed>, RemoteError> {
-        let key = self.url.key(rel);
+        let key = self.key(rel)?;
         let got = self.rt.block_on(self.store.head(&key));
         self.count(0);
         match got {
@@ -430,7 +457,7 @@ impl Bucket {
 
     /// Deletes object `rel`.
     pub fn delete(&self, rel: &str) -> Result<(), RemoteError> {
-        let key = self.url.key(rel);
+        let key = self.key(rel)?;
         let done = self.rt.block_on(self.store.delete(&key));
         self.count(0);
         done.map_err(|e| RemoteError::from_store(self.what(rel), &e))
@@ -438,7 +465,7 @@ impl Bucket {
 
     /// Object `rel` whole with its entity tag, or `None` when there is none.
     pub fn get_tagged(&self, rel: &str) -> Result<Option<(Bytes, Option<String>)>, RemoteError> {
-        let key = self.url.key(rel);
+        let key = self.key(rel)?;
         let got = self.rt.block_on(async {
             match self.store.get(&key).await {
                 Ok(r) => {
@@ -462,7 +489,7 @@ impl Bucket {
         body: Vec<u8>,
         etag: Option<String>,
     ) -> Result<(), RemoteError> {
-        let key = self.url.key(rel);
+        let key = self.key(rel)?;
         let mode = match etag {
             Some(e_tag) => object_store::PutMode::Update(object_store::UpdateVersion {
                 e_tag: Some(e_tag),
@@ -484,6 +511,19 @@ impl Bucket {
         done.map_err(|e| RemoteError::from_store(self.what(rel), &e))?;
         self.traffic.sent.fetch_add(len, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// The key of `rel`, or an error saying it can be none.
+    fn key(&self, rel: &str) -> Result<Key, RemoteError> {
+        self.url.key(rel).ok_or_else(|| {
+            RemoteError::new(
+                RemoteErrorKind::Invalid,
+                self.what(rel),
+                "no object key can have this name (an empty, `.` or `..` part, or a control \
+                 character)"
+                    .to_owned(),
+            )
+        })
     }
 
     fn what(&self, rel: &str) -> String {

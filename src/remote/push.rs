@@ -13,7 +13,10 @@
 //!
 //! Value files over 1 MiB get a line-offset sidecar ([`super::sidecar`]).
 //!
-//! Nothing is ever deleted from the bucket: a file removed locally (GC) stays there.
+//! Nothing is ever deleted from the bucket: a file removed locally (GC) stays there; and an
+//! object deleted in the bucket (GC there) is not uploaded again while its file is unchanged.
+//! Hidden files (temporary files, Claude Code's credentials) and Codex's `auth.json` are never
+//! uploaded.
 
 use super::sidecar::{sidecar_rel, Sidecar, SIDECAR_FROM};
 use super::{Bucket, RemoteError, RemoteErrorKind, RemoteUrl};
@@ -143,14 +146,18 @@ pub fn push(
     let mut todo = Vec::new();
     let mut sidecars_missing = Vec::new();
     for file in &files {
-        let same_remote = remote.get(file.rel.as_str()).is_some_and(|l| {
-            let pushed = record.files.get(&file.rel);
-            pushed.is_some_and(|p| {
-                p.size == file.size
-                    && p.mtime_ns == file.mtime_ns
-                    && l.size == file.size
-                    && (p.etag.is_none() || l.etag.is_none() || p.etag == l.etag)
-            })
+        // Unchanged since its last push, and its object as that push left it, or gone: an
+        // object deleted in the bucket (by GC there) is not brought back unless the file
+        // changes.
+        let pushed = record
+            .files
+            .get(&file.rel)
+            .filter(|p| p.size == file.size && p.mtime_ns == file.mtime_ns);
+        let same_remote = pushed.is_some_and(|p| match remote.get(file.rel.as_str()) {
+            None => true,
+            Some(l) => {
+                l.size == file.size && (p.etag.is_none() || l.etag.is_none() || p.etag == l.etag)
+            }
         });
         if same_remote {
             report.unchanged += 1;
@@ -271,7 +278,7 @@ fn needs_sidecar(rel: &str, size: u64) -> bool {
 /// as it was, and the next push takes the rest); returns the new object's entity tag.
 async fn upload(bucket: &Bucket, file: &Local) -> Result<Option<String>, RemoteError> {
     let what = bucket.what(&file.rel);
-    let key = bucket.url.key(&file.rel);
+    let key = bucket.key(&file.rel)?;
     let io = |e: std::io::Error| {
         RemoteError::new(
             RemoteErrorKind::Other,
@@ -380,6 +387,9 @@ fn walk(dir: &Path) -> std::io::Result<Vec<Local>> {
                 tracing::warn!(path = %entry.path().display(), "skipped: its name is not UTF-8");
                 continue;
             };
+            if private(&name) {
+                continue;
+            }
             let child = if rel.is_empty() {
                 name
             } else {
@@ -404,6 +414,13 @@ fn walk(dir: &Path) -> std::io::Result<Vec<Local>> {
     }
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
     Ok(out)
+}
+
+/// Names a push never uploads: hidden files and folders (an agent's temporary files, as the
+/// harness's `.<run>.summary.json.klide-tmp`; Claude Code's `.credentials.json`) and Codex's
+/// `auth.json`, should a whole agent folder be pushed.
+fn private(name: &str) -> bool {
+    name.starts_with('.') || name == "auth.json"
 }
 
 /// A file's time as `mtime` metadata: seconds since the epoch with nine decimals.
@@ -456,6 +473,26 @@ mod tests {
         assert!(needs_sidecar("r.values/c.txt", SIDECAR_FROM + 1));
         assert!(!needs_sidecar("r.values/c.txt", SIDECAR_FROM));
         assert!(!needs_sidecar("r.jsonl", SIDECAR_FROM * 4));
+    }
+
+    #[test]
+    fn hidden_files_and_credentials_stay_home() {
+        for name in [
+            ".run_1.summary.json.klide-tmp",
+            ".credentials.json",
+            "auth.json",
+            ".git",
+        ] {
+            assert!(private(name), "{name}");
+        }
+        for name in [
+            "run_1.jsonl",
+            "run_1.values",
+            "toolu_1.txt",
+            "rollout-1.jsonl",
+        ] {
+            assert!(!private(name), "{name}");
+        }
     }
 
     #[test]

@@ -6,12 +6,12 @@
 //! 8 MiB while reads follow each other (a scan), so a range peek near the end of a 300 MB value
 //! costs one window and a scan of it costs tens of requests, not thousands.
 
+use super::mirror::ManifestView;
 use super::sidecar::{sidecar_rel, Sidecar};
 use super::Bucket;
 use crate::model::values::SAMPLE;
 use crate::retained::{ByteSource, ElsewhereSource, LineIndex, OpenElsewhere};
 use bytes::Bytes;
-use std::collections::HashMap;
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
@@ -78,14 +78,13 @@ impl ByteSource for RangedSource {
             };
             let want = (*next).max(buf.len() as u64).min(MAX_WINDOW);
             let stop = (offset + want).min(middle_end);
+            // Only from the version the mirror holds the ends of: a value replaced since is an
+            // error, never its middle joined to another's ends.
             *bytes = self
                 .bucket
-                .get_range(&self.rel, offset..stop)
+                .get_range_of(&self.rel, offset..stop, self.etag.as_deref(), self.size)
                 .map_err(io::Error::other)?;
             *start = offset;
-            if bytes.is_empty() {
-                return Ok(0);
-            }
         }
         let at = (offset - *start) as usize;
         let n = buf.len().min(bytes.len() - at);
@@ -118,28 +117,27 @@ fn sidecar_index(bucket: &Bucket, rel: &str, size: u64, etag: Option<&str>) -> O
 /// The value files a mirror holds by their ends, read from the bucket.
 pub(crate) struct MirrorValues {
     bucket: Arc<Bucket>,
-    /// Local path → (key relative to the prefix, size, entity tag).
-    partial: HashMap<PathBuf, (String, u64, Option<String>)>,
+    /// The mirror's root: a file's key is its path under it.
+    root: PathBuf,
+    view: Arc<ManifestView>,
 }
 
 impl MirrorValues {
-    pub(crate) fn new(
-        bucket: Arc<Bucket>,
-        partial: HashMap<PathBuf, (String, u64, Option<String>)>,
-    ) -> Self {
-        Self { bucket, partial }
+    pub(crate) fn new(bucket: Arc<Bucket>, root: PathBuf, view: Arc<ManifestView>) -> Self {
+        Self { bucket, root, view }
     }
 }
 
 impl OpenElsewhere for MirrorValues {
     fn open(&self, path: &Path) -> Option<io::Result<Arc<dyn ElsewhereSource>>> {
-        let (rel, size, etag) = self.partial.get(path)?;
+        let rel = path.strip_prefix(&self.root).ok()?.to_str()?;
+        let held = self.view.held(rel).filter(|h| h.partial())?;
         // The mirror's copy: a value of this size held by its ends, or it is not the file the
         // manifest describes (then it is read as it is).
         let local = match File::open(path) {
             Ok(f)
                 if f.metadata()
-                    .is_ok_and(|m| m.len() == *size && *size > 2 * SAMPLE) =>
+                    .is_ok_and(|m| m.len() == held.size && held.size > 2 * SAMPLE) =>
             {
                 f
             }
@@ -148,9 +146,9 @@ impl OpenElsewhere for MirrorValues {
         };
         Some(Ok(Arc::new(RangedSource {
             bucket: self.bucket.clone(),
-            rel: rel.clone(),
-            size: *size,
-            etag: etag.clone(),
+            rel: rel.to_owned(),
+            size: held.size,
+            etag: held.etag.clone(),
             local,
             window: Mutex::new((0, Bytes::new(), FIRST_WINDOW)),
             index: OnceLock::new(),

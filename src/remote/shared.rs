@@ -3,12 +3,13 @@
 //! once lose nothing; and GC's deletes, each made only if the object is still the version the
 //! plan saw.
 
+use super::mirror::ManifestView;
 use super::{Bucket, Listed, RemoteError, RemoteErrorKind, OWN_PREFIX};
 use crate::error::{Error, ErrorCode, Result};
 use crate::gc::{DeleteElsewhere, GcFile};
 use crate::pins::SharedPins;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// Tries of a pin change that keeps losing its race before it gives up.
@@ -110,27 +111,34 @@ fn race_window() {
 fn race_window() {}
 
 /// GC's deletes in a bucket: an object goes only if it is still the version the mirror held
-/// when the plan was made.
+/// at its last look.
 pub(crate) struct BucketDeletes {
     pub(crate) bucket: Arc<Bucket>,
-    /// Key → the object as the mirror's last look listed it.
-    pub(crate) held: HashMap<String, Listed>,
+    /// The runs directory's folder under the mirror's root (`projects` for a whole `~/.claude`
+    /// pushed), empty when they are the same: GC's paths are relative to the runs directory.
+    pub(crate) under: String,
+    pub(crate) view: Arc<ManifestView>,
 }
 
 impl DeleteElsewhere for BucketDeletes {
     fn delete(&self, f: &GcFile) -> std::result::Result<(), String> {
-        let Some(planned) = self.held.get(&f.path) else {
+        let rel = if self.under.is_empty() {
+            f.path.clone()
+        } else {
+            format!("{}/{}", self.under, f.path)
+        };
+        let Some(planned) = self.view.held(&rel).map(|h| h.listed(&rel)) else {
             return Err("not in the bucket's last listing".into());
         };
-        match self.bucket.head(&f.path) {
+        match self.bucket.head(&rel) {
             Err(e) => Err(format!("the bucket could not be asked: {e}")),
             Ok(None) => Err("already gone from the bucket".into()),
-            Ok(Some(now)) if !same_version(&now, planned) => {
+            Ok(Some(now)) if !same_version(&now, &planned) => {
                 Err("changed in the bucket since the plan".into())
             }
             Ok(Some(_)) => self
                 .bucket
-                .delete(&f.path)
+                .delete(&rel)
                 .map_err(|e| format!("could not delete it in the bucket: {e}")),
         }
     }

@@ -121,6 +121,31 @@ impl FileSource {
         Self::of(File::open(path)?)
     }
 
+    /// [`open`](Self::open), not through a symbolic link (`O_NOFOLLOW`).
+    pub(crate) fn open_no_follow(path: &Path) -> io::Result<Self> {
+        if let Some(elsewhere) = open_elsewhere(path) {
+            let src = elsewhere?;
+            return Ok(Self {
+                len: src.len(),
+                inner: Inner::Elsewhere(src),
+            });
+        }
+        Self::of(open_no_follow(path)?)
+    }
+
+    /// The file, when its bytes are all on this disk.
+    pub(crate) fn local_file(&self) -> Option<&File> {
+        match &self.inner {
+            Inner::Local(f) => Some(f),
+            Inner::Elsewhere(_) => None,
+        }
+    }
+
+    /// Its bytes from the start, as a reader.
+    pub(crate) fn reader(&self) -> impl io::Read + '_ {
+        SourceReader { src: self, at: 0 }
+    }
+
     /// A file already open.
     pub fn of(file: File) -> io::Result<Self> {
         let len = file.metadata()?.len();
@@ -165,6 +190,19 @@ impl ByteSource for FileSource {
             Inner::Local(file) => read_at_os(file, offset, &mut buf[..want]),
             Inner::Elsewhere(src) => src.read_at(offset, &mut buf[..want]),
         }
+    }
+}
+
+struct SourceReader<'a> {
+    src: &'a FileSource,
+    at: u64,
+}
+
+impl io::Read for SourceReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.src.read_at(self.at, buf)?;
+        self.at += n as u64;
+        Ok(n)
     }
 }
 

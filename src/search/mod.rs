@@ -457,7 +457,7 @@ impl<'a> RunSearch<'a> {
             let stub = self.store.stub_of_seen(&texts.ok()?.seen)?;
             return Some(SeenLines::of(&stub, &r.value_id, &peeks));
         }
-        let src = FileSource::of(crate::retained::source::open_no_follow(path).ok()?).ok()?;
+        let src = FileSource::open_no_follow(path).ok()?;
         let index = LineIndex::build(&src).ok()?;
         let stub = stub_from_source(&r.value_id, &r.tool, &src, &index).ok()?;
         Some(SeenLines::of(&stub, &r.value_id, &peeks))

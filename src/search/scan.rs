@@ -7,7 +7,7 @@ use super::hit::{HitKind, LineHit, Origin, SearchHit};
 use super::matcher::Matcher;
 use crate::retained::peek::hit_window;
 use crate::retained::query::scan_query;
-use crate::retained::source::{open_no_follow, read_range};
+use crate::retained::source::read_range;
 use crate::retained::FileSource;
 use grep_matcher::LineTerminator;
 use grep_searcher::{Searcher, SearcherBuilder, Sink, SinkMatch};
@@ -174,18 +174,25 @@ impl<'a> Ctx<'a> {
             finish(&mut hits);
             self.emit(hits);
         };
-        let file = open_no_follow(path)?;
+        // A value a bucket's mirror holds by its ends is read through its source (the middle
+        // from the bucket); every other file straight from the disk.
+        let src = FileSource::open_no_follow(path)?;
         let mut sink = Lines::new(self, Some(&mut flush));
-        let outcome = self
-            .searcher()
-            .search_file(&self.matcher.inner, &file, &mut sink);
+        let outcome = match src.local_file() {
+            Some(file) => self
+                .searcher()
+                .search_file(&self.matcher.inner, file, &mut sink),
+            None => self
+                .searcher()
+                .search_reader(&self.matcher.inner, src.reader(), &mut sink),
+        };
         let (found, last) = (sink.found, sink.last);
         let rest = std::mem::take(&mut sink.hits);
         drop(sink);
         flush(rest);
         match outcome {
             Err(e) if too_long(&e) && self.matcher.literal.is_some() => {
-                let more = self.long_lines(FileSource::of(file)?, found, last)?;
+                let more = self.long_lines(src, found, last)?;
                 let n = more.len() as u64;
                 flush(more);
                 Ok(found + n)

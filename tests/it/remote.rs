@@ -391,6 +391,37 @@ fn a_push_uploads_only_what_changed() {
             "{rel}"
         );
     }
+
+    // A name with characters a URL would encode is its key as it is, and reads back; a
+    // temporary (hidden) file stays home.
+    RunFile::new(dir.path(), "fix#1 [a]")
+        .user("Odd name")
+        .done()
+        .write();
+    std::fs::write(dir.path().join(".run_1.summary.json.klide-tmp"), "{}").unwrap();
+    let odd = s3.push(dir.path(), url);
+    assert_eq!(odd.last().unwrap()["uploaded"], 1, "{odd:?}");
+    assert!(s3.root.path().join("team/p/fix#1 [a].jsonl").is_file());
+    assert!(!s3
+        .root
+        .path()
+        .join("team/p/.run_1.summary.json.klide-tmp")
+        .exists());
+    let out = s3.run(&["--runs-dir", url, "runs", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let runs: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        runs.as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["id"] == "fix#1 [a]"),
+        "{runs}"
+    );
+
+    // An object collected in the bucket is not brought back while its file is unchanged.
+    std::fs::remove_file(s3.root.path().join("team/p/run_1.values/toolu_a.txt")).unwrap();
+    let after_gc = s3.push(dir.path(), url);
+    assert_eq!(after_gc.last().unwrap()["uploaded"], 0, "{after_gc:?}");
 }
 
 #[test]
@@ -629,14 +660,16 @@ fn serve_and_watch_follow_what_is_pushed_to_a_bucket() {
     let s3 = S3::start();
     let dir = tempfile::tempdir().unwrap();
     let mut run = RunFile::new(dir.path(), "run_live");
-    run.user("Watch me").write();
+    run.user("Watch me")
+        .tool("toolu_v", "bash", &"y".repeat(30_000), true)
+        .write();
     let url = "s3://team/live";
     s3.push(dir.path(), url);
     let mut env = s3.env();
     env.push(("MCTL_BUCKET_POLL", "200ms".to_owned()));
     let served = crate::serve::client::Served::start_with(
         &[Path::new(url)],
-        &[],
+        &["--allow-gc"],
         crate::serve::client::Launch {
             env: env.clone(),
             ..Default::default()
@@ -692,4 +725,37 @@ fn serve_and_watch_follow_what_is_pushed_to_a_bucket() {
     assert!(!seen.iter().any(|c| c["kind"] == "reset"), "{seen:?}");
     let _ = watch.kill();
     let _ = watch.wait();
+
+    // A server allowed to collect deletes in the bucket, and keeps its pins there.
+    let value = s3.root.path().join("team/live/run_live.values/toolu_v.txt");
+    assert!(value.is_file());
+    let (bearer, origin) = (served.bearer(), served.origin());
+    let pinned = served.send("PUT", "/api/pins/run_new", &[&bearer, &origin], b"");
+    assert_eq!(
+        pinned.status,
+        200,
+        "{:?}",
+        String::from_utf8_lossy(&pinned.body)
+    );
+    let pins = std::fs::read(s3.root.path().join("team/live/.mission-control/pins.json")).unwrap();
+    assert_eq!(
+        serde_json::from_slice::<Value>(&pins).unwrap()["pinned"],
+        json!(["run_new"])
+    );
+    let applied = served.post("/api/gc", &json!({"olderThanMs": 1000, "apply": true}));
+    assert_eq!(applied.status, 200);
+    assert_eq!(
+        applied.json()["files"][0]["path"],
+        "run_live.values/toolu_v.txt",
+        "{}",
+        applied.json()
+    );
+    assert!(
+        !value.exists(),
+        "the collected value is gone from the bucket"
+    );
+    assert!(
+        s3.root.path().join("team/live/run_live.jsonl").is_file(),
+        "and nothing else"
+    );
 }

@@ -44,13 +44,7 @@ pub fn following_dir(g: &Global) -> anyhow::Result<RunsDir> {
         return runs_dir(g);
     }
     let mirror = mirror_of(g, &root, &remote::Hydrate::Nothing)?;
-    let dir = open_runs_dir(
-        &mirror.root(),
-        g.threshold()?,
-        window_ms(g),
-        g.no_index,
-        g.source,
-    )?;
+    let dir = attached(g, &mirror)?;
     keep_in_step(mirror, remote::Hydrate::Nothing);
     Ok(dir)
 }
@@ -74,16 +68,35 @@ pub fn open_dir(g: &Global, root: &str, threshold: u64, reads: Reads) -> anyhow:
     };
     let mut mirror = mirror_of(g, root, &hydrate)?;
     let dir = open(&mirror.root())?;
+    mirror.attach(dir.root());
     if let Reads::Runs(names) = reads {
-        // A name that is no run is left for the command to refuse, as it would locally.
-        let ids: Vec<String> = names.iter().filter_map(|n| dir.run_id(n).ok()).collect();
+        // A name that is no run is taken as it is (`search --run` takes a value folder
+        // without a run); the command refuses it, as it would locally.
+        let ids: Vec<String> = names
+            .iter()
+            .map(|n| dir.run_id(n).unwrap_or_else(|_| (*n).to_owned()))
+            .collect();
         mirror.hydrate(&remote::Hydrate::Runs(ids))?;
     }
     Ok(dir)
 }
 
+/// The runs directory the mirror holds, opened with the global settings, the mirror attached
+/// to it: its pins, its GC and its values' middles are the bucket's.
+pub fn attached(g: &Global, mirror: &remote::Mirror) -> anyhow::Result<RunsDir> {
+    let dir = open_runs_dir(
+        &mirror.root(),
+        g.threshold()?,
+        window_ms(g),
+        g.no_index,
+        g.source,
+    )?;
+    mirror.attach(dir.root());
+    Ok(dir)
+}
+
 /// The mirror of bucket URL `url`, brought up to the bucket (`hydrate` says which values are
-/// fetched whole) and attached: its pins, its GC and its values' middles are the bucket's.
+/// fetched whole); the caller attaches it to the runs directory it opens there.
 pub fn mirror_of(
     g: &Global,
     url: &str,
@@ -93,7 +106,6 @@ pub fn mirror_of(
     let mut mirror = remote::Mirror::open(&url)?;
     let report = mirror.sync(hydrate)?;
     tracing::info!(url = %url, listed = report.listed, fetched = report.fetched, bytes = report.bytes, removed = report.removed, "bucket looked at");
-    mirror.attach();
     if let Some(kind) = g.source {
         let root = mirror.root().display().to_string();
         mission_control::sources::force_kinds([(root.as_str(), kind)]);
@@ -118,7 +130,6 @@ pub fn keep_in_step(mut mirror: remote::Mirror, hydrate: remote::Hydrate) {
                     removed = report.removed,
                     "bucket looked at"
                 );
-                mirror.attach();
             }
             Err(e) => tracing::warn!(error = %e, "the bucket could not be looked at"),
         }

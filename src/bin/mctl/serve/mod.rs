@@ -133,6 +133,7 @@ pub fn run(g: &Global, args: &ServeArgs) -> anyhow::Result<()> {
         if mission_control::remote::is_remote(dir) {
             let all = mission_control::remote::Hydrate::All;
             let mirror = crate::output::mirror_of(g, dir, &all)?;
+            crate::output::attached(g, &mirror)?;
             *dir = mirror.root().display().to_string();
             crate::output::keep_in_step(mirror, all);
         }
