@@ -12,8 +12,13 @@
 //!
 //! Each file takes the time the uploader recorded (`mtime` metadata, as `mctl push` and
 //! `rclone` write it), else the object's own: a run's age and its running state read the same
-//! as on the machine that wrote it. Keys that could leave the mirror (`..`, empty parts) are
-//! skipped and said in the log.
+//! as on the machine that wrote it. A key no file could have (an empty, `.` or `..` part) never
+//! gets here: the S3 client refuses the listing that holds it. One no local name can take (a
+//! part over 255 bytes) is skipped and said in the log, as is a folder marker beside its keys.
+//!
+//! A look that finds an object replaced between its LIST and its GET keeps what the mirror
+//! held of it and says so in the log: the next look fetches it (a transcript re-uploaded by a
+//! `push --watch` while it runs).
 
 use super::ranged::MirrorValues;
 use super::shared::{BucketDeletes, BucketPins};
@@ -277,6 +282,24 @@ impl Mirror {
             }
         }
         let results = self.fetch_all(wanted);
+        let first_error = self.absorb(results, &mut report);
+        // What was fetched is kept even when another fetch failed: the next look resumes.
+        if report.fetched > 0 || report.removed > 0 {
+            self.save()?;
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(report),
+        }
+    }
+
+    /// Takes the fetches' results into the manifest and `report`; the first error that is not
+    /// an object replaced meanwhile (kept as it was held, for the next look).
+    fn absorb(
+        &mut self,
+        results: Vec<Result<(String, Held, u64), RemoteError>>,
+        report: &mut SyncReport,
+    ) -> Option<RemoteError> {
         let mut first_error = None;
         for result in results {
             match result {
@@ -285,17 +308,16 @@ impl Mirror {
                     report.bytes += bytes;
                     self.manifest.objects.insert(rel, held);
                 }
+                Err(e) if e.kind == RemoteErrorKind::Conflict => {
+                    tracing::info!(error = %e, "kept as held until the next look");
+                    report.skipped += 1;
+                }
                 Err(e) => {
                     first_error.get_or_insert(e);
                 }
             }
         }
-        // What was fetched is kept even when another fetch failed: the next look resumes.
-        self.save()?;
-        match first_error {
-            Some(e) => Err(e),
-            None => Ok(report),
-        }
+        first_error
     }
 
     /// Fetches whole the value files `hydrate` names that the mirror holds by their ends, as
@@ -322,20 +344,11 @@ impl Mirror {
             })
             .collect();
         let mut report = SyncReport::default();
-        let mut first_error = None;
-        for result in self.fetch_all(wanted) {
-            match result {
-                Ok((rel, held, bytes)) => {
-                    report.fetched += 1;
-                    report.bytes += bytes;
-                    self.manifest.objects.insert(rel, held);
-                }
-                Err(e) => {
-                    first_error.get_or_insert(e);
-                }
-            }
+        let results = self.fetch_all(wanted);
+        let first_error = self.absorb(results, &mut report);
+        if report.fetched > 0 {
+            self.save()?;
         }
-        self.save()?;
         match first_error {
             Some(e) => Err(e),
             None => Ok(report),
@@ -399,13 +412,8 @@ impl Mirror {
 
     /// One look at a time per mirror, across processes.
     fn lock(&self) -> Result<File, RemoteError> {
-        let path = self.home.join("lock");
-        let file = File::create(&path)
-            .and_then(|f| {
-                rustix::fs::flock(&f, rustix::fs::FlockOperation::LockExclusive)?;
-                Ok(f)
-            })
-            .map_err(|e| {
+        let file =
+            lock_file(&self.home, rustix::fs::FlockOperation::LockExclusive).map_err(|e| {
                 RemoteError::new(
                     RemoteErrorKind::Other,
                     self.bucket.url(),
@@ -413,6 +421,18 @@ impl Mirror {
                 )
             })?;
         Ok(file)
+    }
+}
+
+/// The mirror's lock file, locked as `how` (held until the file is dropped).
+fn lock_file(home: &Path, how: rustix::fs::FlockOperation) -> std::io::Result<File> {
+    let file = File::create(home.join("lock"))?;
+    loop {
+        match rustix::fs::flock(&file, how) {
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
+            Ok(()) => return Ok(file),
+        }
     }
 }
 
@@ -448,6 +468,19 @@ impl ManifestView {
             *cached = (stamp, Arc::new(read_manifest(&self.home, &self.url)));
         }
         cached.1.objects.get(rel).cloned()
+    }
+
+    /// [`held`](Self::held) for a mirror file of `len` bytes: when the manifest does not
+    /// describe it (a look of another process is placing files and has not yet saved what it
+    /// placed), waits for that look to end and asks again, so no file is taken as whole that a
+    /// look just placed by its ends.
+    pub(crate) fn held_settled(&self, rel: &str, len: u64) -> Option<Held> {
+        let held = self.held(rel);
+        if held.as_ref().is_some_and(|h| h.size == len) {
+            return held;
+        }
+        let _shared = lock_file(&self.home, rustix::fs::FlockOperation::LockShared).ok()?;
+        self.held(rel)
     }
 }
 

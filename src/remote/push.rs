@@ -15,8 +15,8 @@
 //!
 //! Nothing is ever deleted from the bucket: a file removed locally (GC) stays there; and an
 //! object deleted in the bucket (GC there) is not uploaded again while its file is unchanged.
-//! Hidden files (temporary files, Claude Code's credentials) and Codex's `auth.json` are never
-//! uploaded.
+//! Hidden files (temporary files, Claude Code's credentials) and the agents' credentials and
+//! settings files ([`private`]) are never uploaded.
 
 use super::sidecar::{sidecar_rel, Sidecar, SIDECAR_FROM};
 use super::{Bucket, RemoteError, RemoteErrorKind, RemoteUrl};
@@ -417,10 +417,21 @@ fn walk(dir: &Path) -> std::io::Result<Vec<Local>> {
 }
 
 /// Names a push never uploads: hidden files and folders (an agent's temporary files, as the
-/// harness's `.<run>.summary.json.klide-tmp`; Claude Code's `.credentials.json`) and Codex's
-/// `auth.json`, should a whole agent folder be pushed.
+/// harness's `.<run>.summary.json.klide-tmp`; Claude Code's `.credentials.json`), and the
+/// credentials and settings files agents keep beside their sessions, should a whole agent
+/// folder be pushed (Codex's `auth.json` and `config.toml`, Gemini CLI's `oauth_creds.json` and
+/// `google_accounts.json`, Claude Code's and Gemini CLI's `settings.json`).
 fn private(name: &str) -> bool {
-    name.starts_with('.') || name == "auth.json"
+    const SECRETS: [&str; 7] = [
+        "auth.json",
+        "config.toml",
+        "oauth_creds.json",
+        "google_accounts.json",
+        "settings.json",
+        "settings.local.json",
+        "credentials.json",
+    ];
+    name.starts_with('.') || SECRETS.contains(&name)
 }
 
 /// A file's time as `mtime` metadata: seconds since the epoch with nine decimals.
@@ -482,6 +493,8 @@ mod tests {
             ".credentials.json",
             "auth.json",
             ".git",
+            "oauth_creds.json",
+            "settings.json",
         ] {
             assert!(private(name), "{name}");
         }

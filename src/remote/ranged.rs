@@ -131,19 +131,17 @@ impl MirrorValues {
 impl OpenElsewhere for MirrorValues {
     fn open(&self, path: &Path) -> Option<io::Result<Arc<dyn ElsewhereSource>>> {
         let rel = path.strip_prefix(&self.root).ok()?.to_str()?;
-        let held = self.view.held(rel).filter(|h| h.partial())?;
-        // The mirror's copy: a value of this size held by its ends, or it is not the file the
-        // manifest describes (then it is read as it is).
         let local = match File::open(path) {
-            Ok(f)
-                if f.metadata()
-                    .is_ok_and(|m| m.len() == held.size && held.size > 2 * SAMPLE) =>
-            {
-                f
-            }
-            Ok(_) => return None,
+            Ok(f) => f,
             Err(e) => return Some(Err(e)),
         };
+        let len = local.metadata().ok()?.len();
+        // A file held whole (or not the mirror's) is read as it is; one held by its ends only
+        // when it is the very copy the manifest describes.
+        let held = self.view.held_settled(rel, len).filter(|h| h.partial())?;
+        if held.size != len || held.size <= 2 * SAMPLE {
+            return None;
+        }
         Some(Ok(Arc::new(RangedSource {
             bucket: self.bucket.clone(),
             rel: rel.to_owned(),
