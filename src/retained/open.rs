@@ -49,7 +49,7 @@ impl ValueText {
 
     /// The text as a reader, from its start.
     pub fn reader(&self) -> impl io::Read + '_ {
-        TextReader { text: self, at: 0 }
+        super::source::SourceReader::new(self)
     }
 
     /// Bytes `start..end` of the text (clipped to it).
@@ -81,19 +81,6 @@ impl ByteSource for ValueText {
             ValueText::Memory(s) => s.as_bytes().read_at(offset, buf),
             ValueText::Span(s) => s.read_at(offset, buf),
         }
-    }
-}
-
-struct TextReader<'a> {
-    text: &'a ValueText,
-    at: u64,
-}
-
-impl io::Read for TextReader<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.text.read_at(self.at, buf)?;
-        self.at += n as u64;
-        Ok(n)
     }
 }
 

@@ -104,33 +104,30 @@ pub fn read_elsewhere(root: PathBuf, opener: Arc<dyn OpenElsewhere>) {
     ELSEWHERE.set(root, opener);
 }
 
-fn open_elsewhere(path: &Path) -> Option<io::Result<Arc<dyn ElsewhereSource>>> {
-    ELSEWHERE.under(path)?.open(path)
-}
-
 impl FileSource {
     /// Opens the file at `path` for reading, its length taken now.
     pub fn open(path: &Path) -> io::Result<Self> {
-        if let Some(elsewhere) = open_elsewhere(path) {
-            let src = elsewhere?;
-            return Ok(Self {
-                len: src.len(),
-                inner: Inner::Elsewhere(src),
-            });
+        match Self::elsewhere(path) {
+            Some(found) => found,
+            None => Self::of(File::open(path)?),
         }
-        Self::of(File::open(path)?)
     }
 
     /// [`open`](Self::open), not through a symbolic link (`O_NOFOLLOW`).
     pub(crate) fn open_no_follow(path: &Path) -> io::Result<Self> {
-        if let Some(elsewhere) = open_elsewhere(path) {
-            let src = elsewhere?;
-            return Ok(Self {
-                len: src.len(),
-                inner: Inner::Elsewhere(src),
-            });
+        match Self::elsewhere(path) {
+            Some(found) => found,
+            None => Self::of(open_no_follow(path)?),
         }
-        Self::of(open_no_follow(path)?)
+    }
+
+    /// The file at `path` when the opener of its folder reads it from elsewhere.
+    fn elsewhere(path: &Path) -> Option<io::Result<Self>> {
+        let found = ELSEWHERE.under(path)?.open(path)?;
+        Some(found.map(|src| Self {
+            len: src.len(),
+            inner: Inner::Elsewhere(src),
+        }))
     }
 
     /// The file, when its bytes are all on this disk.
@@ -143,7 +140,7 @@ impl FileSource {
 
     /// Its bytes from the start, as a reader.
     pub(crate) fn reader(&self) -> impl io::Read + '_ {
-        SourceReader { src: self, at: 0 }
+        SourceReader::new(self)
     }
 
     /// A file already open.
@@ -193,12 +190,19 @@ impl ByteSource for FileSource {
     }
 }
 
-struct SourceReader<'a> {
-    src: &'a FileSource,
+/// Any source read from its start as an `io::Read`.
+pub(crate) struct SourceReader<'a, S: ByteSource + ?Sized> {
+    src: &'a S,
     at: u64,
 }
 
-impl io::Read for SourceReader<'_> {
+impl<'a, S: ByteSource + ?Sized> SourceReader<'a, S> {
+    pub(crate) fn new(src: &'a S) -> Self {
+        Self { src, at: 0 }
+    }
+}
+
+impl<S: ByteSource + ?Sized> io::Read for SourceReader<'_, S> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.src.read_at(self.at, buf)?;
         self.at += n as u64;
