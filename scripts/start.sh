@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what is needed and starts Mission Control on your runs directory: --runs-dir DIR,
-# else $MCTL_RUNS_DIR, else the harness's own (~/.local/share/com.pierre.klide/runs). When
+# Installs what is needed and starts Mission Control on your runs directory: --runs-dir DIR
+# (or a bucket, s3://BUCKET/PREFIX), else $MCTL_RUNS_DIR, else the harness's own (~/.local/share/com.pierre.klide/runs). When
 # there is none, it starts on a freshly generated demo directory instead. Without a display it
 # says so and shows the runs with the `mctl` command line instead.
 set -euo pipefail
@@ -34,7 +34,9 @@ if [ -z "$runs_dir" ]; then
   runs_dir="${XDG_DATA_HOME:-$HOME/.local/share}/com.pierre.klide/runs"
   [ "$(uname)" = "Darwin" ] && runs_dir="$HOME/Library/Application Support/com.pierre.klide/runs"
 fi
-if [ ! -d "$runs_dir" ] || [ -z "$(ls -A "$runs_dir" 2>/dev/null)" ]; then
+# A bucket (s3://BUCKET/PREFIX) is taken as it is: the app and mctl read it (docs/object-storage.md).
+case "$runs_dir" in *://*) remote=1 ;; *) remote=0 ;; esac
+if [ "$remote" = 0 ] && { [ ! -d "$runs_dir" ] || [ -z "$(ls -A "$runs_dir" 2>/dev/null)" ]; }; then
   demo="${XDG_STATE_HOME:-$HOME/.local/state}/mission-control/demo-runs"
   if [ ! -d "$demo" ]; then
     echo "no runs in $runs_dir: generating a demo runs directory in $demo" >&2

@@ -31,6 +31,7 @@ use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -116,6 +117,8 @@ pub struct Mirror {
     bucket: Arc<Bucket>,
     home: PathBuf,
     manifest: Manifest,
+    /// Set when nobody wants the look any more: fetches not started yet are left for later.
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Mirror {
@@ -148,7 +151,14 @@ impl Mirror {
             bucket: Arc::new(Bucket::connect(url)?),
             home,
             manifest,
+            cancel: None,
         })
+    }
+
+    /// Ends a look early once `flag` is set: the fetches running finish (and are kept), the
+    /// others are left for the next look, and the look fails saying so.
+    pub fn cancel_with(&mut self, flag: Arc<AtomicBool>) {
+        self.cancel = Some(flag);
     }
 
     /// The local directory the commands read.
@@ -362,10 +372,18 @@ impl Mirror {
     ) -> Vec<Result<(String, Held, u64), RemoteError>> {
         let bucket = &self.bucket;
         let tmp = self.home.join("tmp");
+        let cancel = self.cancel.as_deref();
         let jobs = futures_util::stream::iter(wanted.into_iter().enumerate().map(
             |(n, (object, path, fill, grew_from))| {
                 let tmp = tmp.join(format!("{}-{n}", std::process::id()));
                 async move {
+                    if cancel.is_some_and(|c| c.load(Ordering::Acquire)) {
+                        return Err(RemoteError::new(
+                            RemoteErrorKind::Other,
+                            bucket.url(),
+                            "the look was stopped: the bucket is no longer followed".to_owned(),
+                        ));
+                    }
                     let appended = match grew_from {
                         0 => None,
                         from => append(bucket, &object, &path, from).await?,

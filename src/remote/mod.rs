@@ -10,15 +10,19 @@
 //!
 //! The client is the Arrow project's `object_store`, configured from the standard AWS variables
 //! (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`,
-//! `AWS_ENDPOINT_URL`, `AWS_ALLOW_HTTP`). No credential is ever part of an error, a log line or
+//! `AWS_ENDPOINT_URL`, `AWS_ALLOW_HTTP`), and for what they leave unset, the AWS profile files
+//! ([`profile`]). No credential is ever part of an error, a log line or
 //! an answer: errors are ours, said in words, and scrubbed of every secret the environment holds.
 
+mod follow;
 pub mod mirror;
+mod profile;
 pub mod push;
 mod ranged;
 mod shared;
 mod sidecar;
 
+pub use follow::{followed, poll_period, BucketStatus, Following};
 pub use mirror::{Hydrate, Mirror, SyncReport};
 pub use push::{push, PushOptions, PushReport};
 
@@ -231,19 +235,59 @@ fn classify(detail: &str) -> (RemoteErrorKind, String) {
     }
 }
 
-/// `text` with every secret the environment holds cut out: a store's error may quote a header
-/// or a URL, and nothing we print may carry a credential.
+/// The credentials taken from a profile file, for [`scrub`] to cut out as it does the
+/// environment's.
+static PROFILE_SECRETS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// `builder` given what the AWS profile files hold for what the environment does not set
+/// ([`profile`]): the environment's variables win, each on its own.
+fn with_profile(mut builder: AmazonS3Builder) -> AmazonS3Builder {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+    let p = profile::load();
+    if !set("AWS_ACCESS_KEY_ID") {
+        if let (Some(id), Some(secret)) = (p.access_key_id, p.secret_access_key) {
+            let mut secrets = PROFILE_SECRETS.lock().unwrap_or_else(|e| e.into_inner());
+            secrets.extend([id.clone(), secret.clone()]);
+            builder = builder
+                .with_access_key_id(id)
+                .with_secret_access_key(secret);
+            if let Some(token) = p.session_token {
+                secrets.push(token.clone());
+                builder = builder.with_token(token);
+            }
+        }
+    }
+    if !set("AWS_REGION") && !set("AWS_DEFAULT_REGION") {
+        if let Some(region) = p.region {
+            builder = builder.with_region(region);
+        }
+    }
+    if !set("AWS_ENDPOINT_URL") && !set("AWS_ENDPOINT") {
+        if let Some(endpoint) = p.endpoint_url {
+            builder = builder.with_endpoint(endpoint);
+        }
+    }
+    builder
+}
+
+/// `text` with every secret the environment (or a profile file) holds cut out: a store's
+/// error may quote a header or a URL, and nothing we print may carry a credential.
 fn scrub(text: &str) -> String {
     let mut out = text.to_owned();
-    for var in [
+    let from_env = [
         "AWS_SECRET_ACCESS_KEY",
         "AWS_SESSION_TOKEN",
         "AWS_ACCESS_KEY_ID",
-    ] {
-        if let Ok(secret) = std::env::var(var) {
-            if secret.len() >= 4 {
-                out = out.replace(&secret, "[redacted]");
-            }
+    ]
+    .into_iter()
+    .filter_map(|var| std::env::var(var).ok());
+    let from_profile = PROFILE_SECRETS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    for secret in from_env.chain(from_profile) {
+        if secret.len() >= 4 {
+            out = out.replace(&secret, "[redacted]");
         }
     }
     out
@@ -317,7 +361,7 @@ impl Bucket {
             retry_timeout: Duration::from_secs(15),
             ..RetryConfig::default()
         };
-        let store = AmazonS3Builder::from_env()
+        let store = with_profile(AmazonS3Builder::from_env())
             .with_bucket_name(&url.bucket)
             .with_retry(retry)
             .build()

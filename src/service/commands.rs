@@ -50,11 +50,18 @@ impl Service {
             .filter(|d| !d.trim().is_empty())
             .collect();
         let mut settings = super::lock(&self.settings);
+        let mut buckets = super::lock(&self.buckets);
+        super::buckets::check_urls(&dirs, &buckets, &settings.runs_dirs)?;
         let saved = prefs::SavedSettings {
-            runs_dirs: dirs.clone(),
+            runs_dirs: super::buckets::as_saved(dirs, &buckets),
             ..settings.saved.clone()
         };
         self.save_prefs(&saved)?;
+        let dirs = super::buckets::follow(&saved.runs_dirs, &mut buckets);
+        if !saved.dir_kinds.is_empty() {
+            super::declare_kinds(&saved, &buckets);
+        }
+        drop(buckets);
         self.live
             .restart_with(&dirs, settings.threshold, settings.running_window_ms);
         settings.runs_dirs = dirs;
@@ -86,6 +93,13 @@ impl Service {
         }
         // Under the lock, as set_runs_dirs saves: the file and what is in effect agree.
         let mut settings = super::lock(&self.settings);
+        let mut buckets = super::lock(&self.buckets);
+        let known: Vec<String> = [&settings.runs_dirs, &settings.saved.runs_dirs]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect();
+        super::buckets::check_urls(&saved.runs_dirs, &buckets, &known)?;
         self.save_prefs(&saved)?;
         let before = (
             settings.runs_dirs.clone(),
@@ -94,10 +108,14 @@ impl Service {
         );
         let kinds_before = settings.saved.dir_kinds.clone();
         prefs::apply_saved(&mut settings, saved);
+        settings.runs_dirs = super::buckets::follow(&settings.runs_dirs, &mut buckets);
         let kinds_changed = settings.saved.dir_kinds != kinds_before;
-        if kinds_changed {
-            super::declare_kinds(&settings.saved);
+        // A bucket's kind applies to its mirror, which a new bucket has only now.
+        let buckets_changed = settings.runs_dirs != before.0;
+        if kinds_changed || (buckets_changed && !settings.saved.dir_kinds.is_empty()) {
+            super::declare_kinds(&settings.saved, &buckets);
         }
+        drop(buckets);
         // A warning about the file it just replaced no longer holds.
         match &self.settings_file {
             Some(file) => {
@@ -384,8 +402,11 @@ impl Service {
     /// per change the watcher reports: while nothing changed, each step of the slider answers
     /// from those in memory.
     pub fn what_if(&self, req: c::what_if::Request) -> Res<c::what_if::Response> {
-        // Asked of a directory shown, whether the answer is kept or read.
-        let dir = self.runs_dir(&req.dir)?;
+        // Asked of a directory shown, whether the answer is kept or read; a kept answer does
+        // not open the directory (a slider step is a few milliseconds).
+        if !lock(&self.settings).runs_dirs.contains(&req.dir) {
+            self.runs_dir(&req.dir)?; // says why
+        }
         let key = self.live.settled(&req.dir);
         let kept = lock(&self.what_if_sizes)
             .as_ref()
@@ -394,6 +415,7 @@ impl Service {
         let sizes = match kept {
             Some(sizes) => sizes,
             None => {
+                let dir = self.runs_dir(&req.dir)?;
                 let read = crate::insights::result_sizes(&dir, req.run.as_deref())?;
                 let sizes = Arc::new(read);
                 // Kept only when the watch can say whether it still holds.

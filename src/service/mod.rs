@@ -7,6 +7,7 @@
 //! Plain Rust, no Tauri, no HTTP: streamed items go to [`Sink`]s, and [`dispatch`] calls a command
 //! by name with JSON in and out for transports that carry JSON.
 
+mod buckets;
 mod commands;
 mod dispatch;
 pub mod prefs;
@@ -71,6 +72,8 @@ pub struct Service {
     /// The result sizes the what-if last read, with the directory, run and watch key they were
     /// read under: the slider's every step answers from them while nothing changed.
     what_if_sizes: Mutex<Option<SizesRead>>,
+    /// The buckets among the directories shown, each followed through its mirror.
+    buckets: Mutex<Vec<buckets::Shown>>,
 }
 
 /// Result sizes read for the what-if, and what they were read from.
@@ -115,13 +118,15 @@ impl Opened {
 impl Service {
     /// A front end showing `settings.runs_dirs`; call [`start`](Self::start) to watch them.
     pub fn new(mut settings: Settings, allowed: Allowed) -> Self {
-        // One table for the process: only a front end that declares kinds sets it.
-        if !settings.saved.dir_kinds.is_empty() {
-            declare_kinds(&settings.saved);
-        }
         settings.can_change = allowed.changes;
         settings.can_set_dirs = allowed.desktop;
         settings.can_reveal = allowed.desktop;
+        let mut shown = Vec::new();
+        settings.runs_dirs = buckets::follow(&settings.runs_dirs, &mut shown);
+        // One table for the process: only a front end that declares kinds sets it.
+        if !settings.saved.dir_kinds.is_empty() {
+            declare_kinds(&settings.saved, &shown);
+        }
         Self {
             settings: Mutex::new(settings),
             allowed,
@@ -133,6 +138,7 @@ impl Service {
             gc_cancel: AtomicBool::new(false),
             search: Mutex::new(Arc::new(AtomicBool::new(false))),
             what_if_sizes: Mutex::new(None),
+            buckets: Mutex::new(shown),
         }
     }
 
@@ -190,6 +196,12 @@ impl Service {
                 .filter(|l| !shown(&l.path) && !declined(&l.path))
                 .collect();
         }
+        // Those this front end follows, and those its server does (`mctl serve` shows a
+        // bucket's mirror it follows itself).
+        settings.buckets = crate::remote::followed()
+            .into_iter()
+            .filter(|b| settings.runs_dirs.contains(&b.root))
+            .collect();
         settings
     }
 
@@ -207,6 +219,9 @@ impl Service {
                 ErrorCode::Invalid,
                 format!("{dir} is not one of the runs directories shown"),
             ));
+        }
+        if let Some(e) = buckets::failure(dir, &lock(&self.buckets)) {
+            return Err(e);
         }
         let opts = RunOptions {
             threshold: settings.threshold,
@@ -268,9 +283,11 @@ pub fn read_only(what: &str) -> Error {
     Error::new(ErrorCode::Forbidden, message)
 }
 
-/// Reads each directory the user gave a kind as that kind, everywhere in this process.
-pub(crate) fn declare_kinds(saved: &prefs::SavedSettings) {
-    crate::sources::force_kinds(saved.dir_kinds.iter().map(|(d, k)| (d.as_str(), *k)));
+/// Reads each directory the user gave a kind as that kind, everywhere in this process (a
+/// bucket's mirror as its URL's kind).
+fn declare_kinds(saved: &prefs::SavedSettings, shown: &[buckets::Shown]) {
+    let kinds = buckets::kinds(&saved.dir_kinds, shown);
+    crate::sources::force_kinds(kinds.iter().map(|(d, k)| (d.as_str(), *k)));
 }
 
 /// The settings of a front end that shows `dirs` from `source`.
@@ -295,6 +312,7 @@ pub fn settings(runs_dirs: Vec<String>, source: DirsSource, threshold: u64) -> S
         warnings: Vec::new(),
         agent_locations: Vec::new(),
         store_kinds: crate::sources::all_sources(),
+        buckets: Vec::new(),
     }
 }
 

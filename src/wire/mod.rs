@@ -85,6 +85,11 @@ pub struct Settings {
     /// asks these of a directory's kind instead of matching the kind's name.
     #[serde(default)]
     pub store_kinds: Vec<crate::sources::SourceInfo>,
+    /// The buckets shown (`s3://…` runs directories), each with its mirror's root (the path in
+    /// `runsDirs` that stands for it) and how keeping it in step goes: a front end shows the
+    /// URL in place of the path.
+    #[serde(default)]
+    pub buckets: Vec<crate::remote::BucketStatus>,
 }
 
 /// Names one tool result: a runs directory (by path), a run id, a tool call id or value id.

@@ -512,6 +512,83 @@ fn object_storage_failures_are_clear_and_exit_2() {
     );
 }
 
+#[test]
+fn the_aws_profile_files_give_what_the_environment_does_not() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    RunFile::new(dir.path(), "run_profiled")
+        .user("Hi")
+        .done()
+        .write();
+    s3.push(dir.path(), "s3://team/profiled");
+    // A home with the files `aws configure` writes, and no AWS variable but the profile's
+    // name (and plain http, which no profile file says).
+    let home = tempfile::tempdir().unwrap();
+    let aws = home.path().join(".aws");
+    std::fs::create_dir(&aws).unwrap();
+    let credentials = |secret: &str| {
+        std::fs::write(
+            aws.join("credentials"),
+            format!(
+                "[default]\naws_access_key_id = AKNOPE\naws_secret_access_key = SKNOPE\n\n\
+                 [team]\naws_access_key_id = {ACCESS}\naws_secret_access_key = {secret}\n"
+            ),
+        )
+        .unwrap();
+    };
+    std::fs::write(
+        aws.join("config"),
+        format!(
+            "[profile team]\nregion = us-east-1\nendpoint_url = http://127.0.0.1:{}\n",
+            s3.proxy_port
+        ),
+    )
+    .unwrap();
+    let from_profile = || {
+        let mut cmd = s3.mctl();
+        for var in [
+            "AWS_ACCESS_KEY_ID",
+            "AWS_SECRET_ACCESS_KEY",
+            "AWS_SESSION_TOKEN",
+            "AWS_REGION",
+            "AWS_DEFAULT_REGION",
+            "AWS_ENDPOINT_URL",
+            "AWS_ENDPOINT",
+            "AWS_SHARED_CREDENTIALS_FILE",
+            "AWS_CONFIG_FILE",
+        ] {
+            cmd.env_remove(var);
+        }
+        cmd.env("HOME", home.path()).env("AWS_PROFILE", "team");
+        cmd
+    };
+    credentials(SECRET);
+    let out = from_profile()
+        .args(["--runs-dir", "s3://team/profiled", "runs", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("run_profiled"), "{}", stdout(&out));
+    // A wrong secret in the file: the same clear refusal, and the secret never printed.
+    credentials("SKWRONGSECRET");
+    let out = from_profile()
+        .args(["--runs-dir", "s3://team/profiled", "runs"])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("access denied"), "{err}");
+    assert!(!err.contains("SKWRONGSECRET") && !stdout(&out).contains("SKWRONGSECRET"));
+    // The environment's keys win over the file's.
+    let out = from_profile()
+        .env("AWS_ACCESS_KEY_ID", ACCESS)
+        .env("AWS_SECRET_ACCESS_KEY", SECRET)
+        .args(["--runs-dir", "s3://team/profiled", "runs", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
 /// The value files under `root`, relative to it, sorted.
 fn value_files(root: &Path) -> Vec<String> {
     let mut out = Vec::new();

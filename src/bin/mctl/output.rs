@@ -115,25 +115,9 @@ pub fn mirror_of(
 
 /// Looks at the bucket again every `$MCTL_BUCKET_POLL` (10 s by default), for the rest of the
 /// process, so a watch of the mirror (`watch`, `serve`) sees what others push. A failed look
-/// is said in the log and tried again at the next.
-pub fn keep_in_step(mut mirror: remote::Mirror, hydrate: remote::Hydrate) {
-    let every = std::env::var("MCTL_BUCKET_POLL")
-        .ok()
-        .and_then(|v| humantime::parse_duration(&v).ok())
-        .unwrap_or(std::time::Duration::from_secs(10));
-    std::thread::spawn(move || loop {
-        std::thread::sleep(every);
-        match mirror.sync(&hydrate) {
-            Ok(report) => {
-                tracing::debug!(
-                    fetched = report.fetched,
-                    removed = report.removed,
-                    "bucket looked at"
-                );
-            }
-            Err(e) => tracing::warn!(error = %e, "the bucket could not be looked at"),
-        }
-    });
+/// is said in the log (and to a served page) and tried again at the next.
+pub fn keep_in_step(mirror: remote::Mirror, hydrate: remote::Hydrate) {
+    remote::Following::start(mirror, hydrate, true).for_good();
 }
 
 /// `--running-window` in milliseconds.

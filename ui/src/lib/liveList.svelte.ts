@@ -83,8 +83,15 @@ export function createLiveList(host: LiveHost) {
       if (pending.size) schedule();
     },
     /** A new watcher says again which directories it polls. */
-    forgetPolling() {
+    forgetPolling(): Change[] {
+      const was = state.polled;
       state.polled = [];
+      return was;
+    },
+    /** Takes back what `forgetPolling` forgot (the directories were not changed after all),
+     *  with anything said since. */
+    restorePolling(was: Change[]) {
+      state.polled = [...was, ...state.polled];
     },
     /** A running run turns `interrupted` by the clock, with no change on disk to say so: its
      *  row is asked for again (every minute). */
