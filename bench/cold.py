@@ -288,7 +288,9 @@ def first_look(binary, root, jobs=None):
     watch = subprocess.Popen([binary, "--runs-dir", root, "watch", "--json"], env=env,
                              stdout=subprocess.PIPE)
     fd, last, changes = watch.stdout.fileno(), start, 0
-    while select.select([fd], [], [], 1.5)[0]:
+    # Quiet for 1.5 s once it has said something; before its first line, a cold read of
+    # thousands of runs on one core may take longer than that.
+    while select.select([fd], [], [], 1.5 if changes else 120)[0]:
         chunk = os.read(fd, 1 << 16)
         if not chunk:
             break

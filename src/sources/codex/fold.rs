@@ -14,6 +14,7 @@ use crate::transcript::event::{ContentBlock, Event, RunErrorBody, ToolResult};
 use crate::transcript::RawLine;
 use regex::Regex;
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::sync::LazyLock;
@@ -58,16 +59,91 @@ pub(crate) struct CodexFold {
 }
 
 #[derive(Deserialize)]
-struct Line {
+struct Line<'a> {
     timestamp: Option<String>,
     #[serde(rename = "type")]
     kind: Option<String>,
-    #[serde(default)]
-    payload: Value,
+    #[serde(default, borrow, deserialize_with = "any_payload")]
+    payload: Payload<'a>,
 }
 
-fn text_of(v: &Value, key: &str) -> Option<String> {
-    v.get(key).and_then(Value::as_str).map(str::to_owned)
+/// The fields of a line's payload that the fold reads, each as it comes (a field of an
+/// unexpected type reads as absent, as it did when the payload was a whole JSON value). The
+/// others are passed over unparsed: the outputs `exec_command_end` repeats and the encrypted
+/// reasoning are most of a rollout's bytes, and none of them is allocated.
+#[derive(Deserialize, Default)]
+struct Payload<'a> {
+    #[serde(rename = "type")]
+    kind: Option<Value>,
+    role: Option<Value>,
+    id: Option<Value>,
+    call_id: Option<Value>,
+    name: Option<Value>,
+    message: Option<Value>,
+    reason: Option<Value>,
+    cwd: Option<Value>,
+    originator: Option<Value>,
+    model_provider: Option<Value>,
+    model: Option<Value>,
+    /// A message's blocks: read only for the assistant's (a user or developer item is the
+    /// context Codex injects, often long).
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+    summary: Option<Value>,
+    arguments: Option<Value>,
+    input: Option<Value>,
+    action: Option<Value>,
+    /// A tool's output: decoded apart (most of a rollout's text is outputs).
+    #[serde(borrow)]
+    output: Option<&'a RawValue>,
+    info: Option<Value>,
+    item: Option<Value>,
+}
+
+/// A payload that is an object gives its fields; any other value gives none.
+fn any_payload<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Payload<'de>, D::Error> {
+    use serde::de::{value::MapAccessDeserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    struct AnyPayload;
+    impl<'de> Visitor<'de> for AnyPayload {
+        type Value = Payload<'de>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Payload<'de>, A::Error> {
+            Payload::deserialize(MapAccessDeserializer::new(map))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Payload<'de>, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(Payload::default())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Payload<'de>, E> {
+            Ok(Payload::default())
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Payload<'de>, E> {
+            Ok(Payload::default())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Payload<'de>, E> {
+            Ok(Payload::default())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Payload<'de>, E> {
+            Ok(Payload::default())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Payload<'de>, E> {
+            Ok(Payload::default())
+        }
+        fn visit_unit<E>(self) -> Result<Payload<'de>, E> {
+            Ok(Payload::default())
+        }
+    }
+    d.deserialize_any(AnyPayload)
+}
+
+fn str_of(v: &Option<Value>) -> Option<&str> {
+    v.as_ref().and_then(Value::as_str)
+}
+
+fn text_of(v: &Option<Value>) -> Option<String> {
+    str_of(v).map(str::to_owned)
 }
 
 /// The texts of a message's or a reasoning's blocks.
@@ -91,7 +167,7 @@ impl CodexFold {
         if text.trim().is_empty() {
             return;
         }
-        let l: Line = match serde_json::from_str(text) {
+        let l: Line<'_> = match serde_json::from_str(text) {
             Ok(l) => l,
             Err(e) => {
                 let msg = format!("not a Codex rollout line: {e}");
@@ -100,11 +176,11 @@ impl CodexFold {
         };
         let ts = l.timestamp.as_deref().and_then(super::super::parse_time);
         let p = &l.payload;
-        let item = p.get("type").and_then(Value::as_str).unwrap_or("");
+        let item = str_of(&p.kind).unwrap_or("");
         let emit = |into: &mut Analyzer, kind: &str, e: &Event, r: Option<ForeignResult>| {
             into.emit(n, line.offset, ts, kind, e, r)
         };
-        let role = p.get("role").and_then(Value::as_str);
+        let role = str_of(&p.role);
         if l.kind.as_deref() == Some("response_item") && !matches!(role, Some("user" | "developer"))
         {
             // The model answered: a prompt said again from here on is a new one.
@@ -113,15 +189,15 @@ impl CodexFold {
         match (l.kind.as_deref().unwrap_or(""), item) {
             ("session_meta", _) => {
                 let e = Event::RunStarted {
-                    cwd: text_of(p, "cwd"),
-                    mode: text_of(p, "originator"),
-                    provider: text_of(p, "model_provider").or_else(|| Some("openai".into())),
-                    model: text_of(p, "model"),
+                    cwd: text_of(&p.cwd),
+                    mode: text_of(&p.originator),
+                    provider: text_of(&p.model_provider).or_else(|| Some("openai".into())),
+                    model: text_of(&p.model),
                 };
                 emit(into, "run_started", &e, None);
             }
             ("turn_context", _) => {
-                if let Some(model) = text_of(p, "model") {
+                if let Some(model) = text_of(&p.model) {
                     if !self.model_seen {
                         into.run_mut().model = Some(model.clone());
                         self.model_seen = true;
@@ -131,21 +207,23 @@ impl CodexFold {
                 }
             }
             ("event_msg", "user_message") => {
-                let text = text_of(p, "message").unwrap_or_default();
+                let text = text_of(&p.message).unwrap_or_default();
                 self.prompt(into, (n, line.offset, ts), text, Vec::new());
             }
-            ("event_msg", "item_completed") => match items::completed(&p["item"]) {
-                Completed::Prompt { text, attachments } => {
-                    self.prompt(into, (n, line.offset, ts), text, attachments)
-                }
-                Completed::Failed(id) => {
-                    if !into.mark_failed(&id) {
-                        self.failed.insert(id);
+            ("event_msg", "item_completed") => {
+                match items::completed(p.item.as_ref().unwrap_or(&Value::Null)) {
+                    Completed::Prompt { text, attachments } => {
+                        self.prompt(into, (n, line.offset, ts), text, attachments)
                     }
+                    Completed::Failed(id) => {
+                        if !into.mark_failed(&id) {
+                            self.failed.insert(id);
+                        }
+                    }
+                    Completed::Other => {}
                 }
-                Completed::Other => {}
-            },
-            ("event_msg", "token_count") => match self.tokens.count(p.get("info")) {
+            }
+            ("event_msg", "token_count") => match self.tokens.count(p.info.as_ref()) {
                 Ok(Some(usage)) => into.add_tokens(n, &usage),
                 Ok(None) => {}
                 Err(_) => {
@@ -158,7 +236,7 @@ impl CodexFold {
                 let e = Event::RunError {
                     error: Some(RunErrorBody {
                         code: Some("aborted".into()),
-                        message: text_of(p, "reason"),
+                        message: text_of(&p.reason),
                         detail: None,
                         retryable: None,
                     }),
@@ -168,10 +246,11 @@ impl CodexFold {
             // The other events repeat what the response items say, or report progress.
             ("event_msg", _) => {}
             ("response_item", "message") => {
-                if p.get("role").and_then(Value::as_str) == Some("assistant") {
-                    let text = block_texts(p.get("content"));
+                if role == Some("assistant") {
+                    let blocks = p.content.and_then(|c| serde_json::from_str(c.get()).ok());
+                    let text = block_texts(blocks.as_ref());
                     let e = Event::AssistantMessage {
-                        message_id: text_of(p, "id"),
+                        message_id: text_of(&p.id),
                         content: vec![ContentBlock::Text { text }],
                         usage: None,
                         timing: None,
@@ -183,7 +262,7 @@ impl CodexFold {
                 // `user_message` events.
             }
             ("response_item", "reasoning") => {
-                let text = block_texts(p.get("summary"));
+                let text = block_texts(p.summary.as_ref());
                 if !text.is_empty() {
                     let e = Event::AssistantMessage {
                         message_id: None,
@@ -195,14 +274,13 @@ impl CodexFold {
                 }
             }
             ("response_item", "function_call" | "custom_tool_call" | "local_shell_call") => {
-                let id = text_of(p, "call_id")
-                    .or_else(|| text_of(p, "id"))
+                let id = text_of(&p.call_id)
+                    .or_else(|| text_of(&p.id))
                     .unwrap_or_default();
-                let name = text_of(p, "name").unwrap_or_else(|| item.to_owned());
-                let input = match p
-                    .get("arguments")
-                    .or_else(|| p.get("input"))
-                    .or_else(|| p.get("action"))
+                let name = text_of(&p.name).unwrap_or_else(|| item.to_owned());
+                let input = match (p.arguments.as_ref())
+                    .or(p.input.as_ref())
+                    .or(p.action.as_ref())
                 {
                     // Arguments are a JSON document in a string.
                     Some(Value::String(s)) => {
@@ -231,29 +309,25 @@ impl CodexFold {
                 into.set_terminal(None);
             }
             ("response_item", "function_call_output" | "custom_tool_call_output") => {
-                let id = text_of(p, "call_id").unwrap_or_default();
-                let (content, ok) = output_of(p.get("output"));
+                let id = text_of(&p.call_id).unwrap_or_default();
+                let (content, ok) = output_of(p.output);
                 let ok = ok && !self.failed.remove(&id);
+                let class = classify(&id, &content);
                 let finished = Event::ToolCallFinished {
-                    tool_call_id: id.clone(),
+                    tool_call_id: id,
                     result: ToolResult {
                         ok,
-                        content: content.clone(),
+                        content,
                         metadata: None,
                     },
                 };
-                emit(
-                    into,
-                    "tool_call_finished",
-                    &finished,
-                    Some(classify(&id, &content)),
-                );
+                emit(into, "tool_call_finished", &finished, Some(class));
             }
             // Web searches and other items carry no output the model read back.
             ("response_item", _) => {}
             ("compacted", _) => {
                 let e = Event::ContextCompacted {
-                    summary: text_of(p, "message"),
+                    summary: text_of(&p.message),
                 };
                 emit(into, "context_compacted", &e, None);
             }
@@ -302,20 +376,25 @@ impl CodexFold {
 
 /// The output text of a rollout line holding a tool's output.
 pub(crate) fn output_on_line(line: &[u8]) -> Option<String> {
-    let l: Line = serde_json::from_slice(line).ok()?;
-    let kind = l.payload.get("type").and_then(Value::as_str)?;
+    let l: Line<'_> = serde_json::from_slice(line).ok()?;
+    let kind = str_of(&l.payload.kind)?;
     kind.ends_with("_output")
-        .then(|| output_of(l.payload.get("output")).0)
+        .then(|| output_of(l.payload.output).0)
 }
 
 /// The text of an output and whether it succeeded: a JSON document `{"output", "metadata":
 /// {"exit_code"}}` in a string is unwrapped; else the exit code the text states decides.
-fn output_of(v: Option<&Value>) -> (String, bool) {
-    let raw = match v {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(_)) => block_texts(v),
-        Some(other) => other.to_string(),
-        None => String::new(),
+fn output_of(v: Option<&RawValue>) -> (String, bool) {
+    let text = v.map(RawValue::get).unwrap_or("");
+    // A string (what Codex writes) is decoded at once; anything else is read as a value.
+    let raw = match crate::retained::json_string::decode_literal(text) {
+        Some(s) => s,
+        None => match serde_json::from_str::<Value>(text).ok() {
+            Some(Value::String(s)) => s,
+            Some(v @ Value::Array(_)) => block_texts(Some(&v)),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        },
     };
     if raw.starts_with('{') {
         if let Ok(doc) = serde_json::from_str::<Value>(&raw) {
@@ -385,20 +464,25 @@ mod tests {
 
     #[test]
     fn outputs_are_unwrapped_and_their_exit_codes_read() {
+        let out = |v: serde_json::Value| {
+            let raw = serde_json::value::to_raw_value(&v).unwrap();
+            output_of(Some(&raw))
+        };
         let v = |s: &str| Value::String(s.to_owned());
         assert_eq!(
-            output_of(Some(&v(
-                r#"{"output":"done\n","metadata":{"exit_code":1}}"#
-            ))),
+            out(v(r#"{"output":"done\n","metadata":{"exit_code":1}}"#)),
             ("done\n".to_owned(), false)
         );
-        assert!(!output_of(Some(&v("Exit code: 101\nWall time: 4 seconds\nOutput:\nx"))).1);
-        assert!(output_of(Some(&v("Process exited with code 0\nOutput:\n"))).1);
-        assert!(output_of(Some(&v("plain"))).1);
+        assert!(!out(v("Exit code: 101\nWall time: 4 seconds\nOutput:\nx")).1);
+        assert!(out(v("Process exited with code 0\nOutput:\n")).1);
+        assert_eq!(out(v("plain \u{1} é")), ("plain \u{1} é".to_owned(), true));
         // The `exec` tool's own shape, and an output given as content blocks.
-        assert!(!output_of(Some(&v(r#"{"exit_code":7,"stdout":"x"}"#))).1);
+        assert!(!out(v(r#"{"exit_code":7,"stdout":"x"}"#)).1);
         let blocks = serde_json::json!([{"type": "input_text", "text": "Cargo.toml"}]);
-        assert_eq!(output_of(Some(&blocks)), ("Cargo.toml".to_owned(), true));
+        assert_eq!(out(blocks), ("Cargo.toml".to_owned(), true));
+        // Anything else reads as its JSON text; no output is empty.
+        assert_eq!(out(serde_json::json!({"a": 1})).0, r#"{"a":1}"#);
+        assert_eq!(output_of(None), (String::new(), true));
     }
 
     #[test]
