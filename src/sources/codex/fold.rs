@@ -486,6 +486,34 @@ mod tests {
     }
 
     #[test]
+    fn a_payload_of_any_shape_reads() {
+        // Not an object: a line that holds no fields, never a damaged one.
+        for payload in [
+            r#""text""#,
+            "null",
+            "7",
+            "true",
+            "-1.5",
+            r#"[1, {"type": "x"}]"#,
+        ] {
+            let json = format!(r#"{{"type":"event_msg","payload":{payload}}}"#);
+            let l: Line<'_> = serde_json::from_str(&json).expect(payload);
+            assert_eq!(l.kind.as_deref(), Some("event_msg"));
+            assert!(
+                l.payload.kind.is_none() && l.payload.output.is_none(),
+                "{payload}"
+            );
+        }
+        // A field of an unexpected type reads as absent; the others are passed over.
+        let json = r#"{"payload":{"type":"function_call_output","call_id":5,
+            "aggregated_output":"x\ny","output":"ok\n"}}"#;
+        let l: Line<'_> = serde_json::from_str(json).unwrap();
+        assert_eq!(str_of(&l.payload.kind), Some("function_call_output"));
+        assert_eq!(text_of(&l.payload.call_id), None);
+        assert_eq!(output_of(l.payload.output).0, "ok\n");
+    }
+
+    #[test]
     fn a_cut_output_states_its_lines() {
         let r = classify(
             "c",
