@@ -246,13 +246,18 @@ fn with_profile(mut builder: AmazonS3Builder) -> AmazonS3Builder {
     let p = profile::load();
     if !set("AWS_ACCESS_KEY_ID") {
         if let (Some(id), Some(secret)) = (p.access_key_id, p.secret_access_key) {
+            // Each secret once: an app that follows buckets connects again and again.
             let mut secrets = PROFILE_SECRETS.lock().unwrap_or_else(|e| e.into_inner());
-            secrets.extend([id.clone(), secret.clone()]);
+            let held = [Some(&id), Some(&secret), p.session_token.as_ref()];
+            for secret in held.into_iter().flatten() {
+                if !secrets.contains(secret) {
+                    secrets.push(secret.clone());
+                }
+            }
             builder = builder
                 .with_access_key_id(id)
                 .with_secret_access_key(secret);
             if let Some(token) = p.session_token {
-                secrets.push(token.clone());
                 builder = builder.with_token(token);
             }
         }
