@@ -22,6 +22,7 @@ use crate::transcript::RawLine;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::Read;
 
@@ -71,17 +72,23 @@ pub(crate) struct ClaudeFold {
     last_command: Option<String>,
 }
 
+/// A session line's top-level keys. The short strings every line repeats are borrowed from
+/// the line (copied only when they hold an escape): a cold scan reads millions of lines.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Line<'a> {
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    timestamp: Option<String>,
+    #[serde(rename = "type", borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    timestamp: Option<Cow<'a, str>>,
     #[serde(default)]
     is_sidechain: bool,
-    uuid: Option<String>,
-    parent_uuid: Option<String>,
-    agent_id: Option<String>,
+    #[serde(borrow)]
+    uuid: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    parent_uuid: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    agent_id: Option<Cow<'a, str>>,
     #[serde(default)]
     is_meta: bool,
     #[serde(default)]
@@ -89,9 +96,12 @@ struct Line<'a> {
     /// A message Claude Code wrote in the model's place when the API call failed.
     #[serde(default)]
     is_api_error_message: bool,
-    session_id: Option<String>,
-    cwd: Option<String>,
-    message: Option<Message>,
+    #[serde(borrow)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    cwd: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    message: Option<Message<'a>>,
     #[serde(borrow)]
     tool_use_result: Option<&'a RawValue>,
     summary: Option<String>,
@@ -110,9 +120,11 @@ pub(crate) struct Replacement {
 }
 
 #[derive(Deserialize)]
-struct Message {
-    id: Option<String>,
-    model: Option<String>,
+struct Message<'a> {
+    #[serde(borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    model: Option<Cow<'a, str>>,
     content: Option<Value>,
     usage: Option<ClaudeUsage>,
 }
@@ -277,18 +289,20 @@ impl ClaudeFold {
         }
         let ts = l.timestamp.as_deref().and_then(crate::sources::parse_time);
         if run.cwd.is_none() {
-            run.cwd.clone_from(&l.cwd);
+            run.cwd = l.cwd.as_deref().map(str::to_owned);
         }
         // The session the lines name keeps this run's values too (a subagent of an older
         // build, a session file renamed).
-        if let Some(s) = &l.session_id {
-            if !self.sessions.contains(s) {
-                self.sessions.push(s.clone());
+        if let Some(s) = l.session_id.as_deref() {
+            if !self.sessions.iter().any(|known| known == s) {
+                self.sessions.push(s.to_owned());
             }
         }
         if self.agent_file && run.parent_id.is_none() {
             // An older build's `agent-<id>.jsonl` beside the sessions names its session.
-            run.parent_id = l.session_id.clone().filter(|s| *s != run.id);
+            run.parent_id = (l.session_id.as_deref())
+                .filter(|s| *s != run.id)
+                .map(str::to_owned);
         }
         let at = Place {
             n,
@@ -406,7 +420,7 @@ impl ClaudeFold {
         &mut self,
         into: &mut Analyzer,
         n: u64,
-        m: &Message,
+        m: &Message<'_>,
         u: &ClaudeUsage,
     ) -> Option<Usage> {
         // Claude Code's own notes (`<synthetic>`) call no model: priced by the run's.
@@ -416,15 +430,15 @@ impl ClaudeFold {
             into.problem(n, ProblemKind::BadUsage, msg.to_owned());
             return None;
         };
-        match m.id.as_ref().and_then(|id| self.messages.get_mut(id)) {
+        match m.id.as_deref().and_then(|id| self.messages.get_mut(id)) {
             Some(seen) => {
                 into.add_tokens(n, &growth(&now, seen));
                 *seen = widest(seen, &now);
                 None
             }
             None => {
-                if let Some(id) = &m.id {
-                    self.messages.insert(id.clone(), now.clone());
+                if let Some(id) = m.id.as_deref() {
+                    self.messages.insert(id.to_owned(), now.clone());
                 }
                 Some(now)
             }
@@ -467,7 +481,7 @@ impl ClaudeFold {
             .iter()
             .any(|b| matches!(b, ContentBlock::Text { .. }));
         let event = Event::AssistantMessage {
-            message_id: m.id.clone(),
+            message_id: m.id.as_deref().map(str::to_owned),
             content: blocks,
             usage,
             timing: None,
