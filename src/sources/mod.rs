@@ -17,6 +17,7 @@ mod detect;
 pub(crate) mod gemini;
 pub(crate) mod images;
 pub(crate) mod klide;
+pub(crate) mod lax;
 pub(crate) mod opencode;
 pub(crate) mod store;
 pub mod sweep;

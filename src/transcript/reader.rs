@@ -180,6 +180,21 @@ fn read_lines_at(
     let mut cursor = from;
     let mut buf = Vec::new();
     loop {
+        // A line whole in the reader's buffer is handed from there: copying it out first
+        // would be one more pass over every byte.
+        let avail = reader.fill_buf()?;
+        let whole =
+            memchr::memchr(b'\n', avail).filter(|&len| spans_of.is_none() || len <= bounds().0);
+        if let Some(len) = whole {
+            let number = cursor.lines + 1;
+            each(RawLine::whole(number, cursor.offset, &avail[..len]));
+            reader.consume(len + 1);
+            cursor = Cursor {
+                offset: cursor.offset + len as u64 + 1,
+                lines: number,
+            };
+            continue;
+        }
         let line = match next_line(
             &mut reader,
             cursor.offset,

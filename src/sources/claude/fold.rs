@@ -8,8 +8,9 @@
 //! - `progress` lines and the metadata lines are folded away; `custom-title`, `ai-title` and
 //!   `summary` name the run. An unknown line type is counted and shown, never fatal.
 
+use super::content::{Block, Content};
 use super::persisted::{self, RawOutput, Target, STUB_PREFIX};
-use super::threads::{is_agent_file, Lines};
+use super::threads::{is_agent_file, Lines, Take};
 use crate::fold::{Analyzer, ForeignResult, Terminal};
 use crate::model::layout::RunFiles;
 use crate::model::options::Verify;
@@ -17,6 +18,7 @@ use crate::model::values::{matches_content, ValueFile};
 use crate::model::{ProblemKind, RetentionState, TimelineEvent};
 use crate::retained::{count_format_chars, count_lines};
 use crate::sources::images;
+use crate::sources::lax::LaxStr;
 use crate::transcript::event::{Attachment, ContentBlock, Event, ToolResult, Usage};
 use crate::transcript::RawLine;
 use serde::Deserialize;
@@ -125,7 +127,8 @@ struct Message<'a> {
     id: Option<Cow<'a, str>>,
     #[serde(borrow)]
     model: Option<Cow<'a, str>>,
-    content: Option<Value>,
+    #[serde(default, borrow)]
+    content: Content<'a>,
     usage: Option<ClaudeUsage>,
 }
 
@@ -269,7 +272,17 @@ impl ClaudeFold {
         if text.trim().is_empty() {
             return;
         }
-        let l: Line<'_> = match serde_json::from_str(text) {
+        // A side line is told by its links first: most side lines are some other run's (a
+        // session keeps none of them, a side conversation only its own), passed over so.
+        let by_links = match self.lines {
+            Lines::All => None,
+            _ if super::threads::may_be_side(raw.bytes) => self.lines.take_by_links(raw.bytes),
+            _ => None,
+        };
+        if let Some(take) = by_links.filter(|t| !t.keep) {
+            return self.account(into, take);
+        }
+        let mut l: Line<'_> = match serde_json::from_str(text) {
             Ok(l) => l,
             Err(_) if side => return,
             Err(e) => {
@@ -277,16 +290,15 @@ impl ClaudeFold {
                 return into.problem(n, ProblemKind::Corrupt, msg);
             }
         };
-        let (uuid, parent) = (l.uuid.as_deref(), l.parent_uuid.as_deref());
-        let take = (self.lines).take(l.is_sidechain, uuid, parent, l.agent_id.as_deref());
-        self.taken = take.keep;
-        let run = into.run_mut();
-        if take.side {
-            run.sidechain_lines += 1;
-        }
+        let take = by_links.unwrap_or_else(|| {
+            let (uuid, parent) = (l.uuid.as_deref(), l.parent_uuid.as_deref());
+            (self.lines).take(l.is_sidechain, uuid, parent, l.agent_id.as_deref())
+        });
+        self.account(into, take);
         if !take.keep {
             return;
         }
+        let run = into.run_mut();
         let ts = l.timestamp.as_deref().and_then(crate::sources::parse_time);
         if run.cwd.is_none() {
             run.cwd = l.cwd.as_deref().map(str::to_owned);
@@ -309,9 +321,10 @@ impl ClaudeFold {
             offset: raw.offset,
             ts,
         };
-        match l.kind.as_deref().unwrap_or("") {
+        let kind = l.kind.take();
+        match kind.as_deref().unwrap_or("") {
             "user" => self.user(into, at, &l),
-            "assistant" => self.assistant(into, at, &l),
+            "assistant" => self.assistant(into, at, l),
             "custom-title" => self.title(into, 0, l.custom_title.or(l.title)),
             "ai-title" => self.title(into, 1, l.ai_title.or(l.title)),
             "summary" => self.title(into, 2, l.summary),
@@ -322,6 +335,14 @@ impl ClaudeFold {
             kind if FOLDED.contains(&kind) => {}
             "" => into.problem(n, ProblemKind::Corrupt, "a line without a type".to_owned()),
             other => into.emit_unknown(n, ts, other),
+        }
+    }
+
+    /// Notes whether the line is the run's, and counts the side lines it accounts for.
+    fn account(&mut self, into: &mut Analyzer, take: Take) {
+        self.taken = take.keep;
+        if take.side {
+            into.run_mut().sidechain_lines += 1;
         }
     }
 
@@ -336,26 +357,24 @@ impl ClaudeFold {
     }
 
     fn user(&mut self, into: &mut Analyzer, at: Place, l: &Line<'_>) {
-        let Some(content) = l.message.as_ref().and_then(|m| m.content.as_ref()) else {
+        let Some(content) = l.message.as_ref().map(|m| &m.content) else {
             return;
         };
         let mut texts = Vec::new();
         let mut images = Vec::new();
         match content {
-            Value::String(s) => texts.push(s.clone()),
-            Value::Array(blocks) => {
+            Content::Text(s) => texts.push(s.as_ref()),
+            Content::Blocks(blocks) => {
                 for b in blocks {
-                    match b.get("type").and_then(Value::as_str) {
+                    match b.kind.as_deref() {
                         Some("tool_result") => self.result(into, at, b, l.tool_use_result),
-                        Some("text") => {
-                            texts.extend(b.get("text").and_then(Value::as_str).map(str::to_owned))
-                        }
+                        Some("text") => texts.extend(b.text.as_deref()),
                         Some("image") => images.push(image_of(b)),
                         _ => {}
                     }
                 }
             }
-            _ => {}
+            Content::Other => {}
         }
         let mut text = texts.join("\n\n");
         if text.is_empty() {
@@ -445,8 +464,8 @@ impl ClaudeFold {
         }
     }
 
-    fn assistant(&mut self, into: &mut Analyzer, at: Place, l: &Line<'_>) {
-        let Some(m) = &l.message else { return };
+    fn assistant(&mut self, into: &mut Analyzer, at: Place, l: Line<'_>) {
+        let Some(m) = l.message else { return };
         if let Some(model) = m.model.as_deref().filter(|m| *m != "<synthetic>") {
             let run = into.run_mut();
             if run.model.is_none() {
@@ -454,24 +473,26 @@ impl ClaudeFold {
                 run.provider = Some("anthropic".to_owned());
             }
         }
-        let usage = (m.usage.as_ref()).and_then(|u| self.usage_of(into, at.n, m, u));
+        let usage = (m.usage.as_ref()).and_then(|u| self.usage_of(into, at.n, &m, u));
         let mut blocks = Vec::new();
         let mut calls = Vec::new();
-        if let Some(Value::Array(items)) = &m.content {
+        if let Content::Blocks(items) = m.content {
             for b in items {
-                let text = |k: &str| b.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
-                match b.get("type").and_then(Value::as_str) {
-                    Some("text") => blocks.push(ContentBlock::Text { text: text("text") }),
+                let text = |s: &LaxStr<'_>| s.as_deref().unwrap_or("").to_owned();
+                match b.kind.as_deref() {
+                    Some("text") => blocks.push(ContentBlock::Text {
+                        text: text(&b.text),
+                    }),
                     Some("thinking") => blocks.push(ContentBlock::Thinking {
-                        text: text("thinking"),
+                        text: text(&b.thinking),
                     }),
                     Some("tool_use") => {
-                        let (id, name) = (text("id"), text("name"));
+                        let (id, name) = (text(&b.id), text(&b.name));
                         blocks.push(ContentBlock::ToolCall {
                             tool_call_id: id.clone(),
                             name: Some(name.clone()),
                         });
-                        calls.push((id, name, b.get("input").cloned()));
+                        calls.push((id, name, b.input));
                     }
                     _ => {}
                 }
@@ -487,11 +508,12 @@ impl ClaudeFold {
             timing: None,
         };
         into.emit(at.n, at.offset, at.ts, "assistant_message", &event, None);
-        for (id, name, input) in &calls {
+        let called = !calls.is_empty();
+        for (id, name, input) in calls {
             let started = Event::ToolCallStarted {
-                tool_call_id: id.clone(),
-                name: Some(name.clone()),
-                input: input.clone(),
+                tool_call_id: id,
+                name: Some(name),
+                input,
                 summary: None,
                 capability: None,
             };
@@ -499,26 +521,24 @@ impl ClaudeFold {
         }
         if l.is_api_error_message {
             into.set_terminal(Some((at.n, Terminal::Error)));
-        } else if !calls.is_empty() {
+        } else if called {
             into.set_terminal(None);
         } else if answered {
             into.set_terminal(Some((at.n, Terminal::Done)));
         }
     }
 
-    fn result(&mut self, into: &mut Analyzer, at: Place, block: &Value, raw: Option<&RawValue>) {
-        let id = block
-            .get("tool_use_id")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned();
-        let ok = !block
-            .get("is_error")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
-        let content = block
-            .get("content")
-            .and_then(persisted::block_text)
+    fn result(
+        &mut self,
+        into: &mut Analyzer,
+        at: Place,
+        block: &Block<'_>,
+        raw: Option<&RawValue>,
+    ) {
+        let id = block.tool_use_id.owned().unwrap_or_default();
+        let ok = !block.is_error.0.unwrap_or(false);
+        let content = (block.content.as_ref())
+            .and_then(Content::text)
             .unwrap_or_default();
         // The raw output is read only for a stub: an inline result is what the model got.
         let raw_of = || raw.map(persisted::raw_output).unwrap_or_default();
@@ -734,11 +754,10 @@ impl LocalCommand {
 }
 
 /// An image block of a prompt: its media type and its size once decoded.
-fn image_of(block: &Value) -> (Option<String>, u64) {
-    let source = block.get("source");
-    let field = |k: &str| source.and_then(|s| s.get(k)).and_then(Value::as_str);
-    let mime = field("media_type").map(str::to_owned);
-    (mime, images::decoded_len(field("data").unwrap_or("")))
+fn image_of(block: &Block<'_>) -> (Option<String>, u64) {
+    let source = &block.source.0;
+    let data = source.data.as_deref().unwrap_or("");
+    (source.media_type.owned(), images::decoded_len(data))
 }
 
 /// A persisted result whose file is not there, or cannot be named: unretained (swept, said by

@@ -2,6 +2,7 @@
 //! files and the side conversations inside an older session's file as runs under it, and each `<persisted-output>` result a value whose full text is the
 //! file the stub names in the session's `tool-results/`.
 
+mod content;
 mod fold;
 mod folders;
 mod layout;
@@ -122,7 +123,7 @@ pub(crate) fn result_texts(path: &Path, offset: u64, call: &str) -> io::Result<R
         .map(|(_, stub)| stub);
     let content = block
         .get("content")
-        .and_then(persisted::block_text)
+        .and_then(content::value_text)
         .unwrap_or_default();
     let raw = l
         .tool_use_result

@@ -2,7 +2,8 @@
 //! `offset` and `limit`) and `Grep` on it. They are the session's peeks for the coverage insight,
 //! each answer turned into the harness's `N: text` gutter so one rule counts the lines shown.
 
-use super::persisted::{block_text, target_of};
+use super::content::value_text;
+use super::persisted::target_of;
 use super::threads::Lines;
 use crate::model::PeekCall;
 use crate::retained::Stub;
@@ -67,7 +68,7 @@ pub(crate) fn read_backs(path: &Path, mut lines: Lines) -> io::Result<Vec<PeekCa
                     };
                     request.remove("file_path");
                     request.remove("path");
-                    let text = b.get("content").and_then(block_text).unwrap_or_default();
+                    let text = b.get("content").and_then(value_text).unwrap_or_default();
                     calls.push(PeekCall {
                         tool_call_id: id.to_owned(),
                         line: line.number,

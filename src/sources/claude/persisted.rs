@@ -2,6 +2,7 @@
 //! went, which file of the session's `tool-results/` that is, and what the transcript still
 //! holds of the raw output.
 
+use super::content::value_text;
 use regex::Regex;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -146,7 +147,7 @@ pub(crate) fn raw_output(raw: &RawValue) -> RawOutput {
     let (text, comparable) = match (r.stdout, own_notes, r.content) {
         (Some(out), true, _) => (Some(out), quiet),
         (Some(_), false, _) => (None, false),
-        (None, _, Some(c)) => (block_text(&c), false),
+        (None, _, Some(c)) => (value_text(&c), false),
         _ => (None, false),
     };
     RawOutput {
@@ -170,31 +171,11 @@ fn only_own_notes(stderr: &str) -> bool {
         .all(|l| OWN_NOTES.iter().any(|n| l.trim_start().starts_with(n)))
 }
 
-/// The text of a `tool_result`'s content: a string, or its text blocks joined by newlines
-/// (an image is shown as `[image]`).
-pub(crate) fn block_text(content: &serde_json::Value) -> Option<String> {
-    match content {
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Array(blocks) => {
-            let parts: Vec<String> = blocks
-                .iter()
-                .filter_map(|b| match b.get("type").and_then(|t| t.as_str()) {
-                    Some("text") => b.get("text").and_then(|t| t.as_str()).map(str::to_owned),
-                    Some("image") => Some("[image]".to_owned()),
-                    _ => None,
-                })
-                .collect();
-            Some(parts.join("\n"))
-        }
-        _ => None,
-    }
-}
-
 /// The full text of a `.json` value: a pretty-printed array of content blocks, shown as its
 /// text blocks joined. A file that is not such an array is shown as it is.
 pub(crate) fn json_value_text(bytes: &[u8]) -> String {
     match serde_json::from_slice::<serde_json::Value>(bytes) {
-        Ok(v @ serde_json::Value::Array(_)) => block_text(&v).unwrap_or_default(),
+        Ok(v @ serde_json::Value::Array(_)) => value_text(&v).unwrap_or_default(),
         _ => String::from_utf8_lossy(bytes).into_owned(),
     }
 }

@@ -17,6 +17,7 @@ use memchr::memmem::Finder;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
 use std::path::Path;
@@ -341,15 +342,18 @@ pub(crate) enum Lines {
     Side(SideKey, HashSet<String>),
 }
 
-/// What [`Lines::take`] needs of a line.
+/// What [`Lines::take`] needs of a line; the rest of it is passed over undecoded.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct SideFields {
+struct SideFields<'a> {
     #[serde(default)]
     is_sidechain: bool,
-    uuid: Option<String>,
-    parent_uuid: Option<String>,
-    agent_id: Option<String>,
+    #[serde(borrow)]
+    uuid: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    parent_uuid: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    agent_id: Option<Cow<'a, str>>,
 }
 
 /// Whether a line is the run's, and whether it is a side line the run accounts for (its own,
@@ -422,13 +426,19 @@ impl Lines {
         if !may_be_side(bytes) {
             return self.take(false, None, None, None).keep;
         }
-        match serde_json::from_slice::<SideFields>(bytes) {
-            Ok(f) => {
-                let (u, p, a) = (f.uuid.as_deref(), f.parent_uuid.as_deref(), f.agent_id);
-                self.take(f.is_sidechain, u, p, a.as_deref()).keep
-            }
-            Err(_) => self.take(false, None, None, None).keep,
+        match self.take_by_links(bytes) {
+            Some(take) => take.keep,
+            None => self.take(false, None, None, None).keep,
         }
+    }
+
+    /// [`take`](Self::take) for a line read for its links alone (`None` when it is no JSON
+    /// object of such fields): a side line is mostly some other run's, and telling so this
+    /// way decodes none of its text.
+    pub(crate) fn take_by_links(&mut self, bytes: &[u8]) -> Option<Take> {
+        let f = serde_json::from_slice::<SideFields<'_>>(bytes).ok()?;
+        let (u, p, a) = (f.uuid.as_deref(), f.parent_uuid.as_deref(), f.agent_id);
+        Some(self.take(f.is_sidechain, u, p, a.as_deref()))
     }
 }
 

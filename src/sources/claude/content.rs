@@ -1,0 +1,190 @@
+//! A message's `content` as Claude Code writes it, read into the blocks the fold uses: its
+//! strings borrowed from the line where they hold no escape, every field lenient
+//! ([`crate::sources::lax`]), so that a line reads exactly as its `serde_json::Value` did,
+//! without building one (a cold scan reads millions of these).
+
+use crate::sources::lax::{others_are_default, present, LaxBool, LaxStr, ObjectOr};
+use serde::de::{SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+use std::borrow::Cow;
+use std::fmt;
+
+/// A `content` field: a string, or an array of blocks; any other value holds nothing.
+#[derive(Debug, Default)]
+pub(crate) enum Content<'a> {
+    #[default]
+    Other,
+    Text(Cow<'a, str>),
+    Blocks(Vec<Block<'a>>),
+}
+
+/// One block of a content array. An element that is no object is a block of no type.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct Block<'a> {
+    #[serde(rename = "type", borrow)]
+    pub kind: LaxStr<'a>,
+    #[serde(borrow)]
+    pub text: LaxStr<'a>,
+    #[serde(borrow)]
+    pub thinking: LaxStr<'a>,
+    #[serde(borrow)]
+    pub id: LaxStr<'a>,
+    #[serde(borrow)]
+    pub name: LaxStr<'a>,
+    /// A call's input, whatever JSON it is.
+    #[serde(deserialize_with = "present")]
+    pub input: Option<Value>,
+    #[serde(borrow)]
+    pub tool_use_id: LaxStr<'a>,
+    pub is_error: LaxBool,
+    /// A result's content: a string or blocks of its own.
+    #[serde(borrow)]
+    pub content: Option<Content<'a>>,
+    /// An image's data.
+    #[serde(borrow)]
+    pub source: ObjectOr<Source<'a>>,
+}
+
+/// Where an image block's bytes are.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct Source<'a> {
+    #[serde(borrow)]
+    pub media_type: LaxStr<'a>,
+    #[serde(borrow)]
+    pub data: LaxStr<'a>,
+}
+
+impl Content<'_> {
+    /// The text a result's content gives: a string, or its text blocks joined by lines (an
+    /// image as `[image]`); `None` for anything else.
+    pub(crate) fn text(&self) -> Option<String> {
+        match self {
+            Content::Text(s) => Some(s.as_ref().to_owned()),
+            Content::Blocks(blocks) => Some(
+                blocks
+                    .iter()
+                    .filter_map(|b| match b.kind.as_deref() {
+                        Some("text") => b.text.as_deref(),
+                        Some("image") => Some("[image]"),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+            Content::Other => None,
+        }
+    }
+}
+
+/// The text of a result's `content` held as a JSON value (as [`Content::text`]).
+pub(crate) fn value_text(content: &Value) -> Option<String> {
+    Content::deserialize(content).ok()?.text()
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Any;
+        impl<'de> Visitor<'de> for Any {
+            type Value = Content<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Content<'de>, E> {
+                Ok(Content::Text(Cow::Borrowed(s)))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Content<'de>, E> {
+                Ok(Content::Text(Cow::Owned(s.to_owned())))
+            }
+            fn visit_string<E>(self, s: String) -> Result<Content<'de>, E> {
+                Ok(Content::Text(Cow::Owned(s)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Content<'de>, A::Error> {
+                let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+                while let Some(ObjectOr(b)) = seq.next_element::<ObjectOr<Block<'de>>>()? {
+                    blocks.push(b);
+                }
+                Ok(Content::Blocks(blocks))
+            }
+            others_are_default!(map, bool, numbers, unit);
+        }
+        d.deserialize_any(Any)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the fold read of a content through a whole `Value` before: the reference.
+    fn by_value(content: &Value) -> Option<String> {
+        match content {
+            Value::String(s) => Some(s.clone()),
+            Value::Array(blocks) => Some(
+                blocks
+                    .iter()
+                    .filter_map(|b| match b.get("type").and_then(Value::as_str) {
+                        Some("text") => b.get("text").and_then(Value::as_str).map(str::to_owned),
+                        Some("image") => Some("[image]".to_owned()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn content_reads_as_its_json_value_did_whatever_its_shape() {
+        let shapes = [
+            r#""plain""#,
+            r#""with \"escapes\"\n\u00e9""#,
+            "null",
+            "7",
+            "true",
+            r#"{"type":"text","text":"an object"}"#,
+            r#"[]"#,
+            r#"[{"type":"text","text":"a"},{"type":"image","source":{}},{"type":"text","text":"b"}]"#,
+            r#"[1,"s",null,[{"type":"text"}],{"type":"text","text":5},{"type":7,"text":"t"}]"#,
+            r#"[{"type":"text","text":"x","cache_control":{"type":"ephemeral"}}]"#,
+        ];
+        for shape in shapes {
+            let value: Value = serde_json::from_str(shape).unwrap();
+            let typed: Content<'_> = serde_json::from_str(shape).expect(shape);
+            assert_eq!(typed.text(), by_value(&value), "{shape}");
+            assert_eq!(value_text(&value), by_value(&value), "{shape}");
+        }
+    }
+
+    #[test]
+    fn blocks_keep_what_the_fold_reads() {
+        let json = r#"[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}},
+            {"type":"tool_use","id":"t2","name":"X","input":null},
+            {"type":"tool_result","tool_use_id":"t1","is_error":true,
+             "content":[{"type":"text","text":"out"}]},
+            {"type":"image","source":{"media_type":"image/png","data":"AAAA"}},
+            {"type":"image","source":"not an object"},
+            {"type":"thinking","thinking":"hm","signature":"zzz"}]"#;
+        let Content::Blocks(b) = serde_json::from_str::<Content<'_>>(json).unwrap() else {
+            panic!("blocks")
+        };
+        assert_eq!(b.len(), 6);
+        assert_eq!(b[0].input, Some(serde_json::json!({"command": "ls"})));
+        assert_eq!(
+            b[1].input,
+            Some(Value::Null),
+            "a null input is still an input"
+        );
+        assert_eq!(b[2].is_error, LaxBool(Some(true)));
+        assert_eq!(
+            b[2].content.as_ref().and_then(Content::text).as_deref(),
+            Some("out")
+        );
+        assert_eq!(b[3].source.0.media_type.as_deref(), Some("image/png"));
+        assert_eq!(b[4].source.0.data.as_deref(), None);
+        assert_eq!(b[5].thinking.as_deref(), Some("hm"));
+    }
+}
