@@ -9,6 +9,7 @@ use super::tokens::TokenCounts;
 use crate::fold::{Analyzer, ForeignResult, Terminal};
 use crate::model::{ProblemKind, RetentionState};
 use crate::retained::{count_format_chars, count_lines};
+use crate::sources::lax::{present, LaxStr, ObjectOr};
 use crate::transcript::event::Attachment;
 use crate::transcript::event::{ContentBlock, Event, RunErrorBody, ToolResult};
 use crate::transcript::RawLine;
@@ -16,6 +17,7 @@ use regex::Regex;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
@@ -60,11 +62,12 @@ pub(crate) struct CodexFold {
 
 #[derive(Deserialize)]
 struct Line<'a> {
-    timestamp: Option<String>,
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    #[serde(default, borrow, deserialize_with = "any_payload")]
-    payload: Payload<'a>,
+    #[serde(borrow)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    payload: ObjectOr<Payload<'a>>,
 }
 
 /// The fields of a line's payload that the fold reads, each as it comes (a field of an
@@ -72,19 +75,30 @@ struct Line<'a> {
 /// others are passed over unparsed: the outputs `exec_command_end` repeats and the encrypted
 /// reasoning are most of a rollout's bytes, and none of them is allocated.
 #[derive(Deserialize, Default)]
+#[serde(default)]
 struct Payload<'a> {
-    #[serde(rename = "type")]
-    kind: Option<Value>,
-    role: Option<Value>,
-    id: Option<Value>,
-    call_id: Option<Value>,
-    name: Option<Value>,
-    message: Option<Value>,
-    reason: Option<Value>,
-    cwd: Option<Value>,
-    originator: Option<Value>,
-    model_provider: Option<Value>,
-    model: Option<Value>,
+    #[serde(rename = "type", borrow)]
+    kind: LaxStr<'a>,
+    #[serde(borrow)]
+    role: LaxStr<'a>,
+    #[serde(borrow)]
+    id: LaxStr<'a>,
+    #[serde(borrow)]
+    call_id: LaxStr<'a>,
+    #[serde(borrow)]
+    name: LaxStr<'a>,
+    #[serde(borrow)]
+    message: LaxStr<'a>,
+    #[serde(borrow)]
+    reason: LaxStr<'a>,
+    #[serde(borrow)]
+    cwd: LaxStr<'a>,
+    #[serde(borrow)]
+    originator: LaxStr<'a>,
+    #[serde(borrow)]
+    model_provider: LaxStr<'a>,
+    #[serde(borrow)]
+    model: LaxStr<'a>,
     /// A message's blocks: read only for the assistant's (a user or developer item is the
     /// context Codex injects, often long).
     #[serde(borrow)]
@@ -98,52 +112,6 @@ struct Payload<'a> {
     output: Option<&'a RawValue>,
     info: Option<Value>,
     item: Option<Value>,
-}
-
-/// A payload that is an object gives its fields; any other value gives none.
-fn any_payload<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Payload<'de>, D::Error> {
-    use serde::de::{value::MapAccessDeserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-    struct AnyPayload;
-    impl<'de> Visitor<'de> for AnyPayload {
-        type Value = Payload<'de>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("any JSON value")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Payload<'de>, A::Error> {
-            Payload::deserialize(MapAccessDeserializer::new(map))
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Payload<'de>, A::Error> {
-            while seq.next_element::<IgnoredAny>()?.is_some() {}
-            Ok(Payload::default())
-        }
-        fn visit_str<E>(self, _: &str) -> Result<Payload<'de>, E> {
-            Ok(Payload::default())
-        }
-        fn visit_bool<E>(self, _: bool) -> Result<Payload<'de>, E> {
-            Ok(Payload::default())
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<Payload<'de>, E> {
-            Ok(Payload::default())
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Payload<'de>, E> {
-            Ok(Payload::default())
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Payload<'de>, E> {
-            Ok(Payload::default())
-        }
-        fn visit_unit<E>(self) -> Result<Payload<'de>, E> {
-            Ok(Payload::default())
-        }
-    }
-    d.deserialize_any(AnyPayload)
-}
-
-fn str_of(v: &Option<Value>) -> Option<&str> {
-    v.as_ref().and_then(Value::as_str)
-}
-
-fn text_of(v: &Option<Value>) -> Option<String> {
-    str_of(v).map(str::to_owned)
 }
 
 /// The texts of a message's or a reasoning's blocks.
@@ -175,12 +143,12 @@ impl CodexFold {
             }
         };
         let ts = l.timestamp.as_deref().and_then(super::super::parse_time);
-        let p = &l.payload;
-        let item = str_of(&p.kind).unwrap_or("");
+        let p = &l.payload.0;
+        let item = p.kind.as_deref().unwrap_or("");
         let emit = |into: &mut Analyzer, kind: &str, e: &Event, r: Option<ForeignResult>| {
             into.emit(n, line.offset, ts, kind, e, r)
         };
-        let role = str_of(&p.role);
+        let role = p.role.as_deref();
         if l.kind.as_deref() == Some("response_item") && !matches!(role, Some("user" | "developer"))
         {
             // The model answered: a prompt said again from here on is a new one.
@@ -189,15 +157,15 @@ impl CodexFold {
         match (l.kind.as_deref().unwrap_or(""), item) {
             ("session_meta", _) => {
                 let e = Event::RunStarted {
-                    cwd: text_of(&p.cwd),
-                    mode: text_of(&p.originator),
-                    provider: text_of(&p.model_provider).or_else(|| Some("openai".into())),
-                    model: text_of(&p.model),
+                    cwd: p.cwd.owned(),
+                    mode: p.originator.owned(),
+                    provider: p.model_provider.owned().or_else(|| Some("openai".into())),
+                    model: p.model.owned(),
                 };
                 emit(into, "run_started", &e, None);
             }
             ("turn_context", _) => {
-                if let Some(model) = text_of(&p.model) {
+                if let Some(model) = p.model.owned() {
                     if !self.model_seen {
                         into.run_mut().model = Some(model.clone());
                         self.model_seen = true;
@@ -207,7 +175,7 @@ impl CodexFold {
                 }
             }
             ("event_msg", "user_message") => {
-                let text = text_of(&p.message).unwrap_or_default();
+                let text = p.message.owned().unwrap_or_default();
                 self.prompt(into, (n, line.offset, ts), text, Vec::new());
             }
             ("event_msg", "item_completed") => {
@@ -236,7 +204,7 @@ impl CodexFold {
                 let e = Event::RunError {
                     error: Some(RunErrorBody {
                         code: Some("aborted".into()),
-                        message: text_of(&p.reason),
+                        message: p.reason.owned(),
                         detail: None,
                         retryable: None,
                     }),
@@ -250,7 +218,7 @@ impl CodexFold {
                     let blocks = p.content.and_then(|c| serde_json::from_str(c.get()).ok());
                     let text = block_texts(blocks.as_ref());
                     let e = Event::AssistantMessage {
-                        message_id: text_of(&p.id),
+                        message_id: p.id.owned(),
                         content: vec![ContentBlock::Text { text }],
                         usage: None,
                         timing: None,
@@ -274,10 +242,12 @@ impl CodexFold {
                 }
             }
             ("response_item", "function_call" | "custom_tool_call" | "local_shell_call") => {
-                let id = text_of(&p.call_id)
-                    .or_else(|| text_of(&p.id))
+                let id = p
+                    .call_id
+                    .owned()
+                    .or_else(|| p.id.owned())
                     .unwrap_or_default();
-                let name = text_of(&p.name).unwrap_or_else(|| item.to_owned());
+                let name = p.name.owned().unwrap_or_else(|| item.to_owned());
                 let input = match (p.arguments.as_ref())
                     .or(p.input.as_ref())
                     .or(p.action.as_ref())
@@ -309,7 +279,7 @@ impl CodexFold {
                 into.set_terminal(None);
             }
             ("response_item", "function_call_output" | "custom_tool_call_output") => {
-                let id = text_of(&p.call_id).unwrap_or_default();
+                let id = p.call_id.owned().unwrap_or_default();
                 let (content, ok) = output_of(p.output);
                 let ok = ok && !self.failed.remove(&id);
                 let class = classify(&id, &content);
@@ -327,7 +297,7 @@ impl CodexFold {
             ("response_item", _) => {}
             ("compacted", _) => {
                 let e = Event::ContextCompacted {
-                    summary: text_of(&p.message),
+                    summary: p.message.owned(),
                 };
                 emit(into, "context_compacted", &e, None);
             }
@@ -377,9 +347,27 @@ impl CodexFold {
 /// The output text of a rollout line holding a tool's output.
 pub(crate) fn output_on_line(line: &[u8]) -> Option<String> {
     let l: Line<'_> = serde_json::from_slice(line).ok()?;
-    let kind = str_of(&l.payload.kind)?;
+    let kind = l.payload.0.kind.as_deref()?;
     kind.ends_with("_output")
-        .then(|| output_of(l.payload.output).0)
+        .then(|| output_of(l.payload.0.output).0)
+}
+
+/// An output that is a JSON document (`{"output": ..., "metadata": {"exit_code": ...}}`), read
+/// for those fields only: an exit code present in `metadata` is the one, whatever its type.
+#[derive(Deserialize)]
+struct OutputDoc<'a> {
+    #[serde(default, borrow)]
+    output: LaxStr<'a>,
+    #[serde(default)]
+    metadata: ObjectOr<ExitCode>,
+    #[serde(default, deserialize_with = "present")]
+    exit_code: Option<Value>,
+}
+
+#[derive(Deserialize, Default)]
+struct ExitCode {
+    #[serde(default, deserialize_with = "present")]
+    exit_code: Option<Value>,
 }
 
 /// The text of an output and whether it succeeded: a JSON document `{"output", "metadata":
@@ -397,13 +385,13 @@ fn output_of(v: Option<&RawValue>) -> (String, bool) {
         },
     };
     if raw.starts_with('{') {
-        if let Ok(doc) = serde_json::from_str::<Value>(&raw) {
-            let code = (doc.pointer("/metadata/exit_code"))
-                .or_else(|| doc.get("exit_code"))
-                .and_then(Value::as_i64);
+        if let Ok(doc) = serde_json::from_str::<OutputDoc<'_>>(&raw) {
+            let code = (doc.metadata.0.exit_code)
+                .or(doc.exit_code)
+                .and_then(|c| c.as_i64());
             let ok = code.is_none_or(|c| c == 0);
-            if let Some(out) = doc.get("output").and_then(Value::as_str) {
-                return (out.to_owned(), ok);
+            if let Some(out) = doc.output.0 {
+                return (out.into_owned(), ok);
             }
             if code.is_some() {
                 return (raw, ok);
@@ -478,6 +466,14 @@ mod tests {
         assert_eq!(out(v("plain \u{1} é")), ("plain \u{1} é".to_owned(), true));
         // The `exec` tool's own shape, and an output given as content blocks.
         assert!(!out(v(r#"{"exit_code":7,"stdout":"x"}"#)).1);
+        // An exit code in `metadata` is the one, whatever its type; a field of another type
+        // reads as absent.
+        let doc = r#"{"output":"o","metadata":{"exit_code":"x"},"exit_code":3}"#;
+        assert_eq!(out(v(doc)), ("o".to_owned(), true));
+        let doc = r#"{"output":"o","metadata":[1],"exit_code":3}"#;
+        assert_eq!(out(v(doc)), ("o".to_owned(), false));
+        let doc = r#"{"output":5,"metadata":{"exit_code":0},"extra":{"k":[1]}}"#;
+        assert_eq!(out(v(doc)), (doc.to_owned(), true));
         let blocks = serde_json::json!([{"type": "input_text", "text": "Cargo.toml"}]);
         assert_eq!(out(blocks), ("Cargo.toml".to_owned(), true));
         // Anything else reads as its JSON text; no output is empty.
@@ -500,7 +496,7 @@ mod tests {
             let l: Line<'_> = serde_json::from_str(&json).expect(payload);
             assert_eq!(l.kind.as_deref(), Some("event_msg"));
             assert!(
-                l.payload.kind.is_none() && l.payload.output.is_none(),
+                l.payload.0.kind.0.is_none() && l.payload.0.output.is_none(),
                 "{payload}"
             );
         }
@@ -508,9 +504,9 @@ mod tests {
         let json = r#"{"payload":{"type":"function_call_output","call_id":5,
             "aggregated_output":"x\ny","output":"ok\n"}}"#;
         let l: Line<'_> = serde_json::from_str(json).unwrap();
-        assert_eq!(str_of(&l.payload.kind), Some("function_call_output"));
-        assert_eq!(text_of(&l.payload.call_id), None);
-        assert_eq!(output_of(l.payload.output).0, "ok\n");
+        assert_eq!(l.payload.0.kind.as_deref(), Some("function_call_output"));
+        assert_eq!(l.payload.0.call_id.owned(), None);
+        assert_eq!(output_of(l.payload.0.output).0, "ok\n");
     }
 
     #[test]
