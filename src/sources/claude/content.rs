@@ -60,9 +60,9 @@ pub(crate) struct Source<'a> {
 impl Content<'_> {
     /// The text a result's content gives: a string, or its text blocks joined by lines (an
     /// image as `[image]`); `None` for anything else.
-    pub(crate) fn text(&self) -> Option<String> {
+    pub(crate) fn text(self) -> Option<String> {
         match self {
-            Content::Text(s) => Some(s.as_ref().to_owned()),
+            Content::Text(s) => Some(s.into_owned()),
             Content::Blocks(blocks) => Some(
                 blocks
                     .iter()
@@ -168,7 +168,7 @@ mod tests {
             {"type":"image","source":{"media_type":"image/png","data":"AAAA"}},
             {"type":"image","source":"not an object"},
             {"type":"thinking","thinking":"hm","signature":"zzz"}]"#;
-        let Content::Blocks(b) = serde_json::from_str::<Content<'_>>(json).unwrap() else {
+        let Content::Blocks(mut b) = serde_json::from_str::<Content<'_>>(json).unwrap() else {
             panic!("blocks")
         };
         assert_eq!(b.len(), 6);
@@ -180,7 +180,7 @@ mod tests {
         );
         assert_eq!(b[2].is_error, LaxBool(Some(true)));
         assert_eq!(
-            b[2].content.as_ref().and_then(Content::text).as_deref(),
+            b[2].content.take().and_then(Content::text).as_deref(),
             Some("out")
         );
         assert_eq!(b[3].source.0.media_type.as_deref(), Some("image/png"));

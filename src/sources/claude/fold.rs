@@ -260,7 +260,8 @@ impl ClaudeFold {
         self.taken = !side;
         // A side conversation's lines are a few of its session's: the others are passed over
         // unparsed.
-        if side && !super::threads::may_be_side(raw.bytes) {
+        if side && !super::threads::may_be_side(raw.bytes) || self.lines.surely_not_taken(raw.bytes)
+        {
             return;
         }
         let Ok(text) = simdutf8::basic::from_utf8(raw.bytes) else {
@@ -323,7 +324,7 @@ impl ClaudeFold {
         };
         let kind = l.kind.take();
         match kind.as_deref().unwrap_or("") {
-            "user" => self.user(into, at, &l),
+            "user" => self.user(into, at, l),
             "assistant" => self.assistant(into, at, l),
             "custom-title" => self.title(into, 0, l.custom_title.or(l.title)),
             "ai-title" => self.title(into, 1, l.ai_title.or(l.title)),
@@ -356,20 +357,20 @@ impl ClaudeFold {
         }
     }
 
-    fn user(&mut self, into: &mut Analyzer, at: Place, l: &Line<'_>) {
-        let Some(content) = l.message.as_ref().map(|m| &m.content) else {
+    fn user(&mut self, into: &mut Analyzer, at: Place, l: Line<'_>) {
+        let Some(message) = l.message else {
             return;
         };
         let mut texts = Vec::new();
         let mut images = Vec::new();
-        match content {
-            Content::Text(s) => texts.push(s.as_ref()),
+        match message.content {
+            Content::Text(s) => texts.push(s),
             Content::Blocks(blocks) => {
                 for b in blocks {
                     match b.kind.as_deref() {
                         Some("tool_result") => self.result(into, at, b, l.tool_use_result),
-                        Some("text") => texts.extend(b.text.as_deref()),
-                        Some("image") => images.push(image_of(b)),
+                        Some("text") => texts.extend(b.text.0),
+                        Some("image") => images.push(image_of(&b)),
                         _ => {}
                     }
                 }
@@ -528,18 +529,10 @@ impl ClaudeFold {
         }
     }
 
-    fn result(
-        &mut self,
-        into: &mut Analyzer,
-        at: Place,
-        block: &Block<'_>,
-        raw: Option<&RawValue>,
-    ) {
+    fn result(&mut self, into: &mut Analyzer, at: Place, block: Block<'_>, raw: Option<&RawValue>) {
         let id = block.tool_use_id.owned().unwrap_or_default();
         let ok = !block.is_error.0.unwrap_or(false);
-        let content = (block.content.as_ref())
-            .and_then(Content::text)
-            .unwrap_or_default();
+        let content = block.content.and_then(Content::text).unwrap_or_default();
         // The raw output is read only for a stub: an inline result is what the model got.
         let raw_of = || raw.map(persisted::raw_output).unwrap_or_default();
         let (seen, raw) = match self.replacements.get(&id) {

@@ -144,13 +144,15 @@ pub(crate) fn may_be_side(line: &[u8]) -> bool {
 impl Scanner {
     /// Reads `path` from where this scan stopped to its end.
     pub(crate) fn read_on(&mut self, path: &Path) -> io::Result<()> {
-        let mut tail = None;
+        // The last line's end, kept in one buffer (not a copy per line).
+        let mut tail = Vec::with_capacity(TAIL);
         let outcome = read_lines(path, self.cursor, |l| {
             self.line(l.bytes);
-            tail = Some(l.bytes[l.bytes.len().saturating_sub(TAIL - 1)..].to_vec());
-        })?;
-        if let Some(mut tail) = tail {
+            tail.clear();
+            tail.extend_from_slice(&l.bytes[l.bytes.len().saturating_sub(TAIL - 1)..]);
             tail.push(b'\n');
+        })?;
+        if !tail.is_empty() {
             self.tail = tail;
         }
         self.cursor = outcome.cursor;
@@ -426,10 +428,38 @@ impl Lines {
         if !may_be_side(bytes) {
             return self.take(false, None, None, None).keep;
         }
+        if self.surely_not_taken(bytes) {
+            return false;
+        }
         match self.take_by_links(bytes) {
             Some(take) => take.keep,
             None => self.take(false, None, None, None).keep,
         }
+    }
+
+    /// Whether this side conversation surely does not take `line`, told from its bytes alone
+    /// (a session's other side lines are passed over so, unread): the line's `parentUuid`, the
+    /// first key Claude Code writes, is none of the conversation's lines, and its root's
+    /// `uuid` is nowhere in it. A line written any other way (another first key, an escape
+    /// where a uuid could be) is never passed over so: it is read.
+    pub(crate) fn surely_not_taken(&self, line: &[u8]) -> bool {
+        let Lines::Side(side, members) = self else {
+            return false;
+        };
+        let Some(rest) = line.strip_prefix(br#"{"parentUuid":"#) else {
+            return false;
+        };
+        let parent_elsewhere = match rest.strip_prefix(b"\"") {
+            None => rest.starts_with(b"null,"),
+            Some(value) => match memchr::memchr2(b'"', b'\\', value) {
+                Some(end) if value[end] == b'"' => {
+                    std::str::from_utf8(&value[..end]).is_ok_and(|parent| !members.contains(parent))
+                }
+                _ => false,
+            },
+        };
+        let plain = |needle: &[u8]| memchr::memmem::find(line, needle).is_none();
+        !side.by_agent && parent_elsewhere && plain(side.key.as_bytes()) && plain(b"\\u")
     }
 
     /// [`take`](Self::take) for a line read for its links alone (`None` when it is no JSON
@@ -522,5 +552,69 @@ mod tests {
         assert!(a.takes_raw(raw));
         assert!(!main.takes_raw(raw));
         assert!(!a.takes_raw(TASK.as_bytes()));
+    }
+
+    #[test]
+    fn a_side_line_is_passed_over_unread_only_when_surely_another_runs() {
+        let side = SideKey {
+            key: "a1".into(),
+            by_agent: false,
+        };
+        let mut a = Lines::Side(side, HashSet::from(["a2".to_owned()]));
+        let lines: [(&str, bool); 9] = [
+            // Another conversation's: its parent is none of ours, our root is nowhere in it.
+            (
+                r#"{"parentUuid":"b1","isSidechain":true,"uuid":"b2"}"#,
+                true,
+            ),
+            (
+                r#"{"parentUuid":null,"isSidechain":true,"uuid":"b1"}"#,
+                true,
+            ),
+            // Ours by its parent, or by its own uuid: read.
+            (
+                r#"{"parentUuid":"a2","isSidechain":true,"uuid":"a3"}"#,
+                false,
+            ),
+            (
+                r#"{"parentUuid":null,"isSidechain":true,"uuid":"a1"}"#,
+                false,
+            ),
+            // Written otherwise: read, never guessed.
+            (
+                r#"{"isSidechain":true,"parentUuid":"b1","uuid":"b2"}"#,
+                false,
+            ),
+            (
+                r#"{"parentUuid":"b\u0031","isSidechain":true,"uuid":"b2"}"#,
+                false,
+            ),
+            (
+                r#"{"parentUuid":"b1","isSidechain":true,"uuid":"\u0061\u0031"}"#,
+                false,
+            ),
+            (
+                r#"{"parentUuid": "b1","isSidechain":true,"uuid":"b2"}"#,
+                false,
+            ),
+            (r#"{"parentUuid":7,"isSidechain":true,"uuid":"b2"}"#, false),
+        ];
+        for (line, passed_over) in lines {
+            assert_eq!(a.surely_not_taken(line.as_bytes()), passed_over, "{line}");
+            if passed_over {
+                assert!(!a.clone().takes_raw(line.as_bytes()), "{line}");
+            }
+        }
+        // The escaped uuid is ours once read.
+        let escaped = r#"{"parentUuid":"b1","isSidechain":true,"uuid":"\u0061\u0031"}"#;
+        assert!(a.takes_raw(escaped.as_bytes()));
+        // A session, or a conversation told by its agent id, never passes a line over so.
+        let plain = br#"{"parentUuid":"b1","isSidechain":true,"uuid":"b2"}"#;
+        assert!(!Lines::Main.surely_not_taken(plain));
+        let by_agent = SideKey {
+            key: "x".into(),
+            by_agent: true,
+        };
+        assert!(!Lines::Side(by_agent, HashSet::new()).surely_not_taken(plain));
     }
 }
