@@ -273,11 +273,13 @@ impl ClaudeFold {
         if text.trim().is_empty() {
             return;
         }
-        // A side line is told by its links first: most side lines are some other run's (a
-        // session keeps none of them, a side conversation only its own), passed over so.
+        // A session keeps none of its side lines: it tells them by their links alone. (A side
+        // conversation passed over the others' above; what is left is mostly its own, read
+        // whole.)
         let by_links = match self.lines {
-            Lines::All => None,
-            _ if super::threads::may_be_side(raw.bytes) => self.lines.take_by_links(raw.bytes),
+            Lines::Main if super::threads::may_be_side(raw.bytes) => {
+                self.lines.take_by_links(raw.bytes)
+            }
             _ => None,
         };
         if let Some(take) = by_links.filter(|t| !t.keep) {

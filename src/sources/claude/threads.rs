@@ -129,6 +129,7 @@ needle!(AGENT, b"\"agentId\"");
 needle!(TOOL_USE, b"\"tool_use\"");
 needle!(PROMPT, b"\"prompt\"");
 needle!(REPLACEMENT, b"\"content-replacement\"");
+needle!(ESCAPE, b"\\u");
 
 /// Whether `line` holds the bytes `needle` searches for.
 fn has(line: &[u8], needle: &Finder<'_>) -> bool {
@@ -459,7 +460,7 @@ impl Lines {
             },
         };
         let plain = |needle: &[u8]| memchr::memmem::find(line, needle).is_none();
-        !side.by_agent && parent_elsewhere && plain(side.key.as_bytes()) && plain(b"\\u")
+        !side.by_agent && parent_elsewhere && !has(line, &ESCAPE) && plain(side.key.as_bytes())
     }
 
     /// [`take`](Self::take) for a line read for its links alone (`None` when it is no JSON
