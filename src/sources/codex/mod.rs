@@ -4,6 +4,7 @@
 mod fold;
 mod items;
 mod layout;
+mod output;
 mod search;
 mod tokens;
 
