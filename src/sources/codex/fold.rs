@@ -5,12 +5,11 @@
 //! and are folded away; an unknown line type is counted and shown.
 
 use super::items::{self, Completed};
-use super::output::{output_of, some_output, Output};
 use super::tokens::TokenCounts;
 use crate::fold::{Analyzer, ForeignResult, Terminal};
 use crate::model::{ProblemKind, RetentionState};
 use crate::retained::{count_format_chars, count_lines};
-use crate::sources::lax::{LaxStr, ObjectOr};
+use crate::sources::lax::{present, LaxStr, ObjectOr};
 use crate::transcript::event::Attachment;
 use crate::transcript::event::{ContentBlock, Event, RunErrorBody, ToolResult};
 use crate::transcript::RawLine;
@@ -35,6 +34,11 @@ static CUT: LazyLock<Regex> = LazyLock::new(|| {
 /// `Total output lines: M`: how long the output was before the cut.
 static TOTAL_LINES: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?m)^Total output lines: (\d+)\s*$").expect("valid regex"));
+
+/// `Exit code: N` (freeform) or `Process exited with code N` (unified exec).
+static EXIT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^(?:Exit code:|Process exited with code)\s*(-?\d+)\s*$").expect("valid regex")
+});
 
 /// The cut mark in `text`, if Codex cut it.
 pub(crate) fn cut_mark(text: &str) -> Option<&str> {
@@ -104,14 +108,14 @@ struct Payload<'a> {
     input: Option<Value>,
     action: Option<Value>,
     /// A tool's output: decoded apart (most of a rollout's text is outputs).
-    #[serde(borrow, deserialize_with = "some_output")]
-    output: Option<Output<'a>>,
+    #[serde(borrow)]
+    output: Option<&'a RawValue>,
     info: Option<Value>,
     item: Option<Value>,
 }
 
 /// The texts of a message's or a reasoning's blocks.
-pub(super) fn block_texts(v: Option<&Value>) -> String {
+fn block_texts(v: Option<&Value>) -> String {
     let Some(Value::Array(blocks)) = v else {
         return String::new();
     };
@@ -131,7 +135,7 @@ impl CodexFold {
         if text.trim().is_empty() {
             return;
         }
-        let mut l: Line<'_> = match serde_json::from_str(text) {
+        let l: Line<'_> = match serde_json::from_str(text) {
             Ok(l) => l,
             Err(e) => {
                 let msg = format!("not a Codex rollout line: {e}");
@@ -139,7 +143,6 @@ impl CodexFold {
             }
         };
         let ts = l.timestamp.as_deref().and_then(super::super::parse_time);
-        let output = l.payload.0.output.take();
         let p = &l.payload.0;
         let item = p.kind.as_deref().unwrap_or("");
         let emit = |into: &mut Analyzer, kind: &str, e: &Event, r: Option<ForeignResult>| {
@@ -277,7 +280,7 @@ impl CodexFold {
             }
             ("response_item", "function_call_output" | "custom_tool_call_output") => {
                 let id = p.call_id.owned().unwrap_or_default();
-                let (content, ok) = output_of(output);
+                let (content, ok) = output_of(p.output);
                 let ok = ok && !self.failed.remove(&id);
                 let class = classify(&id, &content);
                 let finished = Event::ToolCallFinished {
@@ -349,6 +352,60 @@ pub(crate) fn output_on_line(line: &[u8]) -> Option<String> {
         .then(|| output_of(l.payload.0.output).0)
 }
 
+/// An output that is a JSON document (`{"output": ..., "metadata": {"exit_code": ...}}`), read
+/// for those fields only: an exit code present in `metadata` is the one, whatever its type.
+#[derive(Deserialize)]
+struct OutputDoc<'a> {
+    #[serde(default, borrow)]
+    output: LaxStr<'a>,
+    #[serde(default)]
+    metadata: ObjectOr<ExitCode>,
+    #[serde(default, deserialize_with = "present")]
+    exit_code: Option<Value>,
+}
+
+#[derive(Deserialize, Default)]
+struct ExitCode {
+    #[serde(default, deserialize_with = "present")]
+    exit_code: Option<Value>,
+}
+
+/// The text of an output and whether it succeeded: a JSON document `{"output", "metadata":
+/// {"exit_code"}}` in a string is unwrapped; else the exit code the text states decides.
+fn output_of(v: Option<&RawValue>) -> (String, bool) {
+    let text = v.map(RawValue::get).unwrap_or("");
+    // A string (what Codex writes) is decoded at once; anything else is read as a value.
+    let raw = match crate::retained::json_string::decode_literal(text) {
+        Some(s) => s,
+        None => match serde_json::from_str::<Value>(text).ok() {
+            Some(Value::String(s)) => s,
+            Some(v @ Value::Array(_)) => block_texts(Some(&v)),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        },
+    };
+    if raw.starts_with('{') {
+        if let Ok(doc) = serde_json::from_str::<OutputDoc<'_>>(&raw) {
+            let code = (doc.metadata.0.exit_code)
+                .or(doc.exit_code)
+                .and_then(|c| c.as_i64());
+            let ok = code.is_none_or(|c| c == 0);
+            if let Some(out) = doc.output.0 {
+                return (out.into_owned(), ok);
+            }
+            if code.is_some() {
+                return (raw, ok);
+            }
+        }
+    }
+    // The exit code is stated in the header, before the output: a line of the output that
+    // looks like one says nothing.
+    let header = raw.split_once("\nOutput:").map_or(raw.as_str(), |(h, _)| h);
+    let code = EXIT.captures(header).and_then(|c| c[1].parse::<i64>().ok());
+    let ok = code.is_none_or(|c| c == 0);
+    (raw, ok)
+}
+
 /// A Codex output is what the model got, cut or not: `truncated` when it carries a cut mark
 /// (its line count then the one Codex states, when it states one), else `inline`.
 fn classify(id: &str, content: &str) -> ForeignResult {
@@ -391,6 +448,37 @@ mod tests {
             assert!(cut_mark(cut).is_some(), "{cut}");
         }
         assert_eq!(cut_mark("tokens truncated in prose"), None);
+    }
+
+    #[test]
+    fn outputs_are_unwrapped_and_their_exit_codes_read() {
+        let out = |v: serde_json::Value| {
+            let raw = serde_json::value::to_raw_value(&v).unwrap();
+            output_of(Some(&raw))
+        };
+        let v = |s: &str| Value::String(s.to_owned());
+        assert_eq!(
+            out(v(r#"{"output":"done\n","metadata":{"exit_code":1}}"#)),
+            ("done\n".to_owned(), false)
+        );
+        assert!(!out(v("Exit code: 101\nWall time: 4 seconds\nOutput:\nx")).1);
+        assert!(out(v("Process exited with code 0\nOutput:\n")).1);
+        assert_eq!(out(v("plain \u{1} é")), ("plain \u{1} é".to_owned(), true));
+        // The `exec` tool's own shape, and an output given as content blocks.
+        assert!(!out(v(r#"{"exit_code":7,"stdout":"x"}"#)).1);
+        // An exit code in `metadata` is the one, whatever its type; a field of another type
+        // reads as absent.
+        let doc = r#"{"output":"o","metadata":{"exit_code":"x"},"exit_code":3}"#;
+        assert_eq!(out(v(doc)), ("o".to_owned(), true));
+        let doc = r#"{"output":"o","metadata":[1],"exit_code":3}"#;
+        assert_eq!(out(v(doc)), ("o".to_owned(), false));
+        let doc = r#"{"output":5,"metadata":{"exit_code":0},"extra":{"k":[1]}}"#;
+        assert_eq!(out(v(doc)), (doc.to_owned(), true));
+        let blocks = serde_json::json!([{"type": "input_text", "text": "Cargo.toml"}]);
+        assert_eq!(out(blocks), ("Cargo.toml".to_owned(), true));
+        // Anything else reads as its JSON text; no output is empty.
+        assert_eq!(out(serde_json::json!({"a": 1})).0, r#"{"a":1}"#);
+        assert_eq!(output_of(None), (String::new(), true));
     }
 
     #[test]

@@ -4,7 +4,6 @@
 mod fold;
 mod items;
 mod layout;
-mod output;
 mod search;
 mod tokens;
 
