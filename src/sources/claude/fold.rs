@@ -255,7 +255,8 @@ impl ClaudeFold {
 
     pub(crate) fn line(&mut self, into: &mut Analyzer, raw: RawLine<'_>) {
         let n = raw.number;
-        // A line no run can read is its session's to report, not each side conversation's.
+        // A line no run can read is its session's to report, not each side conversation's; a
+        // side line whose links read but the rest does not is its own conversation's.
         let side = matches!(self.lines, Lines::Side(..));
         self.taken = !side;
         // A side conversation's lines are a few of its session's: the others are passed over
@@ -287,7 +288,14 @@ impl ClaudeFold {
         }
         let mut l: Line<'_> = match serde_json::from_str(text) {
             Ok(l) => l,
-            Err(_) if side => return,
+            Err(e) if side => {
+                if let Some(take) = self.lines.take_by_links(raw.bytes).filter(|t| t.keep) {
+                    self.account(into, take);
+                    let msg = format!("not a Claude Code line: {e}");
+                    into.problem(n, ProblemKind::Corrupt, msg);
+                }
+                return;
+            }
             Err(e) => {
                 let msg = format!("not a Claude Code line: {e}");
                 return into.problem(n, ProblemKind::Corrupt, msg);

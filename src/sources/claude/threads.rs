@@ -441,8 +441,9 @@ impl Lines {
     /// Whether this side conversation surely does not take `line`, told from its bytes alone
     /// (a session's other side lines are passed over so, unread): the line's `parentUuid`, the
     /// first key Claude Code writes, is none of the conversation's lines, and its root's
-    /// `uuid` is nowhere in it. A line written any other way (another first key, an escape
-    /// where a uuid could be) is never passed over so: it is read.
+    /// `uuid` is nowhere in it. A line written any other way (another first key, a `\u`
+    /// escape anywhere) is never passed over so: it is read; so is every line of a
+    /// conversation whose root's uuid holds a character JSON may write escaped otherwise.
     pub(crate) fn surely_not_taken(&self, line: &[u8]) -> bool {
         let Lines::Side(side, members) = self else {
             return false;
@@ -460,7 +461,13 @@ impl Lines {
             },
         };
         let plain = |needle: &[u8]| memchr::memmem::find(line, needle).is_none();
-        !side.by_agent && parent_elsewhere && !has(line, &ESCAPE) && plain(side.key.as_bytes())
+        // A uuid with none of these can only be written escaped as `\u`, which is looked for.
+        let unescapable = |b: &u8| *b >= 0x20 && !matches!(b, b'"' | b'\\' | b'/');
+        !side.by_agent
+            && side.key.as_bytes().iter().all(unescapable)
+            && parent_elsewhere
+            && !has(line, &ESCAPE)
+            && plain(side.key.as_bytes())
     }
 
     /// [`take`](Self::take) for a line read for its links alone (`None` when it is no JSON
@@ -609,6 +616,13 @@ mod tests {
         // The escaped uuid is ours once read.
         let escaped = r#"{"parentUuid":"b1","isSidechain":true,"uuid":"\u0061\u0031"}"#;
         assert!(a.takes_raw(escaped.as_bytes()));
+        // A root whose uuid JSON may write escaped otherwise (`\/`) is never guessed at.
+        let slash = SideKey {
+            key: "a/1".into(),
+            by_agent: false,
+        };
+        let other = br#"{"parentUuid":"b1","isSidechain":true,"uuid":"a\/1"}"#;
+        assert!(!Lines::Side(slash, HashSet::new()).surely_not_taken(other));
         // A session, or a conversation told by its agent id, never passes a line over so.
         let plain = br#"{"parentUuid":"b1","isSidechain":true,"uuid":"b2"}"#;
         assert!(!Lines::Main.surely_not_taken(plain));

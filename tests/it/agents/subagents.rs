@@ -162,6 +162,29 @@ fn side_conversations_in_a_session_file_are_runs_under_it() {
 }
 
 #[test]
+fn a_damaged_side_line_is_its_own_conversations_problem() {
+    let store = tempfile::tempdir().unwrap();
+    let mut s = session_with_side_conversations(&store.path().join("-home-ana-app"));
+    // Its links read, its message does not: the parser's line, damaged.
+    s.line(side("a5", Some("a4"), "assistant", json!(5)));
+    s.write();
+    for extra in [&[][..], &["--no-index"]] {
+        let runs = mctl_json(store.path(), &[&["runs"], extra].concat());
+        let problems = |id: &str| find(&runs, id)["problems"].as_u64();
+        assert_eq!(problems("sidechain-aaaaaaaa"), Some(1), "{runs}");
+        assert_eq!(
+            (problems(SESSION), problems("sidechain-bbbbbbbb")),
+            (Some(0), Some(0)),
+            "said once, by the run the line is of"
+        );
+        assert_eq!(find(&runs, SESSION)["sidechainLines"], 7);
+    }
+    let show = mctl_json(store.path(), &["show", "sidechain-aaaaaaaa"]);
+    let said = show.to_string();
+    assert!(said.contains("not a Claude Code line"), "{said}");
+}
+
+#[test]
 fn subagent_files_know_the_call_that_started_them() {
     let store = tempfile::tempdir().unwrap();
     let project = store.path().join("-home-ana-app");
