@@ -2,7 +2,8 @@
 //! one: a field of an unexpected type reads as absent (it never fails its line), an object
 //! read into a struct is that struct's default when it is no object, and a string without an
 //! escape is borrowed from the line instead of copied. A cold scan reads millions of lines,
-//! and most of their small fields are strings.
+//! and most of their small fields are strings. (Unlike a `Value`, a struct read so refuses a
+//! key written twice: its line is then damaged.)
 
 use serde::de::{value::MapAccessDeserializer, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
