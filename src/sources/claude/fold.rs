@@ -210,7 +210,10 @@ fn widest(a: &Usage, b: &Usage) -> Usage {
 
 /// The `content-replacement` records of one line, if it is such a line: (call id, stub).
 pub(crate) fn replacements_in(line: &[u8]) -> Vec<(String, String)> {
-    if memchr::memmem::find(line, b"content-replacement").is_none() {
+    // Built once: building a searcher costs more than most lines' search.
+    static KIND: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"content-replacement"));
+    if KIND.find(line).is_none() {
         return Vec::new();
     }
     let Ok(l) = serde_json::from_slice::<Line<'_>>(line) else {

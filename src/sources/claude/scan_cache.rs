@@ -185,11 +185,25 @@ fn scan_one(path: &Path, meta: &fs::Metadata) -> (SessionScan, Outcome) {
     let scan = scanner.scan.clone();
     let kept = Kept {
         stamp,
-        scanner: Some(scanner),
+        scanner: is_live(meta).then_some(scanner),
         scan: scan.clone(),
     };
     lock().files.insert(path.to_path_buf(), kept);
     (scan, outcome)
+}
+
+/// How long after its last write a session file's scan is kept ready to be read on. What
+/// reading on needs (the `uuid` of every side line) grows with the file, and a store holds
+/// thousands of files that will never grow again: only a live session's is kept, so that a
+/// process's memory follows the sessions being written, not the store's size. A file written
+/// again after longer is scanned whole once, and is live again.
+const LIVE: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+
+/// Whether the file of `meta` was written within [`LIVE`] (a time that cannot be read counts as
+/// live: the scan is then kept, as it always was).
+fn is_live(meta: &fs::Metadata) -> bool {
+    let written = meta.modified().map(|t| t.elapsed());
+    !matches!(written, Ok(Ok(age)) if age > LIVE)
 }
 
 /// Forgets every scan of store `root`, in this process and in `cache` (the app's Refresh reads

@@ -341,8 +341,9 @@ pub(crate) enum Lines {
     All,
     /// A session's own lines: its side conversations are runs of their own.
     Main,
-    /// One side conversation, with the `uuid`s of its lines read so far.
-    Side(SideKey, HashSet<String>),
+    /// One side conversation, with the `uuid`s of its lines read so far and a searcher for its
+    /// key (built once: building one costs more than a line's search).
+    Side(SideKey, HashSet<String>, Box<Finder<'static>>),
 }
 
 /// What [`Lines::take`] needs of a line; the rest of it is passed over undecoded.
@@ -379,10 +380,16 @@ impl Lines {
     /// The lines run `files` reads of its transcript.
     pub(crate) fn of(files: &RunFiles) -> Self {
         match (&files.side, is_agent_file(files)) {
-            (Some(side), _) => Lines::Side(side.clone(), HashSet::new()),
+            (Some(side), _) => Lines::side(side.clone(), HashSet::new()),
             (None, true) => Lines::All,
             (None, false) => Lines::Main,
         }
+    }
+
+    /// The lines of side conversation `side`, `members` the `uuid`s of its lines read so far.
+    pub(crate) fn side(side: SideKey, members: HashSet<String>) -> Self {
+        let key = Box::new(Finder::new(side.key.as_bytes()).into_owned());
+        Lines::Side(side, members, key)
     }
 
     /// Whether the line with these fields is the run's.
@@ -402,7 +409,7 @@ impl Lines {
                 keep: !is_side,
                 side: is_side,
             },
-            Lines::Side(side, members) => {
+            Lines::Side(side, members, _) => {
                 let agent = agent.filter(|a| is_agent_id(a));
                 let keep = is_side
                     && match (agent, side.by_agent) {
@@ -445,7 +452,7 @@ impl Lines {
     /// escape anywhere) is never passed over so: it is read; so is every line of a
     /// conversation whose root's uuid holds a character JSON may write escaped otherwise.
     pub(crate) fn surely_not_taken(&self, line: &[u8]) -> bool {
-        let Lines::Side(side, members) = self else {
+        let Lines::Side(side, members, key) = self else {
             return false;
         };
         let Some(rest) = line.strip_prefix(br#"{"parentUuid":"#) else {
@@ -460,14 +467,13 @@ impl Lines {
                 _ => false,
             },
         };
-        let plain = |needle: &[u8]| memchr::memmem::find(line, needle).is_none();
         // A uuid with none of these can only be written escaped as `\u`, which is looked for.
         let unescapable = |b: &u8| *b >= 0x20 && !matches!(b, b'"' | b'\\' | b'/');
         !side.by_agent
             && side.key.as_bytes().iter().all(unescapable)
             && parent_elsewhere
             && !has(line, &ESCAPE)
-            && plain(side.key.as_bytes())
+            && key.find(line).is_none()
     }
 
     /// [`take`](Self::take) for a line read for its links alone (`None` when it is no JSON
@@ -543,7 +549,7 @@ mod tests {
             key: "a1".into(),
             by_agent: false,
         };
-        let mut a = Lines::Side(side, HashSet::new());
+        let mut a = Lines::side(side, HashSet::new());
         let mut main = Lines::Main;
         let lines = [
             (false, Some("m1"), None, true, false),
@@ -568,7 +574,7 @@ mod tests {
             key: "a1".into(),
             by_agent: false,
         };
-        let mut a = Lines::Side(side, HashSet::from(["a2".to_owned()]));
+        let mut a = Lines::side(side, HashSet::from(["a2".to_owned()]));
         let lines: [(&str, bool); 9] = [
             // Another conversation's: its parent is none of ours, our root is nowhere in it.
             (
@@ -622,7 +628,7 @@ mod tests {
             by_agent: false,
         };
         let other = br#"{"parentUuid":"b1","isSidechain":true,"uuid":"a\/1"}"#;
-        assert!(!Lines::Side(slash, HashSet::new()).surely_not_taken(other));
+        assert!(!Lines::side(slash, HashSet::new()).surely_not_taken(other));
         // A session, or a conversation told by its agent id, never passes a line over so.
         let plain = br#"{"parentUuid":"b1","isSidechain":true,"uuid":"b2"}"#;
         assert!(!Lines::Main.surely_not_taken(plain));
@@ -630,6 +636,6 @@ mod tests {
             key: "x".into(),
             by_agent: true,
         };
-        assert!(!Lines::Side(by_agent, HashSet::new()).surely_not_taken(plain));
+        assert!(!Lines::side(by_agent, HashSet::new()).surely_not_taken(plain));
     }
 }

@@ -493,6 +493,65 @@ fn a_scan_kept_in_the_process_is_read_on_only_when_the_file_grew_in_place() {
 }
 
 #[test]
+fn only_a_live_sessions_scan_is_kept_to_be_read_on() {
+    use mission_control::runs::{RunOptions, RunsDir};
+    let store = tempfile::tempdir().unwrap();
+    let s = session_with_side_conversations(&store.path().join("-home-ana-app"));
+    // Last written an hour ago: a session that is over.
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let file = std::fs::File::options().append(true).open(&s.path).unwrap();
+    file.set_modified(hour_ago).unwrap();
+    let dir = RunsDir::open(store.path(), RunOptions::default())
+        .unwrap()
+        .with_index(false);
+    let ids = |d: &RunsDir| -> Vec<String> {
+        let mut ids: Vec<String> = d.layout().unwrap().runs.into_keys().collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(
+        ids(&dir),
+        [SESSION, "sidechain-aaaaaaaa", "sidechain-bbbbbbbb"]
+    );
+    // Resumed: edited in its middle and appended to. What was kept of a live session would be
+    // read on (the edit unseen, as above); this one's was not kept, so it is scanned whole.
+    let text = std::fs::read_to_string(&s.path).unwrap();
+    let more = side(
+        "gggggggg-1",
+        None,
+        "user",
+        json!({"role": "user", "content": "More"}),
+    );
+    let edited = text.replace("bbbbbbbb-", "ffffffff-");
+    std::fs::write(&s.path, format!("{edited}{more}\n")).unwrap();
+    let whole = [
+        SESSION,
+        "sidechain-aaaaaaaa",
+        "sidechain-ffffffff",
+        "sidechain-gggggggg",
+    ];
+    assert_eq!(ids(&dir), whole);
+    // Live now: appended to again, it is read on.
+    let text = std::fs::read_to_string(&s.path).unwrap();
+    let again = side(
+        "hhhhhhhh-1",
+        None,
+        "user",
+        json!({"role": "user", "content": "Again"}),
+    );
+    let edited = text.replace("aaaaaaaa-", "eeeeeeee-");
+    std::fs::write(&s.path, format!("{edited}{again}\n")).unwrap();
+    let read_on = [
+        SESSION,
+        "sidechain-aaaaaaaa",
+        "sidechain-ffffffff",
+        "sidechain-gggggggg",
+        "sidechain-hhhhhhhh",
+    ];
+    assert_eq!(ids(&dir), read_on);
+}
+
+#[test]
 fn pinning_a_subagent_keeps_its_sessions_folder() {
     let store = tempfile::tempdir().unwrap();
     let project = store.path().join("-home-ana-app");
