@@ -411,9 +411,8 @@ fn output_of(v: Option<&RawValue>) -> (String, bool) {
 fn classify(id: &str, content: &str) -> ForeignResult {
     let bytes = content.len() as u64;
     let cut = cut_mark(content).is_some();
-    let lines = TOTAL_LINES
-        .captures(content)
-        .filter(|_| cut)
+    // Looked for only in a cut output: an uncut one (most) is not searched twice.
+    let lines = (cut.then(|| TOTAL_LINES.captures(content)).flatten())
         .and_then(|c| c[1].parse().ok())
         .unwrap_or_else(|| count_lines(content.as_bytes()));
     let lines = Some(lines);
