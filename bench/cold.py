@@ -82,8 +82,12 @@ def claude_store(root):
         text = SESSION_ID.sub(b'"sessionId":"%s"' % session.encode(), text)
         project = os.path.join(root, f"-home-user-project-{i % 20:02d}")
         os.makedirs(project, exist_ok=True)
-        with open(os.path.join(project, f"{session}.jsonl"), "wb") as f:
+        path = os.path.join(project, f"{session}.jsonl")
+        with open(path, "wb") as f:
             f.write(text)
+        # Finished sessions, as a real store holds: last written a day ago, whenever the store
+        # was built (a live session's scan is kept ready to be read on, and costs memory).
+        os.utime(path, (time.time() - 86_400, time.time() - 86_400))
 
 
 def generated_rollout(i):

@@ -159,8 +159,14 @@ fn scan_one(path: &Path, meta: &fs::Metadata) -> (SessionScan, Outcome) {
     let stamp = Stamp::from_meta(meta);
     let kept = {
         let mut cache = lock();
-        match cache.files.get(path) {
-            Some(kept) if kept.stamp == stamp => return (kept.scan.clone(), Outcome::Kept),
+        match cache.files.get_mut(path) {
+            Some(kept) if kept.stamp == stamp => {
+                // A session that went quiet since its scan no longer keeps what reading on needs.
+                if kept.scanner.is_some() && !is_live(meta) {
+                    kept.scanner = None;
+                }
+                return (kept.scan.clone(), Outcome::Kept);
+            }
             _ => cache.files.remove(path),
         }
     };

@@ -21,11 +21,4 @@ describe('Latest', () => {
     expect(answers.take(second)).toBe(true);
     expect(answers.take(third)).toBe(true);
   });
-
-  it('takes the same answer twice (a failure and what follows from it)', () => {
-    const answers = new Latest();
-    const n = answers.ask();
-    expect(answers.take(n)).toBe(true);
-    expect(answers.take(n)).toBe(true);
-  });
 });
