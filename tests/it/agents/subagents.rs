@@ -402,6 +402,21 @@ fn a_side_conversation_has_figures_of_its_own() {
     assert_eq!(find(&runs, "sidechain-cccccccc")["status"], "interrupted");
 }
 
+/// The ids of the runs of `dir`'s layout, in order.
+fn layout_ids(dir: &mission_control::runs::RunsDir) -> Vec<String> {
+    let mut ids: Vec<String> = dir.layout().unwrap().runs.into_keys().collect();
+    ids.sort();
+    ids
+}
+
+/// Rewrites session file `path` with `from` replaced by `to` in it (an edit in its middle), and
+/// a new side conversation appended: its first line, uuid `root`, saying `text`.
+fn edit_and_start_side(path: &Path, (from, to): (&str, &str), root: &str, text: &str) {
+    let edited = std::fs::read_to_string(path).unwrap().replace(from, to);
+    let first = side(root, None, "user", json!({"role": "user", "content": text}));
+    std::fs::write(path, format!("{edited}{first}\n")).unwrap();
+}
+
 #[test]
 fn a_scan_kept_in_the_process_is_read_on_only_when_the_file_grew_in_place() {
     use mission_control::runs::{RunOptions, RunsDir};
@@ -410,11 +425,7 @@ fn a_scan_kept_in_the_process_is_read_on_only_when_the_file_grew_in_place() {
     let dir = RunsDir::open(store.path(), RunOptions::default())
         .unwrap()
         .with_index(false);
-    let ids = |d: &RunsDir| -> Vec<String> {
-        let mut ids: Vec<String> = d.layout().unwrap().runs.into_keys().collect();
-        ids.sort();
-        ids
-    };
+    let ids = layout_ids;
     assert_eq!(
         ids(&dir),
         [SESSION, "sidechain-aaaaaaaa", "sidechain-bbbbbbbb"]
@@ -464,15 +475,7 @@ fn a_scan_kept_in_the_process_is_read_on_only_when_the_file_grew_in_place() {
     // Edited in its middle and appended to: the bytes where the scan stopped are in place, so
     // it is read on, and the edit is not seen. The app's Refresh forgets what was kept, and
     // reads the file again whole.
-    let text = std::fs::read_to_string(&s.path).unwrap();
-    let edited = text.replace("dddddddd-", "ffffffff-");
-    let more = side(
-        "gggggggg-1",
-        None,
-        "user",
-        json!({"role": "user", "content": "More"}),
-    );
-    std::fs::write(&s.path, format!("{edited}{more}\n")).unwrap();
+    edit_and_start_side(&s.path, ("dddddddd-", "ffffffff-"), "gggggggg-1", "More");
     let read_on = [
         SESSION,
         "sidechain-cccccccc",
@@ -504,26 +507,14 @@ fn only_a_live_sessions_scan_is_kept_to_be_read_on() {
     let dir = RunsDir::open(store.path(), RunOptions::default())
         .unwrap()
         .with_index(false);
-    let ids = |d: &RunsDir| -> Vec<String> {
-        let mut ids: Vec<String> = d.layout().unwrap().runs.into_keys().collect();
-        ids.sort();
-        ids
-    };
+    let ids = layout_ids;
     assert_eq!(
         ids(&dir),
         [SESSION, "sidechain-aaaaaaaa", "sidechain-bbbbbbbb"]
     );
     // Resumed: edited in its middle and appended to. What was kept of a live session would be
     // read on (the edit unseen, as above); this one's was not kept, so it is scanned whole.
-    let text = std::fs::read_to_string(&s.path).unwrap();
-    let more = side(
-        "gggggggg-1",
-        None,
-        "user",
-        json!({"role": "user", "content": "More"}),
-    );
-    let edited = text.replace("bbbbbbbb-", "ffffffff-");
-    std::fs::write(&s.path, format!("{edited}{more}\n")).unwrap();
+    edit_and_start_side(&s.path, ("bbbbbbbb-", "ffffffff-"), "gggggggg-1", "More");
     let whole = [
         SESSION,
         "sidechain-aaaaaaaa",
@@ -532,15 +523,7 @@ fn only_a_live_sessions_scan_is_kept_to_be_read_on() {
     ];
     assert_eq!(ids(&dir), whole);
     // Live now: appended to again, it is read on.
-    let text = std::fs::read_to_string(&s.path).unwrap();
-    let again = side(
-        "hhhhhhhh-1",
-        None,
-        "user",
-        json!({"role": "user", "content": "Again"}),
-    );
-    let edited = text.replace("aaaaaaaa-", "eeeeeeee-");
-    std::fs::write(&s.path, format!("{edited}{again}\n")).unwrap();
+    edit_and_start_side(&s.path, ("aaaaaaaa-", "eeeeeeee-"), "hhhhhhhh-1", "Again");
     let read_on = [
         SESSION,
         "sidechain-aaaaaaaa",
