@@ -2,6 +2,16 @@
 //! transcripts; of their types, just an assistant message's usage and timing reach the API (in a
 //! timeline event).
 
+/// `static NAME`: a searcher for `bytes` in a line, built once (building one costs more than a
+/// short line's search).
+macro_rules! needle {
+    ($name:ident, $bytes:expr) => {
+        static $name: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new($bytes));
+    };
+}
+pub(crate) use needle;
+
 pub(crate) mod event;
 pub(crate) mod reader;
 pub(crate) mod spans;

@@ -71,9 +71,7 @@ pub(crate) fn first_value(line: &[u8]) -> &[u8] {
 /// other line as it is. Only a line where two objects may meet is parsed here.
 pub(crate) fn split_glued(line: RawLine<'_>, each: &mut impl FnMut(RawLine<'_>)) {
     use serde::de::IgnoredAny;
-    // Built once: building a searcher costs more than most lines' search.
-    static MEET: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"}{"));
+    super::needle!(MEET, b"}{");
     if MEET.find(line.bytes).is_none() || serde_json::from_slice::<IgnoredAny>(line.bytes).is_ok() {
         return each(line);
     }

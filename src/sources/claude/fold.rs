@@ -210,9 +210,7 @@ fn widest(a: &Usage, b: &Usage) -> Usage {
 
 /// The `content-replacement` records of one line, if it is such a line: (call id, stub).
 pub(crate) fn replacements_in(line: &[u8]) -> Vec<(String, String)> {
-    // Built once: building a searcher costs more than most lines' search.
-    static KIND: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"content-replacement"));
+    crate::transcript::needle!(KIND, b"content-replacement");
     if KIND.find(line).is_none() {
         return Vec::new();
     }

@@ -12,7 +12,7 @@
 //! ([`super::scan_cache`]); a file that grew is read on from where its scan stopped.
 
 use crate::model::layout::RunFiles;
-use crate::transcript::{read_lines, Cursor};
+use crate::transcript::{needle, read_lines, Cursor};
 use memchr::memmem::Finder;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -21,7 +21,6 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
 use std::path::Path;
-use std::sync::LazyLock;
 
 pub use crate::model::SideKey;
 
@@ -117,13 +116,7 @@ struct AgentResult {
     agent_id: Option<String>,
 }
 
-/// Bytes that a line the scan must read holds; a line with none of them is passed over.
-/// Each searcher is built once: building one costs more than a short line's search.
-macro_rules! needle {
-    ($name:ident, $bytes:expr) => {
-        static $name: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new($bytes));
-    };
-}
+// Bytes that a line the scan must read holds; a line with none of them is passed over.
 needle!(SIDE, b"\"isSidechain\":true");
 needle!(AGENT, b"\"agentId\"");
 needle!(TOOL_USE, b"\"tool_use\"");

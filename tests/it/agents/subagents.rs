@@ -402,6 +402,14 @@ fn a_side_conversation_has_figures_of_its_own() {
     assert_eq!(find(&runs, "sidechain-cccccccc")["status"], "interrupted");
 }
 
+/// Store `root`, read without an index (each listing reads its layout again).
+fn unindexed(root: &Path) -> mission_control::runs::RunsDir {
+    use mission_control::runs::{RunOptions, RunsDir};
+    RunsDir::open(root, RunOptions::default())
+        .unwrap()
+        .with_index(false)
+}
+
 /// The ids of the runs of `dir`'s layout, in order.
 fn layout_ids(dir: &mission_control::runs::RunsDir) -> Vec<String> {
     let mut ids: Vec<String> = dir.layout().unwrap().runs.into_keys().collect();
@@ -419,12 +427,9 @@ fn edit_and_start_side(path: &Path, (from, to): (&str, &str), root: &str, text: 
 
 #[test]
 fn a_scan_kept_in_the_process_is_read_on_only_when_the_file_grew_in_place() {
-    use mission_control::runs::{RunOptions, RunsDir};
     let store = tempfile::tempdir().unwrap();
     let mut s = session_with_side_conversations(&store.path().join("-home-ana-app"));
-    let dir = RunsDir::open(store.path(), RunOptions::default())
-        .unwrap()
-        .with_index(false);
+    let dir = unindexed(store.path());
     let ids = layout_ids;
     assert_eq!(
         ids(&dir),
@@ -497,16 +502,13 @@ fn a_scan_kept_in_the_process_is_read_on_only_when_the_file_grew_in_place() {
 
 #[test]
 fn only_a_live_sessions_scan_is_kept_to_be_read_on() {
-    use mission_control::runs::{RunOptions, RunsDir};
     let store = tempfile::tempdir().unwrap();
     let s = session_with_side_conversations(&store.path().join("-home-ana-app"));
     // Last written an hour ago: a session that is over.
     let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     let file = std::fs::File::options().append(true).open(&s.path).unwrap();
     file.set_modified(hour_ago).unwrap();
-    let dir = RunsDir::open(store.path(), RunOptions::default())
-        .unwrap()
-        .with_index(false);
+    let dir = unindexed(store.path());
     let ids = layout_ids;
     assert_eq!(
         ids(&dir),
