@@ -8,11 +8,12 @@ use super::{Entry, Want};
 use crate::model::layout::{summary_name, transcript_name, value_dir_name, Layout, RunFiles};
 use crate::model::{Run, RunDetail, RunOptions, RunStatus};
 
-/// What the index knows of a run of the layout: the run, proven unchanged, or that it must be
-/// read (with the stamps its files have now).
-/// (Both boxed: a run and a stamp are each many times the size of a pointer.)
-pub(super) enum Found {
-    Kept(Box<Entry>),
+/// What the index knows of a run of the layout: the run, proven unchanged (as the listing's
+/// `out` makes it), or that it must be read (with the stamps its files have now).
+/// (Both boxed: what is kept of a run and a stamp are each many times the size of a pointer,
+/// and a listing holds one of these per run while it reads.)
+pub(super) enum Found<T> {
+    Kept(Box<T>),
     Changed(Box<RunStamp>),
 }
 
@@ -36,14 +37,15 @@ pub(super) fn merge(layout: &Layout, rows: Vec<(String, Row)>) -> (Vec<Pair<'_>>
 }
 
 /// Stats every run's files and takes the runs they prove unchanged from their rows (with their
-/// results or sizes when `want` says so), on as many threads as there are cores (a listing of
-/// 100,000 runs is 300,000 stats).
-pub(super) fn look_up<'a>(
+/// results or sizes when `want` says so), each given to `out`, on as many threads as there are
+/// cores (a listing of 100,000 runs is 300,000 stats).
+pub(super) fn look_up<'a, T: Send>(
     layout: &'a Layout,
     pairs: Vec<Pair<'a>>,
     opts: &RunOptions,
     want: Want,
-) -> Vec<(&'a String, &'a RunFiles, Found)> {
+    out: &(impl Fn(&String, Entry) -> T + Sync),
+) -> Vec<(&'a String, &'a RunFiles, Found<T>)> {
     let root = rustix::fs::open(
         &layout.root,
         rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
@@ -56,7 +58,7 @@ pub(super) fn look_up<'a>(
             .filter(|row| row.stamp == stamp.key() && stamp.settled_at(row.read_ms))
             .and_then(|row| from_row(&row, opts, want, &stamp));
         let found = match kept {
-            Some(entry) => Found::Kept(Box::new(entry)),
+            Some(entry) => Found::Kept(Box::new(out(id, entry))),
             None => Found::Changed(Box::new(stamp)),
         };
         (id, files, found)

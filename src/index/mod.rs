@@ -23,6 +23,7 @@ use crate::model::{ResultInfo, ResultSizes, Run, RunDetail, RunOptions};
 use files::{open_store, set_aside};
 use lookup::{look_up, merge, to_row, Found};
 use serde::Serialize;
+use stamp::RunStamp;
 use std::path::{Path, PathBuf};
 use store::{Row, Store, Unusable};
 
@@ -39,10 +40,6 @@ pub struct RunIndex {
     /// The runs directory, canonical, as the index names it.
     runs_dir: String,
 }
-
-/// A run read for the index: its row to keep (none for a run that must be read again next
-/// time) and its entry; `None` for a run gone since the directory was listed.
-type Settled = Option<(Option<Row>, Entry)>;
 
 /// What reading one run's files gave, for the index to keep or not.
 pub enum ReadRun {
@@ -137,6 +134,64 @@ pub fn disabled_by_env() -> bool {
     std::env::var("MCTL_NO_INDEX").is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
+/// The answers of a listing, the runs gone since taken out, in the memory they were read into
+/// (`flatten` would copy them into another: a listing of 100,000 runs holds its answer twice).
+#[allow(clippy::filter_map_identity)]
+pub(crate) fn in_place<T>(answers: Vec<Option<T>>) -> Vec<T> {
+    answers.into_iter().filter_map(|a| a).collect()
+}
+
+/// The bytes of a run's transcript a read of it counts as done. A side conversation's file is
+/// its session's, and counted once, there.
+fn transcript_len(files: &crate::model::RunFiles, stamp: &RunStamp) -> u64 {
+    match (&stamp.transcript, &files.side) {
+        (Some(t), None) => t.len,
+        _ => 0,
+    }
+}
+
+/// How many rows a listing writes in one transaction, and holds at most while it reads on.
+const ROWS_PER_WRITE: usize = 256;
+
+/// Keeps the rows read runs gave, a batch at a time as they come, then forgets the runs that
+/// are gone; the number of rows kept, or the first failure (after which nothing is written:
+/// the next listing reads those runs again).
+fn write_rows(
+    mut store: Option<&mut Store>,
+    rows: std::sync::mpsc::Receiver<(String, Row)>,
+    rest: Rest,
+) -> rusqlite::Result<usize> {
+    let mut batch = Vec::with_capacity(ROWS_PER_WRITE);
+    let mut kept = 0;
+    let mut write = |batch: &mut Vec<(String, Row)>, gone: &[String]| -> rusqlite::Result<()> {
+        match store.as_deref_mut() {
+            Some(store) => {
+                store.update(batch, gone, crate::model::now_ms())?;
+                kept += batch.len();
+                batch.clear();
+                Ok(())
+            }
+            None => {
+                batch.clear();
+                Ok(())
+            }
+        }
+    };
+    for row in rows {
+        batch.push(row);
+        if batch.len() == ROWS_PER_WRITE {
+            // A failed write drops `rows`: the reads go on, their rows are not taken.
+            write(&mut batch, &[])?;
+        }
+    }
+    // The last batch, with the runs gone; an index that held no row yet is stamped as
+    // brought up to date even when nothing was read.
+    if !batch.is_empty() || !rest.gone.is_empty() || rest.empty {
+        write(&mut batch, &rest.gone)?;
+    }
+    Ok(kept)
+}
+
 /// What settling a look-up needs besides its runs: the runs gone since, whether the index held
 /// no row before, and the clock the runs read are judged by.
 struct Rest {
@@ -195,17 +250,18 @@ impl RunIndex {
     }
 
     /// Every run of `layout`, each from the index when its files prove it unchanged, else
-    /// read by `read` (as a listing without index reads it); the index is brought up to date.
-    /// The order is the layout's; the caller sorts.
-    pub fn list(
+    /// read by `read` (as a listing without index reads it), and given to `out` (on the thread
+    /// that read it: a listing of 100,000 runs holds what `out` makes of each, never a run's
+    /// whole reading); the index is brought up to date. The order is the layout's; the caller
+    /// sorts and adds the children's figures.
+    pub fn list<T: Send>(
         &mut self,
         layout: &Layout,
         opts: &RunOptions,
         read: impl Fn(&str) -> ReadRun + Sync,
-    ) -> Vec<Run> {
-        let mut runs = self.walk(layout, opts, Want::Runs, read, |_, e| e.run);
-        crate::model::family::add_children(&mut runs);
-        runs
+        out: impl Fn(Run) -> T + Sync,
+    ) -> Vec<T> {
+        self.walk(layout, opts, Want::Runs, read, |_, e| out(e.run))
     }
 
     /// [`list`](Self::list), each run with its id and what `want` asks for: the results of the
@@ -221,15 +277,14 @@ impl RunIndex {
         self.walk(layout, opts, want, read, |id, e| (id.clone(), e))
     }
 
-    /// [`entries`](Self::entries), each given to `out` (a listing of 100,000 runs keeps only
-    /// the runs: no entry is moved twice).
-    fn walk<T>(
+    /// [`entries`](Self::entries), each given to `out` as soon as it is had.
+    fn walk<T: Send>(
         &mut self,
         layout: &Layout,
         opts: &RunOptions,
         want: Want,
         read: impl Fn(&str) -> ReadRun + Sync,
-        out: impl FnMut(&String, Entry) -> T,
+        out: impl Fn(&String, Entry) -> T + Sync,
     ) -> Vec<T> {
         let rows = match self.store.as_ref().map(|s| s.rows(want)) {
             Some(Ok(rows)) => rows,
@@ -242,7 +297,7 @@ impl RunIndex {
         let had_rows = !rows.is_empty();
         tracing::debug!(rows = rows.len(), "read the index's rows");
         let (pairs, gone) = merge(layout, rows);
-        let looked = look_up(layout, pairs, opts, want);
+        let looked = look_up(layout, pairs, opts, want, &out);
         tracing::debug!(runs = looked.len(), "looked the runs up");
         let rest = Rest {
             gone,
@@ -270,111 +325,98 @@ impl RunIndex {
             }
             None => None,
         };
-        let looked = look_up(layout, vec![(key, files, row)], opts, Want::Results);
+        let entry = |_: &String, e: Entry| e;
+        let looked = look_up(layout, vec![(key, files, row)], opts, Want::Results, &entry);
         let rest = Rest {
             gone: Vec::new(),
             empty: false,
             clock_ms: opts.now_ms,
         };
-        let mut entries = self.settle(layout, looked, rest, Want::Results, read, |_, e| e);
+        let mut entries = self.settle(layout, looked, rest, Want::Results, read, entry);
         entries.pop()
     }
 
-    /// Reads the runs the index could not vouch for, keeps what they gave and forgets the runs
-    /// that are gone.
-    fn settle<T>(
+    /// Reads the runs the index could not vouch for, keeps what they gave (a batch at a time,
+    /// as they are read) and forgets the runs that are gone.
+    fn settle<T: Send>(
         &mut self,
         layout: &Layout,
-        looked: Vec<(&String, &crate::model::RunFiles, Found)>,
+        looked: Vec<(&String, &crate::model::RunFiles, Found<T>)>,
         rest: Rest,
         want: Want,
         read: impl Fn(&str) -> ReadRun + Sync,
-        mut out: impl FnMut(&String, Entry) -> T,
+        out: impl Fn(&String, Entry) -> T + Sync,
     ) -> Vec<T> {
-        // The runs the index cannot vouch for are read on every core (the reads are
-        // independent); what they gave is kept in the layout's order, by this one writer.
         // Read now: a file changed while it is read has a later time, and is read again next
         // time. (Never later than the clock the read judged the run by: a torn last line it
         // judged still pending is read again once the file is idle.)
         let read_ms = crate::model::now_ms().min(rest.clock_ms);
-        // Each read becomes its row and its entry at once, on its thread: no run's whole
-        // detail waits for the others.
-        // A side conversation's file is its session's, and counted once, there.
-        let transcript_len = |files: &crate::model::RunFiles, found: &Found| match found {
-            Found::Changed(stamp) if files.side.is_none() => {
-                stamp.transcript.as_ref().map_or(0, |t| t.len)
-            }
-            _ => 0,
-        };
-        let changed = looked
-            .iter()
-            .filter(|(_, _, f)| matches!(f, Found::Changed(_)));
-        crate::progress::to_read(
-            changed.clone().count() as u64,
-            changed.map(|(_, files, f)| transcript_len(files, f)).sum(),
-        );
-        let reads: Vec<Option<Settled>> = {
-            use rayon::prelude::*;
-            looked
-                .par_iter()
-                .map(|(id, files, found)| {
-                    let Found::Changed(stamp) = found else {
-                        return None;
-                    };
-                    let read = read(id);
-                    crate::progress::read_one(transcript_len(files, found));
-                    Some(match read {
-                        ReadRun::Read(detail) => {
-                            let row = to_row(layout, id, &detail, stamp, read_ms);
-                            let RunDetail { run, results, .. } = *detail;
-                            let mut entry = Entry::read(run, Some(results), None);
-                            // What the caller did not ask for is not kept while the others
-                            // are read (a listing of thousands of runs needs none of it).
-                            match want {
-                                Want::Runs => (entry.results, entry.sizes) = (None, None),
-                                Want::Sizes => entry.results = None,
-                                Want::Results => {}
-                            }
-                            Some((row, entry))
-                        }
-                        ReadRun::Unreadable(run, why) => {
-                            Some((None, Entry::read(*run, None, Some(why))))
-                        }
-                        ReadRun::Gone => None,
-                    })
-                })
-                .collect()
-        };
-        let mut entries = Vec::with_capacity(looked.len());
-        let mut put = Vec::new();
-        for ((id, _, found), read) in looked.into_iter().zip(reads) {
-            match (found, read) {
-                (Found::Kept(entry), _) => entries.push(out(id, *entry)),
-                (Found::Changed(_), Some(Some((row, entry)))) => {
-                    if let Some(row) = row {
-                        put.push((id.clone(), row));
+        let changed = looked.iter().filter_map(|(_, files, f)| match f {
+            Found::Changed(stamp) => Some(transcript_len(files, stamp)),
+            Found::Kept(_) => None,
+        });
+        let to_read = changed.clone().count();
+        crate::progress::to_read(to_read as u64, changed.sum());
+        // The runs the index cannot vouch for are read on every core (the reads are
+        // independent). Each read becomes its row and what `out` makes of it at once, on its
+        // thread: no run's whole reading waits for the others. The rows go to one writer,
+        // which keeps them a batch at a time while the reads go on: what is held is bounded,
+        // whatever the number of runs.
+        let (rows, to_write) = std::sync::mpsc::sync_channel::<(String, Row)>(ROWS_PER_WRITE);
+        let read_one = |rows: &mut std::sync::mpsc::SyncSender<(String, Row)>,
+                        (id, files, found): (&String, &crate::model::RunFiles, Found<T>)|
+         -> Option<T> {
+            let stamp = match found {
+                Found::Kept(kept) => return Some(*kept),
+                Found::Changed(stamp) => stamp,
+            };
+            let len = transcript_len(files, &stamp);
+            let read = read(id);
+            crate::progress::read_one(len);
+            match read {
+                ReadRun::Read(detail) => {
+                    if let Some(row) = to_row(layout, id, &detail, &stamp, read_ms) {
+                        // Only a writer gone (it failed) stops taking rows: the run stands.
+                        let _ = rows.send((id.clone(), row));
                     }
-                    entries.push(out(id, entry));
+                    let RunDetail { run, results, .. } = *detail;
+                    let mut entry = Entry::read(run, Some(results), None);
+                    // What the caller did not ask for is not kept while the others are read
+                    // (a listing of thousands of runs needs none of it).
+                    match want {
+                        Want::Runs => (entry.results, entry.sizes) = (None, None),
+                        Want::Sizes => entry.results = None,
+                        Want::Results => {}
+                    }
+                    Some(out(id, entry))
                 }
+                ReadRun::Unreadable(run, why) => Some(out(id, Entry::read(*run, None, Some(why)))),
                 // Gone since the directory was listed.
-                (Found::Changed(_), Some(None)) => {}
-                (Found::Changed(_), None) => unreachable!("every changed run is read"),
+                ReadRun::Gone => None,
             }
-        }
-        let Rest { gone, empty, .. } = rest;
-        if !put.is_empty() || !gone.is_empty() || empty {
-            let written = self
-                .store
-                .as_mut()
-                .map(|s| s.update(&put, &gone, crate::model::now_ms()));
-            if let Some(Err(e)) = written {
-                // The answer stands; the next listing reads these runs again.
-                self.failed(&e);
-            }
+        };
+        let store = self.store.as_mut();
+        let (entries, written) = std::thread::scope(|scope| {
+            let writer = scope.spawn(move || write_rows(store, to_write, rest));
+            // Collected in place, each in its slot (the runs gone since are taken out after):
+            // a listing of 100,000 runs allocates its answer once.
+            let entries: Vec<Option<T>> = {
+                use rayon::prelude::*;
+                looked.into_par_iter().map_with(rows, read_one).collect()
+            };
+            let written = writer
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (in_place(entries), written)
+        });
+        if let Err(e) = &written {
+            // The answer stands; the next listing reads these runs again.
+            self.failed(e);
         }
         tracing::debug!(
             runs = entries.len(),
-            read = put.len(),
+            read = to_read,
+            kept = written.unwrap_or(0),
             "listed through the index"
         );
         entries

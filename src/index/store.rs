@@ -95,6 +95,12 @@ impl Store {
                 "the index cannot use write-ahead logging here (journal mode {mode})"
             )));
         }
+        // A listing writes what it read as it goes, a batch per transaction: in write-ahead
+        // mode, NORMAL syncs at checkpoints, not at each of those commits. A commit lost to a
+        // power cut is a run read again (the index is a cache); the file is never damaged.
+        self.conn
+            .pragma_update(None, "synchronous", "NORMAL")
+            .map_err(bad)?;
         if version == 0 {
             self.create(runs_dir).map_err(bad)?;
         }

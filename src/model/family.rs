@@ -9,49 +9,77 @@ use std::collections::HashMap;
 /// How deep a chain of parents is followed: a loop of parents (a damaged summary) stops here.
 const DEPTH_MAX: usize = 64;
 
+/// A run as a listing holds it: what its figures with its children are told from.
+pub(crate) trait Member {
+    fn id(&self) -> &str;
+    fn parent_id(&self) -> Option<&str>;
+    /// Its own tokens and cost.
+    fn own_figures(&self) -> (u64, Option<f64>);
+    /// Sets its tokens and cost with its children.
+    fn set_with_children(&mut self, figures: (u64, Option<f64>));
+}
+
+impl Member for Run {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn parent_id(&self) -> Option<&str> {
+        self.parent_id.as_deref()
+    }
+    fn own_figures(&self) -> (u64, Option<f64>) {
+        own_figures(self)
+    }
+    fn set_with_children(&mut self, figures: (u64, Option<f64>)) {
+        (self.tokens_with_children, self.cost_with_children_usd) = figures;
+    }
+}
+
 /// Sets every run's `tokens_with_children` and `cost_with_children_usd` from the runs' own
 /// figures (the runs of one listing: a child is found by its `parent_id`).
-pub(crate) fn add_children(runs: &mut [Run]) {
-    let at: HashMap<String, usize> = (runs.iter().enumerate())
-        .map(|(i, r)| (r.id.clone(), i))
+pub(crate) fn add_children<M: Member>(runs: &mut [M]) {
+    let at: HashMap<&str, usize> = (runs.iter().enumerate())
+        .map(|(i, r)| (r.id(), i))
         .collect();
-    let own: Vec<(u64, Option<f64>)> = runs.iter().map(own_figures).collect();
+    let own: Vec<(u64, Option<f64>)> = runs.iter().map(M::own_figures).collect();
     let parents: Vec<Option<usize>> = (runs.iter())
-        .map(|r| r.parent_id.as_ref().and_then(|p| at.get(p).copied()))
+        .map(|r| r.parent_id().and_then(|p| at.get(p).copied()))
         .collect();
-    for r in runs.iter_mut() {
-        (r.tokens_with_children, r.cost_with_children_usd) = own_figures(r);
-    }
+    drop(at);
+    let mut totals = own.clone();
     for (child, figures) in own.iter().enumerate() {
         let mut next = parents[child];
         for _ in 0..DEPTH_MAX {
             let Some(p) = next.filter(|p| *p != child) else {
                 break;
             };
-            add(&mut runs[p], *figures);
+            totals[p] = add(totals[p], *figures);
             next = parents[p];
         }
+    }
+    for (r, figures) in runs.iter_mut().zip(totals) {
+        r.set_with_children(figures);
     }
 }
 
 /// Sets `run`'s figures with its children, given theirs (`children`: every run under it).
 pub(crate) fn add_children_of(run: &mut Run, children: &[Run]) {
-    (run.tokens_with_children, run.cost_with_children_usd) = own_figures(run);
-    for c in children {
-        add(run, own_figures(c));
-    }
+    let totals = (children.iter()).fold(own_figures(run), |sum, c| add(sum, own_figures(c)));
+    run.set_with_children(totals);
 }
 
 fn own_figures(r: &Run) -> (u64, Option<f64>) {
     (r.input_tokens.saturating_add(r.output_tokens), r.cost_usd)
 }
 
-fn add(run: &mut Run, (tokens, cost): (u64, Option<f64>)) {
-    run.tokens_with_children = run.tokens_with_children.saturating_add(tokens);
-    run.cost_with_children_usd = match (run.cost_with_children_usd, cost) {
+fn add(
+    (tokens, cost): (u64, Option<f64>),
+    (more, more_cost): (u64, Option<f64>),
+) -> (u64, Option<f64>) {
+    let cost = match (cost, more_cost) {
         (Some(a), Some(b)) => Some(a + b),
         _ => None,
     };
+    (tokens.saturating_add(more), cost)
 }
 
 #[cfg(test)]

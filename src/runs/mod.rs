@@ -2,12 +2,14 @@
 //! finding a result's full text or value file.
 
 pub(crate) mod access;
+mod listing;
 pub(crate) mod read;
 
 pub use crate::model::*;
 pub use access::{
     FoundResult, PeekAnswer, StubAnswer, TextSource, ValueInfo, ValueState, ValueVerdict, Verified,
 };
+pub use listing::Listing;
 pub use read::analyze_run;
 
 use crate::error::{Error, ErrorCode, Result};
@@ -159,12 +161,27 @@ impl RunsDir {
     /// first and last 64 KiB here ([`Verify::Sampled`]); one run's [`detail`](Self::detail)
     /// compares every byte.
     pub fn list(&self) -> Result<Vec<Run>> {
+        let mut runs = self.list_as(|run| run)?;
+        crate::model::family::add_children(&mut runs);
+        sort_runs(&mut runs);
+        Ok(runs)
+    }
+
+    /// [`list`](Self::list), each run packed as soon as it is read: what a listing of tens of
+    /// thousands of runs holds while the others are read and until it is printed.
+    pub fn listing(&self) -> Result<Listing> {
+        self.list_as(listing::Packed::pack).map(Listing::of)
+    }
+
+    /// Every run, each given to `out` as soon as it is read (on the thread that read it), in
+    /// the layout's order.
+    fn list_as<T: Send>(&self, out: impl Fn(Run) -> T + Sync) -> Result<Vec<T>> {
         let _span = tracing::info_span!("runs_list", dir = %self.root.display()).entered();
         let layout = self.layout()?;
         tracing::debug!(runs = layout.runs.len(), "read the runs directory");
         let opts = self.listing_opts(self.opts.now_ms);
-        let mut runs = match self.index() {
-            Some(mut index) => index.list(&layout, &opts, |id| read_row(&layout, id, &opts)),
+        let runs = match self.index() {
+            Some(mut index) => index.list(&layout, &opts, |id| read_row(&layout, id, &opts), out),
             None => {
                 // Every run read, on every core; the order stays the layout's.
                 use rayon::prelude::*;
@@ -173,19 +190,19 @@ impl RunsDir {
                     .collect();
                 let bytes = ids.iter().map(|(_, len)| len).sum();
                 crate::progress::to_read(ids.len() as u64, bytes);
-                let mut runs: Vec<Run> = ids
+                // Each in its slot, then the runs gone since are taken out: the answer is
+                // allocated once.
+                let runs: Vec<Option<T>> = ids
                     .par_iter()
-                    .filter_map(|(id, len)| {
+                    .map(|(id, len)| {
                         let run = list_row(&layout, id, &opts);
                         crate::progress::read_one(*len);
-                        run
+                        run.map(&out)
                     })
                     .collect();
-                crate::model::family::add_children(&mut runs);
-                runs
+                crate::index::in_place(runs)
             }
         };
-        sort_runs(&mut runs);
         tracing::debug!(runs = runs.len(), "listed the runs directory");
         Ok(runs)
     }
@@ -346,11 +363,13 @@ pub(crate) fn clipped(name: &str) -> String {
 
 /// The order of a listing: most recently active first, then by id.
 pub(crate) fn sort_runs(runs: &mut [Run]) {
-    runs.sort_by(|a, b| {
-        b.updated_ms
-            .cmp(&a.updated_ms)
-            .then_with(|| a.id.cmp(&b.id))
-    });
+    runs.sort_by(|a, b| by_recency((a.updated_ms, &a.id), (b.updated_ms, &b.id)));
+}
+
+/// A listing's order of two runs by their last activity and id: most recently active first
+/// (a run with no time last), then by id.
+fn by_recency(a: (Option<i64>, &str), b: (Option<i64>, &str)) -> std::cmp::Ordering {
+    b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1))
 }
 
 /// A run that could not be read, as a listing shows it (rather than failing the whole list).

@@ -78,8 +78,8 @@ impl ForeignWatch {
             if let Some(mut index) = dir.index() {
                 let listing = dir.listing_opts(opts.now_ms);
                 let read = |id: &str| crate::runs::read_row(&layout, id, &listing);
-                let runs = index.list(&layout, &listing, read);
-                indexed = runs.into_iter().map(|r| (r.id.clone(), r)).collect();
+                let runs = index.list(&layout, &listing, read, |r| (r.id.clone(), r));
+                indexed = runs.into_iter().collect();
             }
         }
         let name = root.display().to_string();

@@ -35,31 +35,44 @@ fn both(root: &Path, cache: &Path) -> (Value, Value, usize) {
         ..opts()
     };
     let mut index = d.index().expect("an index");
-    let mut runs = index.list(&layout, &sampled, |id| {
-        reads.fetch_add(1, Ordering::SeqCst);
-        use mission_control::index::ReadRun;
-        match mission_control::runs::analyze_run(&layout, id, &sampled, false) {
-            Ok(detail) => ReadRun::Read(Box::new(detail)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => ReadRun::Gone,
-            Err(e) => ReadRun::Unreadable(
-                Box::new(mission_control::runs::Run {
-                    id: id.to_owned(),
-                    title: format!("(unreadable: {e})"),
-                    problems: 1,
-                    ..Default::default()
-                }),
-                e.to_string(),
-            ),
-        }
-    });
+    let mut runs = index.list(
+        &layout,
+        &sampled,
+        |id| {
+            reads.fetch_add(1, Ordering::SeqCst);
+            use mission_control::index::ReadRun;
+            match mission_control::runs::analyze_run(&layout, id, &sampled, false) {
+                Ok(detail) => ReadRun::Read(Box::new(detail)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => ReadRun::Gone,
+                Err(e) => ReadRun::Unreadable(
+                    Box::new(mission_control::runs::Run {
+                        id: id.to_owned(),
+                        title: format!("(unreadable: {e})"),
+                        problems: 1,
+                        ..Default::default()
+                    }),
+                    e.to_string(),
+                ),
+            }
+        },
+        |run| run,
+    );
     runs.sort_by(|a, b| {
         b.updated_ms
             .cmp(&a.updated_ms)
             .then_with(|| a.id.cmp(&b.id))
     });
+    // The public door gives the same, with the figures of each run's children added (the
+    // index gives each run's own), and so does the listing `mctl runs` prints, packed.
+    let listed = d.list().unwrap();
+    assert_eq!(runs.len(), listed.len());
+    for (run, listed) in runs.iter_mut().zip(&listed) {
+        run.tokens_with_children = listed.tokens_with_children;
+        run.cost_with_children_usd = listed.cost_with_children_usd;
+    }
     let indexed = serde_json::to_value(&runs).unwrap();
-    // The public door gives the same.
-    assert_eq!(serde_json::to_value(d.list().unwrap()).unwrap(), indexed);
+    assert_eq!(serde_json::to_value(&listed).unwrap(), indexed);
+    assert_eq!(serde_json::to_value(d.listing().unwrap()).unwrap(), indexed);
     let plain = serde_json::to_value(d.with_index(false).list().unwrap()).unwrap();
     (indexed, plain, reads.load(Ordering::SeqCst))
 }
@@ -294,6 +307,40 @@ fn each_kind_of_change_is_seen_and_only_the_changed_run_is_read() {
         },
         1,
     );
+}
+
+#[test]
+fn a_listing_of_more_runs_than_one_write_keeps_every_run_and_reads_none_again() {
+    // The index keeps what a listing reads a batch of 256 rows at a time, while the reads go
+    // on: 600 runs are three writes, and every row must be there for the next listing.
+    let runs = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    for i in 0..600 {
+        let mut run = RunFile::new(runs.path(), &format!("r{i:03}"));
+        run.user(&format!("task {i}"));
+        let usage = json!({"promptTokens": 10 + i, "completionTokens": 5});
+        run.event(
+            json!({"type": "assistant_message", "messageId": "a", "content": [], "usage": usage}),
+        );
+        run.done().write();
+    }
+    // Children counted into their parent, as each listing shows them.
+    for child in ["r001", "r002"] {
+        let summary = r#"{"title": "child", "parentId": "r000"}"#;
+        let path = runs.path().join(format!("{child}.summary.json"));
+        fs::write(&path, summary).unwrap();
+        set_mtime(&path, OLD_MS);
+    }
+    let (cold, plain, reads) = both(runs.path(), cache.path());
+    assert_eq!(reads, 600, "a cold index reads every run");
+    assert_eq!(cold, plain);
+    assert_eq!(cold.as_array().unwrap().len(), 600);
+    let parent = find(&cold, "r000");
+    assert_eq!(parent["inputTokens"], 10, "{parent}");
+    assert_eq!(parent["tokensWithChildren"], 15 + 16 + 17, "{parent}");
+    let (warm, _, reads) = both(runs.path(), cache.path());
+    assert_eq!(reads, 0, "every row was kept");
+    assert_eq!(warm, cold);
 }
 
 #[test]

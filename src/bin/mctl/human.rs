@@ -2,7 +2,7 @@
 //! this layout may change.
 
 use mission_control::model::{cost_text, tokens_text};
-use mission_control::runs::{Problem, ResultInfo, Run, RunDetail, TimelineEvent};
+use mission_control::runs::{Listing, Problem, ResultInfo, RunDetail, TimelineEvent};
 use mission_control::watch::Change;
 use std::fmt::Write as _;
 
@@ -108,28 +108,31 @@ pub fn column_width<S: AsRef<str>>(cells: impl IntoIterator<Item = S>, min: usiz
         .max(min)
 }
 
-pub fn runs_table(runs: &[Run], now_ms: i64) -> String {
-    let mut out = String::new();
+/// The runs as a table, written row by row as each run is unpacked.
+pub fn write_runs_table(
+    out: &mut impl std::io::Write,
+    runs: &Listing,
+    now_ms: i64,
+) -> std::io::Result<()> {
     // An id is never cut (it is what the other commands take): its column is as wide as the
     // longest; the title is cut instead.
-    let ids: Vec<String> = runs.iter().map(|r| safe(&r.id)).collect();
-    let width = column_width(&ids, 3);
-    let _ = writeln!(
+    let width = column_width(runs.ids().map(safe), 3);
+    writeln!(
         out,
         "{:<11} {:<width$} {:>5} {:<18} {:>7} {:>7} {:>8} {:<16} TITLE",
         "STATUS", "RUN", "AGE", "MODEL", "IN", "OUT", "COST", "RETAINED"
-    );
-    for (r, id) in runs.iter().zip(&ids) {
+    )?;
+    for r in runs.runs() {
         let retained = if r.retained > 0 {
             format!("{} · {}", r.retained, bytes(r.retained_bytes))
         } else {
             "-".to_owned()
         };
-        let _ = writeln!(
+        writeln!(
             out,
             "{:<11} {:<width$} {:>5} {:<18} {:>7} {:>7} {:>8} {:<16} {}",
             r.status.as_str(),
-            id,
+            safe(&r.id),
             age(now_ms, r.updated_ms),
             clip(r.model.as_deref().unwrap_or("-"), 18),
             count(r.input_tokens),
@@ -137,10 +140,9 @@ pub fn runs_table(runs: &[Run], now_ms: i64) -> String {
             cost_text(r.cost_usd, r.cost_estimated),
             retained,
             clip(&r.title, 60),
-        );
+        )?;
     }
-    let _ = writeln!(out, "{}", plurals(runs.len() as u64, "run"));
-    out
+    writeln!(out, "{}", plurals(runs.len() as u64, "run"))
 }
 
 pub fn run_detail(d: &RunDetail) -> String {

@@ -20,7 +20,7 @@ pub fn run(dir: RunsDir, rebuild: bool, json: bool) -> anyhow::Result<()> {
     }
     drop(index);
     let started = std::time::Instant::now();
-    dir.list()?;
+    dir.listing()?;
     let took = started.elapsed();
     let index = dir
         .index()
