@@ -18,7 +18,10 @@ After the rounds: a warm listing (index kept, nothing changed) and a listing aft
 appended to 10 files. For the harness runs, the watcher's first look too (`mctl watch --json`
 until its output stays quiet: what the app waits for on a cold start), every core and one. Every mctl answer must equal the one-core cold answer, byte for byte, and
 the cold build must equal the listing without an index: the benchmark exits non-zero otherwise.
-The peak RSS of each mctl command is printed beside its time, with the targets.
+The peak RSS of each mctl command is printed beside its time, with the targets. Last, how the
+cold peak grows with the number of runs: the harness runs and BENCH_COPIES (8) times as many
+(hard links under new names), each listed cold three times; the growth per 1,000 runs and the
+number of runs at which the peak would pass 64 MiB are printed.
 
 MCTL names the binary (default target/release/mctl, built here); the data lives in BENCH_DIR
 (target/bench-cold), kept between runs.
@@ -40,6 +43,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SESSIONS = int(os.environ.get("BENCH_SESSIONS", "5000"))
 ROLLOUTS = int(os.environ.get("BENCH_ROLLOUTS", "2000"))
 RUNS = int(os.environ.get("BENCH_RUNS", "5000"))
+COPIES = int(os.environ.get("BENCH_COPIES", "8"))
 BASE = os.environ.get("BENCH_DIR", os.path.join(ROOT, "target", "bench-cold"))
 SHARED = os.environ.get("BENCH_SHARED", os.path.join(ROOT, "..", "shared", "data", "agents"))
 ROUNDS = 3
@@ -247,7 +251,9 @@ def scan(label, root, source, binary, ccusage, agent):
     if warm[2] != one:
         sys.exit(f"{label}: the warm listing answers otherwise than the cold build")
     appended = files[:: max(1, len(files) // 10)][:10]
-    saved = {f: os.path.getsize(f) for f in appended}
+    # Put back as they were, times too: a file written minutes ago is a live session, read
+    # otherwise, and the copies of the harness runs share these files.
+    saved = {f: os.stat(f) for f in appended}
     try:
         for f in appended:
             with open(f, "rb+") as h:
@@ -258,9 +264,10 @@ def scan(label, root, source, binary, ccusage, agent):
         if grown[2] != nothing[2]:
             sys.exit(f"{label}: the listing after 10 appends answers otherwise than no index")
     finally:
-        for f, n in saved.items():
+        for f, st in saved.items():
             with open(f, "rb+") as h:
-                h.truncate(n)
+                h.truncate(st.st_size)
+            os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
     print(f"\n{label}: {len(files)} files, {size / 1e6:.0f} MB")
     medians = {}
     for name, runs in results.items():
@@ -315,6 +322,54 @@ def watched(label, root, binary):
     print(f"  {'mctl watch: first look, --jobs 1':<48} {o:8.3f}s")
 
 
+def linked_copies(root, copies):
+    """The runs of `root` `copies` times over, as hard links under new names: a store of many
+    runs without their bytes twice on disk."""
+    many = f"{root}-x{copies}"
+    if not os.path.exists(many + ".complete"):
+        shutil.rmtree(many, ignore_errors=True)
+        os.makedirs(many)
+        for name in os.listdir(root):
+            for k in range(copies):
+                os.link(os.path.join(root, name), os.path.join(many, name.replace("run_", f"run{k}_", 1)))
+        open(many + ".complete", "w").close()
+    return many
+
+
+def growth(binary, root):
+    """The cold peak RSS of `mctl runs --json` over the runs of `root` and over COPIES times as
+    many: what holding a listing costs per run."""
+    many = linked_copies(root, COPIES)
+    cache = os.path.join(BASE, "cache")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCTL_")}
+    env.update(MCTL_CACHE_DIR=cache)
+
+    def cold(store):
+        shutil.rmtree(cache, ignore_errors=True)
+        return measured([binary, "--runs-dir", store, "--source", "klide", "runs", "--json"], env)
+
+    stores = [(root, len(files_of(root))), (many, len(files_of(many)))]
+    peaks = {}
+    for store, _ in stores:
+        peaks[store] = []
+    for _ in range(ROUNDS):
+        for store, _ in stores:
+            peaks[store].append(cold(store))
+    plain = measured([binary, "--runs-dir", many, "--source", "klide", "--no-index", "runs", "--json"], env)
+    if any(r[2] != plain[2] for r in peaks[many]):
+        sys.exit("the cold listing of the copies answers otherwise than no index")
+    print(f"\ncold peak RSS by runs listed (harness runs, {COPIES} times over as links)")
+    (few, n_few), (lots, n_lots) = stores
+    rss = {store: statistics.median(r[1] for r in peaks[store]) for store in peaks}
+    took = {store: statistics.median(r[0] for r in peaks[store]) for store in peaks}
+    for store, n in stores:
+        print(f"  {f'{n} runs':<48} {took[store]:8.3f}s  {rss[store]:6.1f} MiB")
+    per_run = (rss[lots] - rss[few]) / (n_lots - n_few)
+    print(f"  growth = {per_run * 1000:.2f} MiB per 1,000 runs")
+    if per_run > 0:
+        print(f"  64 MiB would be passed at about {n_few + (64 - rss[few]) / per_run:,.0f} runs")
+
+
 def main():
     binary = mctl_binary()
     print(f"cores: {os.cpu_count()}; {ROUNDS} rounds, medians")
@@ -328,6 +383,7 @@ def main():
         harness = build(f"harness-{RUNS}", harness_store)
         scan(f"{RUNS} harness runs", harness, "klide", binary, None, None)
         watched(f"{RUNS} harness runs", harness, binary)
+        growth(binary, harness)
 
 
 if __name__ == "__main__":
