@@ -88,6 +88,15 @@ pub struct SideKey {
     pub by_agent: bool,
 }
 
+/// Where a line starts in a file: its byte offset, and how many lines come before it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineStart {
+    /// The offset of the line's first byte.
+    pub offset: u64,
+    /// The lines before it.
+    pub lines: u64,
+}
+
 /// Where a run's files are.
 #[derive(Debug, Clone, Default)]
 pub struct RunFiles {
@@ -114,6 +123,11 @@ pub struct RunFiles {
     /// rewrites what the model got of an earlier result (Claude Code's `content-replacement`):
     /// a fold reads ahead for such lines only past them (0: the whole file).
     pub unreplaced_len: u64,
+    /// Where the run's own lines start in its transcript, when that is not its first line: a
+    /// side conversation's first line in its session's file (a read of the run starts there:
+    /// no line before it is the run's). Set only by a store whose records are its file's
+    /// lines.
+    pub start: Option<LineStart>,
 }
 
 /// Every run of a directory and its files, as its kind of store lays them out.

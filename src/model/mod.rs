@@ -17,7 +17,7 @@ pub(crate) mod values;
 
 pub use figures::{cost_text, duration_text};
 pub use kind::SourceKind;
-pub use layout::{Layout, RunFiles, SideKey};
+pub use layout::{Layout, LineStart, RunFiles, SideKey};
 pub use options::{now_ms, RunOptions, Verify};
 pub(crate) use peek_call::PeekCall;
 pub use run::*;

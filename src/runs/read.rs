@@ -74,7 +74,12 @@ pub(crate) fn analyze_run_observed(
                 observe(line, &analyzer);
             }
         };
-        let mut outcome = layout.store().read_records(path, id, &mut take)?;
+        let mut outcome = match files.start {
+            // No line before its first is the run's (a side conversation in its session's
+            // file): the read starts there.
+            Some(start) => crate::sources::read_store_lines_at(path, start, &mut take)?,
+            None => layout.store().read_records(path, id, &mut take)?,
+        };
         let modified = fs::metadata(path).ok().as_ref().and_then(modified_ms);
         // A last line without its newline in a file left alone for longer than the running
         // window will not get one: when it is one whole JSON value, it is the last line.

@@ -133,3 +133,18 @@ pub(crate) fn read_store_lines(
     }
     read_lines(path, Cursor::default(), each)
 }
+
+/// [`read_store_lines`] of a plain file from line `start` on (the lines before it are not
+/// read: numbers and offsets are still the file's).
+pub(crate) fn read_store_lines_at(
+    path: &std::path::Path,
+    start: crate::model::layout::LineStart,
+    mut each: impl FnMut(RawLine<'_>),
+) -> std::io::Result<crate::transcript::ReadOutcome> {
+    use crate::transcript::{read_lines, split_glued, Cursor};
+    let from = Cursor {
+        offset: start.offset,
+        lines: start.lines,
+    };
+    read_lines(path, from, |line| split_glued(line, &mut each))
+}

@@ -287,6 +287,7 @@ impl Found {
                     side: Some(side.side.clone()),
                     revision: None,
                     unreplaced_len,
+                    start: scan.start_of(side),
                 },
             );
         }

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{LazyLock, Mutex};
 
 /// Bumped when what a scan finds changes: an older file is then not read.
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 
 struct Kept {
     stamp: Stamp,

@@ -11,7 +11,7 @@
 //! Knowing this means reading the session file, so a scan is kept by the file's stamp
 //! ([`super::scan_cache`]); a file that grew is read on from where its scan stopped.
 
-use crate::model::layout::RunFiles;
+use crate::model::layout::{LineStart, RunFiles};
 use crate::transcript::{needle, read_lines, Cursor};
 use memchr::memmem::Finder;
 use serde::{Deserialize, Serialize};
@@ -33,6 +33,10 @@ pub(crate) struct Sidechain {
     pub call: Option<String>,
     /// Its lines in the file.
     pub lines: u64,
+    /// Where its first line is in the file (none in a scan kept by an older build: a read
+    /// of it then starts at the file's start).
+    #[serde(default)]
+    pub start: Option<LineStart>,
 }
 
 /// What a session file says of the runs inside and under it.
@@ -51,9 +55,25 @@ pub(crate) struct SessionScan {
     /// bytes before; a file that grew since may hold more.
     #[serde(default)]
     pub scanned_to: u64,
+    /// The first line the scan had to read (its bytes say it may be a side line, or name an
+    /// agent or a prompt) and could not: a run's fold may read it otherwise, so no side
+    /// conversation's read starts after it.
+    #[serde(default)]
+    pub unread_from: Option<LineStart>,
 }
 
 impl SessionScan {
+    /// Where a read of side conversation `s` starts: at its first line, unless a line before
+    /// it could not be scanned (then there); `None`: at the file's start.
+    pub(crate) fn start_of(&self, s: &Sidechain) -> Option<LineStart> {
+        let first = s.start?;
+        Some(match self.unread_from {
+            Some(unread) if unread.offset < first.offset => unread,
+            _ => first,
+        })
+        .filter(|at| at.offset > 0)
+    }
+
     /// The call that started side conversation `s`.
     pub(crate) fn call_of(&self, s: &Sidechain) -> Option<String> {
         (s.side
@@ -141,7 +161,11 @@ impl Scanner {
         // The last line's end, kept in one buffer (not a copy per line).
         let mut tail = Vec::with_capacity(TAIL);
         let outcome = read_lines(path, self.cursor, |l| {
-            self.line(l.bytes);
+            let at = LineStart {
+                offset: l.offset,
+                lines: l.number - 1,
+            };
+            self.line(l.bytes, at);
             tail.clear();
             tail.extend_from_slice(&l.bytes[l.bytes.len().saturating_sub(TAIL - 1)..]);
             tail.push(b'\n');
@@ -168,7 +192,7 @@ impl Scanner {
         read.is_ok() && now == self.tail
     }
 
-    fn line(&mut self, bytes: &[u8]) {
+    fn line(&mut self, bytes: &[u8], at: LineStart) {
         if !self.scan.replacements && has(bytes, &REPLACEMENT) {
             self.scan.replacements = true;
         }
@@ -180,10 +204,11 @@ impl Scanner {
         }
         // A line that is not JSON is the run model's to report.
         let Ok(l) = serde_json::from_slice::<ScanLine<'_>>(bytes) else {
+            self.scan.unread_from.get_or_insert(at);
             return;
         };
         if l.is_sidechain {
-            return self.side_line(&l);
+            return self.side_line(&l, at);
         }
         match l.kind.as_deref() {
             Some("progress") => {
@@ -202,7 +227,7 @@ impl Scanner {
         }
     }
 
-    fn side_line(&mut self, l: &ScanLine<'_>) {
+    fn side_line(&mut self, l: &ScanLine<'_>, at: LineStart) {
         let agent = l.agent_id.as_ref().filter(|a| is_agent_id(a));
         let found = match (agent, &l.parent_uuid) {
             (Some(agent), _) => {
@@ -212,8 +237,8 @@ impl Scanner {
             // A root line written twice is still one side conversation.
             (None, None) => l.uuid.as_ref().and_then(|u| self.members.get(u).copied()),
         };
-        let at = match found {
-            Some(at) => at,
+        let index = match found {
+            Some(index) => index,
             None => {
                 let side = match (agent, &l.uuid) {
                     (Some(agent), _) => SideKey {
@@ -232,13 +257,14 @@ impl Scanner {
                     side,
                     call,
                     lines: 0,
+                    start: Some(at),
                 });
                 self.scan.sidechains.len() - 1
             }
         };
-        self.scan.sidechains[at].lines += 1;
+        self.scan.sidechains[index].lines += 1;
         if let Some(uuid) = &l.uuid {
-            self.members.insert(uuid.clone(), at);
+            self.members.insert(uuid.clone(), index);
         }
     }
 
@@ -485,26 +511,35 @@ mod tests {
 
     fn scan(lines: &[&str]) -> SessionScan {
         let mut s = Scanner::default();
-        for l in lines {
-            s.line(l.as_bytes());
+        let mut offset = 0;
+        for (n, l) in lines.iter().enumerate() {
+            let at = LineStart {
+                offset,
+                lines: n as u64,
+            };
+            s.line(l.as_bytes(), at);
+            offset += l.len() as u64 + 1;
         }
         s.scan
     }
 
     const TASK: &str = r#"{"type":"assistant","uuid":"m1","isSidechain":false,"message":{"content":[{"type":"tool_use","id":"toolu_A","name":"Task","input":{"prompt":"Do A"}},{"type":"tool_use","id":"toolu_B","name":"Task","input":{"prompt":"Do B"}}]}}"#;
 
+    /// A session's `Task` calls, then two side conversations whose lines interleave (B starts
+    /// first, A second), then one that no call started.
+    const LINES: &[&str] = &[
+        TASK,
+        r#"{"type":"user","uuid":"b1","parentUuid":null,"isSidechain":true,"message":{"content":"Do B"}}"#,
+        r#"{"type":"user","uuid":"a1","parentUuid":null,"isSidechain":true,"message":{"content":[{"type":"text","text":"Do A"}]}}"#,
+        r#"{"type":"assistant","uuid":"b2","parentUuid":"b1","isSidechain":true}"#,
+        r#"{"type":"assistant","uuid":"a2","parentUuid":"a1","isSidechain":true}"#,
+        r#"{"type":"assistant","uuid":"a3","parentUuid":"a2","isSidechain":true}"#,
+        r#"{"type":"user","uuid":"x1","parentUuid":null,"isSidechain":true,"message":{"content":"Nobody asked"}}"#,
+    ];
+
     #[test]
     fn side_conversations_are_told_apart_by_their_links_and_matched_to_their_calls() {
-        let s = scan(&[
-            TASK,
-            // B starts first, A second; their lines interleave.
-            r#"{"type":"user","uuid":"b1","parentUuid":null,"isSidechain":true,"message":{"content":"Do B"}}"#,
-            r#"{"type":"user","uuid":"a1","parentUuid":null,"isSidechain":true,"message":{"content":[{"type":"text","text":"Do A"}]}}"#,
-            r#"{"type":"assistant","uuid":"b2","parentUuid":"b1","isSidechain":true}"#,
-            r#"{"type":"assistant","uuid":"a2","parentUuid":"a1","isSidechain":true}"#,
-            r#"{"type":"assistant","uuid":"a3","parentUuid":"a2","isSidechain":true}"#,
-            r#"{"type":"user","uuid":"x1","parentUuid":null,"isSidechain":true,"message":{"content":"Nobody asked"}}"#,
-        ]);
+        let s = scan(LINES);
         let got: Vec<(&str, Option<&str>, u64)> = (s.sidechains.iter())
             .map(|c| (c.side.key.as_str(), c.call.as_deref(), c.lines))
             .collect();
@@ -515,6 +550,37 @@ mod tests {
                 ("a1", Some("toolu_A"), 3),
                 ("x1", None, 1)
             ]
+        );
+        // Each read starts at its first line (lines before it, offset of its first byte).
+        let starts: Vec<Option<(u64, u64)>> = (s.sidechains.iter())
+            .map(|c| s.start_of(c).map(|at| (at.lines, at.offset)))
+            .collect();
+        let offset = |n: usize| (0..n).map(|i| LINES[i].len() as u64 + 1).sum::<u64>();
+        assert_eq!(
+            starts,
+            [
+                Some((1, offset(1))),
+                Some((2, offset(2))),
+                Some((6, offset(6)))
+            ]
+        );
+    }
+
+    #[test]
+    fn a_line_the_scan_cannot_read_moves_every_later_start_to_it() {
+        let mut lines = LINES.to_vec();
+        // Glued to another value: not one the scan reads, though a run's reading splits it.
+        let glued = format!("{}{}", LINES[4], LINES[4]);
+        lines[4] = &glued;
+        let s = scan(&lines);
+        let start = |key: &str| {
+            let c = s.sidechains.iter().find(|c| c.side.key == key).unwrap();
+            s.start_of(c).map(|at| at.lines)
+        };
+        assert_eq!(
+            (start("b1"), start("a1"), start("x1")),
+            (Some(1), Some(2), Some(4)),
+            "a start before the unread line stays; a later one moves to it"
         );
     }
 

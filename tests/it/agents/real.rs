@@ -105,6 +105,18 @@ fn claude_store(file: &Path, name: &str) -> tempfile::TempDir {
 }
 
 #[test]
+fn every_real_side_conversation_reads_from_its_first_line_as_from_its_files_start() {
+    let Some(shared) = shared() else { return };
+    let mut started = 0;
+    for (name, _, _) in CLAUDE {
+        let store = claude_store(&shared.join(format!("claude-code/{name}.jsonl")), name);
+        started += super::subagents::side_reads_start_where_they_may(store.path());
+    }
+    // The two sessions of an older build hold seven side conversations, none on line 1.
+    assert_eq!(started, 7);
+}
+
+#[test]
 fn every_real_claude_code_session_reads_with_its_counts() {
     let Some(shared) = shared() else { return };
     let files: Vec<_> = std::fs::read_dir(shared.join("claude-code"))

@@ -402,6 +402,73 @@ fn a_side_conversation_has_figures_of_its_own() {
     assert_eq!(find(&runs, "sidechain-cccccccc")["status"], "interrupted");
 }
 
+/// Reads every side conversation of store `root` from where its session's scan says it starts
+/// and from its file's start, and checks that both read the same, timeline and all; how many
+/// started past the file's start.
+pub(super) fn side_reads_start_where_they_may(root: &Path) -> usize {
+    let dir = unindexed(root);
+    let layout = dir.layout().unwrap();
+    let mut whole = layout.clone();
+    whole.runs.values_mut().for_each(|f| f.start = None);
+    let mut started = 0;
+    for (id, files) in layout.runs.iter().filter(|(_, f)| f.side.is_some()) {
+        started += usize::from(files.start.is_some());
+        let read = |layout: &mission_control::runs::Layout| {
+            let detail = mission_control::runs::analyze_run(layout, id, &dir.opts, true);
+            serde_json::to_value(detail.unwrap()).unwrap()
+        };
+        assert_eq!(read(&layout), read(&whole), "{id} in {}", root.display());
+    }
+    started
+}
+
+#[test]
+fn a_side_conversation_is_read_from_its_first_line_as_from_its_files_start() {
+    let store = tempfile::tempdir().unwrap();
+    let mut s = session_with_side_conversations(&store.path().join("-home-ana-app"));
+    // A subagent's side conversation whose first line the scan cannot read (its `data` is no
+    // progress record), though the run's own reading takes it.
+    let agent = "a9f00d1";
+    let line = |uuid: &str, parent: Option<&str>, kind: &str, message: Value| {
+        let mut l = side(uuid, parent, kind, message);
+        l["agentId"] = json!(agent);
+        l
+    };
+    let mut early = line(
+        "c1",
+        None,
+        "user",
+        json!({"role": "user", "content": "early_marker"}),
+    );
+    early["data"] = json!(5);
+    s.line(early)
+        .line(line("c2", Some("c1"), "assistant", said("late_marker")));
+    let path = s.write();
+    assert_eq!(side_reads_start_where_they_may(store.path()), 3);
+    let layout = unindexed(store.path()).layout().unwrap();
+    let start = |id: &str| layout.runs[id].start.map(|s| s.lines);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let line_of = |marker: &str| text.lines().position(|l| l.contains(marker)).unwrap() as u64;
+    assert_eq!(
+        (start("sidechain-aaaaaaaa"), start("sidechain-bbbbbbbb")),
+        (
+            Some(line_of(&format!("\"uuid\":\"{PARSER}\""))),
+            Some(line_of(&format!("\"uuid\":\"{TESTS}\"")))
+        ),
+        "each at its first line"
+    );
+    assert_eq!(
+        start(&format!("agent-{agent}")),
+        Some(line_of("early_marker")),
+        "at the line the scan could not read"
+    );
+    let show = mctl_json(store.path(), &["show", &format!("agent-{agent}")]).to_string();
+    assert!(
+        show.contains("early_marker") && show.contains("late_marker"),
+        "{show}"
+    );
+}
+
 /// Store `root`, read without an index (each listing reads its layout again).
 fn unindexed(root: &Path) -> mission_control::runs::RunsDir {
     use mission_control::runs::{RunOptions, RunsDir};
