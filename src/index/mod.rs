@@ -192,13 +192,13 @@ impl<'s> Keeper<'s> {
         };
         if let Some(rows) = full {
             let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
-            writer.write(&rows, &[]);
+            writer.write(&rows, &[], false);
         }
     }
 
-    /// Writes the last batch and forgets the runs that are gone (an index that held no row
-    /// yet is stamped as brought up to date even when nothing was read); the number of rows
-    /// kept, or the first failure.
+    /// Writes the last batch and forgets the runs that are gone, and stamps the index as
+    /// brought up to date (one that held no row yet even when nothing was read); the number
+    /// of rows kept, or the first failure.
     fn finish(self, gone: &[String], empty: bool) -> rusqlite::Result<usize> {
         let rows = self
             .batch
@@ -208,8 +208,9 @@ impl<'s> Keeper<'s> {
             .writer
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
-        if !rows.is_empty() || !gone.is_empty() || empty {
-            writer.write(&rows, gone);
+        // After any write too: only the last says the index is up to date.
+        if !rows.is_empty() || !gone.is_empty() || empty || writer.kept > 0 {
+            writer.write(&rows, gone, true);
         }
         match writer.failed {
             Some(e) => Err(e),
@@ -219,11 +220,12 @@ impl<'s> Keeper<'s> {
 }
 
 impl Writer<'_> {
-    fn write(&mut self, rows: &[(String, Row)], gone: &[String]) {
+    /// Writes `rows` and forgets `gone`; `done`: the listing is over (its last write).
+    fn write(&mut self, rows: &[(String, Row)], gone: &[String], done: bool) {
         let Some(store) = self.store.as_deref_mut() else {
             return;
         };
-        match store.update(rows, gone, crate::model::now_ms()) {
+        match store.update(rows, gone, done.then(crate::model::now_ms)) {
             Ok(()) => self.kept += rows.len(),
             Err(e) => {
                 self.store = None;
@@ -491,12 +493,16 @@ impl RunIndex {
         })
     }
 
-    /// Whether the index holds no run yet (a new or rebuilt index, or one that cannot be read).
+    /// Whether the index holds no run yet, as far as a listing can use it: a new or rebuilt
+    /// index, one whose first listing stopped half way (its rows cover only some runs: a
+    /// listing through it would read the others beside the watcher), or one that cannot be
+    /// read.
     pub fn is_empty(&self) -> bool {
+        let usable = |s: &Store| Ok::<_, rusqlite::Error>(s.has_runs()? && s.was_completed()?);
         self.store
             .as_ref()
-            .and_then(|s| s.has_runs().ok())
-            .is_none_or(|has| !has)
+            .and_then(|s| usable(s).ok())
+            .is_none_or(|usable| !usable)
     }
 
     /// What the index holds.
@@ -521,5 +527,42 @@ impl RunIndex {
             updated_ms,
             schema: SCHEMA,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_index_whose_first_listing_stopped_half_way_is_still_empty_to_a_listing() {
+        let (cache, root) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let mut index = RunIndex::open(Some(cache.path()), root.path()).unwrap();
+        assert!(index.is_empty(), "a new index");
+        let row = Row {
+            stamp: "s".into(),
+            read_ms: 1,
+            clock_since_ms: None,
+            run: postcard::to_stdvec(&Run::default()).unwrap(),
+            floats: (None, 0.0),
+            results: None,
+            sizes: None,
+        };
+        // A listing's batches before its last: the rows are kept, the listing is not over.
+        let keeper = Keeper::new(index.store.as_mut());
+        for i in 0..ROWS_PER_WRITE {
+            keeper.keep(format!("r{i:03}"), row.clone());
+        }
+        drop(keeper);
+        let store = index.store.as_ref().unwrap();
+        assert_eq!(store.summary().unwrap(), (ROWS_PER_WRITE as u64, None));
+        assert!(index.is_empty(), "rows for some runs only");
+        // Its last write says the index is up to date.
+        let keeper = Keeper::new(index.store.as_mut());
+        keeper.keep("r999".into(), row);
+        assert_eq!(keeper.finish(&[], false).unwrap(), 1);
+        assert!(!index.is_empty());
+        index.clear().unwrap();
+        assert!(index.is_empty(), "emptied");
     }
 }

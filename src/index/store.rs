@@ -18,6 +18,7 @@ const APP: &str = "mission-control-index";
 const BUSY_WAIT: Duration = Duration::from_secs(20);
 
 /// One run as the index keeps it.
+#[cfg_attr(test, derive(Clone))]
 pub(crate) struct Row {
     pub stamp: String,
     pub read_ms: i64,
@@ -182,12 +183,14 @@ impl Store {
             .map(|r| r.map(|(_, row)| row))
     }
 
-    /// Writes the runs read again and forgets the runs that are gone, in one transaction.
+    /// Writes the runs read again and forgets the runs that are gone, in one transaction;
+    /// with `done_ms`, the listing they are of is over, and the index up to date at that time
+    /// (a listing written a batch at a time says so in its last batch only).
     pub(crate) fn update(
         &mut self,
         put: &[(String, Row)],
         gone: &[String],
-        now_ms: i64,
+        done_ms: Option<i64>,
     ) -> rusqlite::Result<()> {
         let tx = self
             .conn
@@ -215,10 +218,12 @@ impl Store {
             for id in gone {
                 delete.execute([id])?;
             }
-            tx.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES ('updated_ms', ?1)",
-                [now_ms.to_string()],
-            )?;
+            if let Some(done_ms) = done_ms {
+                tx.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('updated_ms', ?1)",
+                    [done_ms.to_string()],
+                )?;
+            }
         }
         tx.commit()
     }
@@ -227,6 +232,19 @@ impl Store {
     pub(crate) fn has_runs(&self) -> rusqlite::Result<bool> {
         self.conn
             .query_row("SELECT 1 FROM runs LIMIT 1", [], |_| Ok(()))
+            .optional()
+            .map(|r| r.is_some())
+    }
+
+    /// Whether a listing was ever brought to its end through this index (since it was made or
+    /// emptied): one stopped half way has kept rows, not this.
+    pub(crate) fn was_completed(&self) -> rusqlite::Result<bool> {
+        self.conn
+            .query_row(
+                "SELECT 1 FROM meta WHERE key = 'updated_ms'",
+                [],
+                |_| Ok(()),
+            )
             .optional()
             .map(|r| r.is_some())
     }

@@ -142,9 +142,29 @@ pub(crate) fn read_store_lines_at(
     mut each: impl FnMut(RawLine<'_>),
 ) -> std::io::Result<crate::transcript::ReadOutcome> {
     use crate::transcript::{read_lines, split_glued, Cursor};
-    let from = Cursor {
-        offset: start.offset,
-        lines: start.lines,
+    // A start the file no longer has a line at (rewritten since it was scanned) is not
+    // trusted: the file is read from its start.
+    let from = match follows_a_newline(path, start.offset) {
+        true => Cursor {
+            offset: start.offset,
+            lines: start.lines,
+        },
+        false => Cursor::default(),
     };
     read_lines(path, from, |line| split_glued(line, &mut each))
+}
+
+/// Whether the byte before `offset` in the file at `path` ends a line (`offset` 0: the file's
+/// start).
+fn follows_a_newline(path: &std::path::Path, offset: u64) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    let Some(before) = offset.checked_sub(1) else {
+        return true;
+    };
+    let mut byte = [0u8];
+    let read = std::fs::File::open(path).and_then(|mut f| {
+        f.seek(SeekFrom::Start(before))?;
+        f.read_exact(&mut byte)
+    });
+    read.is_ok() && byte[0] == b'\n'
 }

@@ -56,8 +56,9 @@ pub(crate) struct SessionScan {
     #[serde(default)]
     pub scanned_to: u64,
     /// The first line the scan had to read (its bytes say it may be a side line, or name an
-    /// agent or a prompt) and could not: a run's fold may read it otherwise, so no side
-    /// conversation's read starts after it.
+    /// agent or a prompt) and could not, or that a run's reading splits into glued values: a
+    /// run's fold may take the first, and counts a warning for the second, so no side
+    /// conversation's read starts after either.
     #[serde(default)]
     pub unread_from: Option<LineStart>,
 }
@@ -91,7 +92,9 @@ pub(crate) struct Scanner {
     /// Where the next read starts (a torn last line is read again).
     pub cursor: Cursor,
     /// The side conversation of each side line's `uuid`, by index in `scan.sidechains`.
-    members: HashMap<String, usize>,
+    /// (A uuid's first place too: a conversation rooted at a uuid an earlier line already had
+    /// is read from there, as its fold would take that line.)
+    members: HashMap<String, (usize, LineStart)>,
     /// The session's `Task` calls no side conversation answered yet: (prompt, call id).
     prompts: Vec<(String, String)>,
     /// The last bytes before `cursor`: a file that grew is read on only when they are still
@@ -143,6 +146,12 @@ needle!(TOOL_USE, b"\"tool_use\"");
 needle!(PROMPT, b"\"prompt\"");
 needle!(REPLACEMENT, b"\"content-replacement\"");
 needle!(ESCAPE, b"\\u");
+needle!(MEET, b"}{");
+
+/// Whether `line` is one JSON value (not several glued together, nor damaged).
+fn is_one_value(line: &[u8]) -> bool {
+    serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok()
+}
 
 /// Whether `line` holds the bytes `needle` searches for.
 fn has(line: &[u8], needle: &Finder<'_>) -> bool {
@@ -196,6 +205,11 @@ impl Scanner {
         if !self.scan.replacements && has(bytes, &REPLACEMENT) {
             self.scan.replacements = true;
         }
+        // A line a run's reading splits into glued values counts a warning in every run read
+        // past it, its session's side conversations too: none may start after it.
+        if self.scan.unread_from.is_none() && has(bytes, &MEET) && !is_one_value(bytes) {
+            self.scan.unread_from = Some(at);
+        }
         let wanted = has(bytes, &SIDE)
             || has(bytes, &AGENT)
             || (has(bytes, &TOOL_USE) && has(bytes, &PROMPT));
@@ -233,10 +247,14 @@ impl Scanner {
             (Some(agent), _) => {
                 (self.scan.sidechains.iter()).position(|s| s.side.by_agent && s.side.key == *agent)
             }
-            (None, Some(parent)) => self.members.get(parent).copied(),
+            (None, Some(parent)) => self.members.get(parent).map(|m| m.0),
             // A root line written twice is still one side conversation.
-            (None, None) => l.uuid.as_ref().and_then(|u| self.members.get(u).copied()),
+            (None, None) => (l.uuid.as_ref()).and_then(|u| self.members.get(u).map(|m| m.0)),
         };
+        // Where this line's uuid was first seen (here, for a new one).
+        let first = (l.uuid.as_ref())
+            .and_then(|u| self.members.get(u).map(|m| m.1))
+            .unwrap_or(at);
         let index = match found {
             Some(index) => index,
             None => {
@@ -253,18 +271,21 @@ impl Scanner {
                     (None, None) => return,
                 };
                 let call = self.answered_call(l.message);
+                // A conversation told by its root's uuid takes every line with that uuid,
+                // one before this too (a uuid written twice).
+                let start = if side.by_agent { at } else { first };
                 self.scan.sidechains.push(Sidechain {
                     side,
                     call,
                     lines: 0,
-                    start: Some(at),
+                    start: Some(start),
                 });
                 self.scan.sidechains.len() - 1
             }
         };
         self.scan.sidechains[index].lines += 1;
         if let Some(uuid) = &l.uuid {
-            self.members.insert(uuid.clone(), index);
+            self.members.insert(uuid.clone(), (index, first));
         }
     }
 
@@ -581,6 +602,29 @@ mod tests {
             (start("b1"), start("a1"), start("x1")),
             (Some(1), Some(2), Some(4)),
             "a start before the unread line stays; a later one moves to it"
+        );
+    }
+
+    #[test]
+    fn a_start_moves_back_to_a_glued_line_and_to_its_roots_first_uuid() {
+        const MAIN: &str = r#"{"type":"user","uuid":"m1","message":{"content":"hi"}}"#;
+        let glued = format!("{MAIN}{MAIN}");
+        let s = scan(&[
+            LINES[1],
+            // Joins B by its parent; its uuid roots a conversation of its own later.
+            r#"{"type":"assistant","uuid":"k1","parentUuid":"b1","isSidechain":true}"#,
+            r#"{"type":"user","uuid":"k1","parentUuid":"m1","isSidechain":true,"message":{"content":"K"}}"#,
+            &glued,
+            LINES[6],
+        ]);
+        let start = |key: &str| {
+            let c = s.sidechains.iter().find(|c| c.side.key == key).unwrap();
+            s.start_of(c).map(|at| at.lines)
+        };
+        assert_eq!(
+            (start("b1"), start("k1"), start("x1")),
+            (None, Some(1), Some(3)),
+            "B at the file's start; K at its uuid's first line; X at the glued line"
         );
     }
 
