@@ -196,10 +196,10 @@ impl<'s> Keeper<'s> {
         }
     }
 
-    /// Writes the last batch and forgets the runs that are gone, and stamps the index as
-    /// brought up to date (one that held no row yet even when nothing was read); the number
-    /// of rows kept, or the first failure.
-    fn finish(self, gone: &[String], empty: bool) -> rusqlite::Result<usize> {
+    /// Writes the last batch and forgets the runs that are gone; at the end of a whole
+    /// listing, stamps the index as brought up to date (one that held no row yet even when
+    /// nothing was read). The number of rows kept, or the first failure.
+    fn finish(self, rest: &Rest) -> rusqlite::Result<usize> {
         let rows = self
             .batch
             .into_inner()
@@ -208,9 +208,11 @@ impl<'s> Keeper<'s> {
             .writer
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
-        // After any write too: only the last says the index is up to date.
-        if !rows.is_empty() || !gone.is_empty() || empty || writer.kept > 0 {
-            writer.write(&rows, gone, true);
+        // After any write too: only a listing's last says the index is up to date (a run
+        // read alone, as opening it does, is no listing of the directory).
+        let done = rest.listing;
+        if !rows.is_empty() || !rest.gone.is_empty() || done && (rest.empty || writer.kept > 0) {
+            writer.write(&rows, &rest.gone, done);
         }
         match writer.failed {
             Some(e) => Err(e),
@@ -241,6 +243,8 @@ struct Rest {
     gone: Vec<String>,
     empty: bool,
     clock_ms: i64,
+    /// Whether these are every run of the directory (a listing), not one run read alone.
+    listing: bool,
 }
 
 impl RunIndex {
@@ -346,6 +350,7 @@ impl RunIndex {
             gone,
             empty: !had_rows,
             clock_ms: opts.now_ms,
+            listing: true,
         };
         self.settle(layout, looked, rest, want, read, out)
     }
@@ -374,6 +379,7 @@ impl RunIndex {
             gone: Vec::new(),
             empty: false,
             clock_ms: opts.now_ms,
+            listing: false,
         };
         let mut entries = self.settle(layout, looked, rest, Want::Results, read, entry);
         entries.pop()
@@ -442,7 +448,7 @@ impl RunIndex {
             looked.into_par_iter().map(read_one).collect()
         };
         let entries = in_place(entries);
-        let written = keeper.finish(&rest.gone, rest.empty);
+        let written = keeper.finish(&rest);
         if let Err(e) = &written {
             // The answer stands; the next listing reads these runs again.
             self.failed(e);
@@ -557,10 +563,21 @@ mod tests {
         let store = index.store.as_ref().unwrap();
         assert_eq!(store.summary().unwrap(), (ROWS_PER_WRITE as u64, None));
         assert!(index.is_empty(), "rows for some runs only");
-        // Its last write says the index is up to date.
+        // One run read alone (opened) is no listing either.
+        let rest = |listing| Rest {
+            gone: Vec::new(),
+            empty: false,
+            clock_ms: 0,
+            listing,
+        };
+        let keeper = Keeper::new(index.store.as_mut());
+        keeper.keep("r998".into(), row.clone());
+        assert_eq!(keeper.finish(&rest(false)).unwrap(), 1);
+        assert!(index.is_empty(), "a run opened");
+        // A listing's last write says the index is up to date.
         let keeper = Keeper::new(index.store.as_mut());
         keeper.keep("r999".into(), row);
-        assert_eq!(keeper.finish(&[], false).unwrap(), 1);
+        assert_eq!(keeper.finish(&rest(true)).unwrap(), 1);
         assert!(!index.is_empty());
         index.clear().unwrap();
         assert!(index.is_empty(), "emptied");
