@@ -8,54 +8,40 @@ use crate::model::Run;
 use serde::{Serialize, Serializer};
 
 /// Every run of a listing, most recently active first, each packed.
-#[derive(Default)]
 pub struct Listing {
     runs: Vec<Packed>,
 }
 
-/// One run, packed.
+/// One run, packed: what ordering the listing and adding the children's figures need, beside
+/// the run in `postcard`'s form (as the index keeps it).
 pub(crate) struct Packed {
     id: Box<str>,
     parent_id: Option<Box<str>>,
     updated_ms: Option<i64>,
     own: (u64, Option<f64>),
     with_children: (u64, Option<f64>),
-    run: Form,
-}
-
-/// A run in `postcard`'s form (as the index keeps it); whole in the one case it could not be
-/// put in that form.
-enum Form {
-    Bytes(Box<[u8]>),
-    Whole(Box<Run>),
+    run: Box<[u8]>,
 }
 
 impl Packed {
     pub(crate) fn pack(run: Run) -> Self {
-        let form = match postcard::to_stdvec(&run) {
-            Ok(bytes) => Form::Bytes(bytes.into_boxed_slice()),
-            Err(_) => Form::Whole(Box::new(run.clone())),
-        };
+        // A run always encodes (no field is of a kind `postcard` refuses); were it not to, its
+        // empty bytes unpack as a run shown unreadable, with why.
+        let bytes = postcard::to_stdvec(&run).unwrap_or_default();
         Self {
             own: run.own_figures(),
             with_children: run.own_figures(),
             updated_ms: run.updated_ms,
             parent_id: run.parent_id.map(String::into_boxed_str),
             id: run.id.into_boxed_str(),
-            run: form,
+            run: bytes.into_boxed_slice(),
         }
     }
 
     /// The run as it was packed, with its figures with its children as the listing told them.
     fn unpack(&self) -> Run {
-        let mut run = match &self.run {
-            // Bytes this process wrote a moment ago read back; a failure would be a bug here,
-            // and still shows the run rather than failing the listing.
-            Form::Bytes(bytes) => {
-                postcard::from_bytes(bytes).unwrap_or_else(|e| super::unreadable_run(&self.id, &e))
-            }
-            Form::Whole(run) => Run::clone(run),
-        };
+        let mut run =
+            postcard::from_bytes(&self.run).unwrap_or_else(|e| super::unreadable_run(&self.id, &e));
         run.set_with_children(self.with_children);
         run
     }
@@ -105,11 +91,6 @@ impl Listing {
     /// The runs, in order, each unpacked when it is reached.
     pub fn runs(&self) -> impl ExactSizeIterator<Item = Run> + '_ {
         self.runs.iter().map(Packed::unpack)
-    }
-
-    /// Every run, unpacked.
-    pub fn into_vec(self) -> Vec<Run> {
-        self.runs().collect()
     }
 }
 

@@ -122,16 +122,16 @@ pub(crate) fn read_store_lines(
     path: &std::path::Path,
     mut each: impl FnMut(RawLine<'_>),
 ) -> std::io::Result<crate::transcript::ReadOutcome> {
-    use crate::transcript::{read_lines, read_lines_from, split_glued, Cursor};
-    // A line of several JSON values glued together is read as those values.
-    let each = |line: RawLine<'_>| split_glued(line, &mut each);
+    use crate::transcript::{read_lines_from, split_glued};
     if path.extension().is_some_and(|e| e == "zst") {
         let file = std::fs::File::open(path)?;
         let len = file.metadata()?.len();
         let decoder = zstd::stream::read::Decoder::new(file)?;
+        // A line of several JSON values glued together is read as those values.
+        let each = |line: RawLine<'_>| split_glued(line, &mut each);
         return read_lines_from(std::io::BufReader::new(decoder), len, each);
     }
-    read_lines(path, Cursor::default(), each)
+    read_store_lines_at(path, Default::default(), each)
 }
 
 /// [`read_store_lines`] of a plain file from line `start` on (the lines before it are not
@@ -151,6 +151,7 @@ pub(crate) fn read_store_lines_at(
         },
         false => Cursor::default(),
     };
+    // A line of several JSON values glued together is read as those values.
     read_lines(path, from, |line| split_glued(line, &mut each))
 }
 

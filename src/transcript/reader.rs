@@ -66,13 +66,19 @@ pub(crate) fn first_value(line: &[u8]) -> &[u8] {
     }
 }
 
+/// Whether `line` may be JSON values glued together: two objects may meet in it (`}{`), and it
+/// is not one value. [`split_glued`] reads only such a line again, as values.
+pub(crate) fn may_be_glued(line: &[u8]) -> bool {
+    super::needle!(MEET, b"}{");
+    MEET.find(line).is_some() && serde_json::from_slice::<serde::de::IgnoredAny>(line).is_err()
+}
+
 /// Hands `line` on to `each`: a line that is two or more complete JSON values back to back (a
 /// writer's lost newline, `}{`) as those values, in order, each marked [`RawLine::glued`]; any
 /// other line as it is. Only a line where two objects may meet is parsed here.
 pub(crate) fn split_glued(line: RawLine<'_>, each: &mut impl FnMut(RawLine<'_>)) {
     use serde::de::IgnoredAny;
-    super::needle!(MEET, b"}{");
-    if MEET.find(line.bytes).is_none() || serde_json::from_slice::<IgnoredAny>(line.bytes).is_ok() {
+    if !may_be_glued(line.bytes) {
         return each(line);
     }
     let mut spans = Vec::new();

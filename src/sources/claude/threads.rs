@@ -146,12 +146,6 @@ needle!(TOOL_USE, b"\"tool_use\"");
 needle!(PROMPT, b"\"prompt\"");
 needle!(REPLACEMENT, b"\"content-replacement\"");
 needle!(ESCAPE, b"\\u");
-needle!(MEET, b"}{");
-
-/// Whether `line` is one JSON value (not several glued together, nor damaged).
-fn is_one_value(line: &[u8]) -> bool {
-    serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok()
-}
 
 /// Whether `line` holds the bytes `needle` searches for.
 fn has(line: &[u8], needle: &Finder<'_>) -> bool {
@@ -207,7 +201,7 @@ impl Scanner {
         }
         // A line a run's reading splits into glued values counts a warning in every run read
         // past it, its session's side conversations too: none may start after it.
-        if self.scan.unread_from.is_none() && has(bytes, &MEET) && !is_one_value(bytes) {
+        if self.scan.unread_from.is_none() && crate::transcript::may_be_glued(bytes) {
             self.scan.unread_from = Some(at);
         }
         let wanted = has(bytes, &SIDE)
