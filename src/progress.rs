@@ -50,7 +50,7 @@ pub(crate) fn read_one(bytes: u64) {
 /// session's, and counted once, there).
 pub(crate) fn transcript_len(layout: &crate::model::Layout, id: &str) -> u64 {
     (layout.runs.get(id))
-        .filter(|f| f.side.is_none())
+        .filter(|f| f.side().is_none())
         .and_then(|f| f.transcript.as_deref())
         .and_then(|p| std::fs::metadata(p).ok())
         .map_or(0, |m| m.len())

@@ -112,10 +112,10 @@ fn stamp_of(
 /// subagent), with the layout's links. (Claude Code writes each persisted output once, under a
 /// new name: the folder's own stamp stands for its files, as a value directory's does.)
 fn foreign_stamp(layout: &Layout, id: &str, files: &RunFiles, threshold: u64) -> RunStamp {
-    let values = layout.value_dir(id).or(files.parent_values.as_deref());
+    let values = layout.value_dir(id).or(files.parent_values());
     // A run whose store says when it changed (opencode's database, which all its sessions
     // share) is kept by that: another session's writes to the file leave it be.
-    let transcript = match files.revision {
+    let transcript = match files.revision() {
         Some(_) => None,
         None => files.transcript.as_deref().and_then(FileStamp::of),
     };
@@ -124,7 +124,7 @@ fn foreign_stamp(layout: &Layout, id: &str, files: &RunFiles, threshold: u64) ->
         summary: None,
         // Such a store says it of its saved files too (opencode's revision takes the names of
         // the files in the session's span): a folder every session shares changes with each.
-        values: match files.revision {
+        values: match files.revision() {
             Some(_) => None,
             None => values.and_then(FileStamp::of),
         },
@@ -150,7 +150,7 @@ pub(super) fn to_row(
         // A side conversation's clock is its last line's time: its session moves the file. So
         // is a session of a file all the store's sessions share (a database).
         RunStatus::Running | RunStatus::Interrupted
-            if files.side.is_some() || files.revision.is_some() =>
+            if files.side().is_some() || files.revision().is_some() =>
         {
             run.updated_ms
         }

@@ -145,7 +145,7 @@ pub(crate) fn in_place<T>(answers: Vec<Option<T>>) -> Vec<T> {
 /// The bytes of a run's transcript a read of it counts as done. A side conversation's file is
 /// its session's, and counted once, there.
 fn transcript_len(files: &crate::model::RunFiles, stamp: &RunStamp) -> u64 {
-    match (&stamp.transcript, &files.side) {
+    match (&stamp.transcript, files.side()) {
         (Some(t), None) => t.len,
         _ => 0,
     }

@@ -104,6 +104,20 @@ pub struct RunFiles {
     pub transcript: Option<PathBuf>,
     /// The summary (`<run>.summary.json`), when the run has one.
     pub summary: Option<PathBuf>,
+    /// How many bytes at the start of the transcript the store's scan found no line in that
+    /// rewrites what the model got of an earlier result (Claude Code's `content-replacement`):
+    /// a fold reads ahead for such lines only past them (0: the whole file).
+    pub unreplaced_len: u64,
+    /// What only some runs have (a nested run, a side conversation, a run of a shared file),
+    /// apart: a layout holds one of these per run, most runs have none of it, and a listing of
+    /// tens of thousands of runs holds the layout while it reads.
+    pub nesting: Option<Box<Nesting>>,
+}
+
+/// The files and places only some runs have: those a store nests under another run, or keeps
+/// inside a file it shares with others.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Nesting {
     /// The run this one is a subagent of, when the store's layout says so (Claude Code's
     /// `<session>/subagents/`).
     pub parent: Option<String>,
@@ -119,15 +133,64 @@ pub struct RunFiles {
     /// What a store whose runs share one file (opencode's database) says of the run's last
     /// change: the index reads the run again when this changes, not when the file does.
     pub revision: Option<String>,
-    /// How many bytes at the start of the transcript the store's scan found no line in that
-    /// rewrites what the model got of an earlier result (Claude Code's `content-replacement`):
-    /// a fold reads ahead for such lines only past them (0: the whole file).
-    pub unreplaced_len: u64,
     /// Where the run's own lines start in its transcript, when that is not its first line: a
     /// side conversation's first line in its session's file (a read of the run starts there:
     /// no line before it is the run's). Set only by a store whose records are its file's
     /// lines.
     pub start: Option<LineStart>,
+}
+
+impl Nesting {
+    /// Boxed for a [`RunFiles`], or nothing when it says nothing.
+    pub fn boxed(self) -> Option<Box<Self>> {
+        (self != Self::default()).then(|| Box::new(self))
+    }
+}
+
+impl RunFiles {
+    /// A run of `transcript` with what only some runs have.
+    pub fn nested(transcript: PathBuf, nesting: Nesting) -> Self {
+        Self {
+            transcript: Some(transcript),
+            nesting: nesting.boxed(),
+            ..Default::default()
+        }
+    }
+
+    /// See [`Nesting::parent`].
+    pub fn parent(&self) -> Option<&str> {
+        self.nesting.as_ref()?.parent.as_deref()
+    }
+
+    /// See [`Nesting::parent_values`].
+    pub fn parent_values(&self) -> Option<&Path> {
+        self.nesting.as_ref()?.parent_values.as_deref()
+    }
+
+    /// See [`Nesting::parent_call`].
+    pub fn parent_call(&self) -> Option<&str> {
+        self.nesting.as_ref()?.parent_call.as_deref()
+    }
+
+    /// See [`Nesting::side`].
+    pub fn side(&self) -> Option<&SideKey> {
+        self.nesting.as_ref()?.side.as_ref()
+    }
+
+    /// See [`Nesting::revision`].
+    pub fn revision(&self) -> Option<&str> {
+        self.nesting.as_ref()?.revision.as_deref()
+    }
+
+    /// See [`Nesting::start`].
+    pub fn start(&self) -> Option<LineStart> {
+        self.nesting.as_ref()?.start
+    }
+
+    /// What only some runs have, to change (made when the run had none).
+    pub fn nesting_mut(&mut self) -> &mut Nesting {
+        self.nesting.get_or_insert_with(Default::default)
+    }
 }
 
 /// Every run of a directory and its files, as its kind of store lays them out.
@@ -143,8 +206,10 @@ pub struct Layout {
     pub value_dirs: BTreeMap<String, PathBuf>,
     /// `<x>.values` entries that are symbolic links: never read through, never collected.
     pub linked_value_dirs: BTreeSet<String>,
-    /// Every id with an entry named `<id>.jsonl` or `<id>.summary.json` of any kind (a link
-    /// too): a value directory of such an id is never an orphan.
+    /// The other ids with an entry named `<id>.jsonl` or `<id>.summary.json`, of any kind (a
+    /// link too), beside the runs' own (each run's id is one): a value directory of such an id
+    /// is never an orphan. See [`has_run_name`](Self::has_run_name). (Not every run's id again:
+    /// a layout of tens of thousands of runs would hold each twice.)
     pub run_names: BTreeSet<String>,
 }
 
@@ -167,7 +232,7 @@ impl Layout {
         let mut parent = id.to_owned();
         loop {
             let children = (self.runs.iter())
-                .filter(|(child, f)| f.parent.as_deref() == Some(&parent) && child.as_str() != id)
+                .filter(|(child, f)| f.parent() == Some(&parent) && child.as_str() != id)
                 .map(|(child, _)| child.clone());
             for child in children {
                 if !found.contains(&child) {
@@ -184,7 +249,13 @@ impl Layout {
 
     /// Whether `<id>.values/` is also the own folder of a run called `<id>.values`.
     pub fn is_shared(&self, id: &str) -> bool {
-        self.run_names.contains(&value_dir_name(id))
+        self.has_run_name(&value_dir_name(id))
+    }
+
+    /// Whether an entry is named `<name>.jsonl` or `<name>.summary.json`: a run's, or one of
+    /// [`run_names`](Self::run_names).
+    pub fn has_run_name(&self, name: &str) -> bool {
+        self.runs.contains_key(name) || self.run_names.contains(name)
     }
 
     /// The value directory of run `id`, if it is a real directory.
@@ -197,14 +268,14 @@ impl Layout {
     /// folder is a link. A run whose links changed reads differently though no file of it did.
     pub(crate) fn links(&self, id: &str) -> String {
         let files = self.runs.get(id);
-        let side = files.and_then(|f| f.side.as_ref()).map(|s| s.key.as_str());
+        let side = files.and_then(|f| f.side()).map(|s| s.key.as_str());
         let linked = self.linked_value_dirs.contains(id).then_some("linked");
         let parts = [
-            files.and_then(|f| f.parent.as_deref()),
-            files.and_then(|f| f.parent_call.as_deref()),
+            files.and_then(|f| f.parent()),
+            files.and_then(|f| f.parent_call()),
             side,
             linked,
-            files.and_then(|f| f.revision.as_deref()),
+            files.and_then(|f| f.revision()),
         ];
         parts.map(|p| p.unwrap_or("-")).join("|")
     }
@@ -213,7 +284,7 @@ impl Layout {
     pub fn orphan_value_dirs(&self) -> impl Iterator<Item = (&str, &Path)> {
         self.value_dirs.iter().filter_map(|(id, path)| {
             let own_folder = value_dir_name(id);
-            (!self.run_names.contains(id) && !self.run_names.contains(&own_folder))
+            (!self.has_run_name(id) && !self.has_run_name(&own_folder))
                 .then_some((id.as_str(), path.as_path()))
         })
     }

@@ -50,8 +50,8 @@ pub(crate) fn analyze_run_observed(
         analyzer = analyzer.with_source(layout.source, fold);
         // Several runs share a Claude Code session's folder: none can call a file a stray.
         analyzer.no_strays();
-        analyzer.run_mut().parent_id = files.parent.clone();
-        analyzer.run_mut().parent_call = files.parent_call.clone();
+        analyzer.run_mut().parent_id = files.parent().map(str::to_owned);
+        analyzer.run_mut().parent_call = files.parent_call().map(str::to_owned);
     }
     if layout.linked_value_dirs.contains(id) {
         analyzer.linked_values(&layout.store().value_folder_name(id));
@@ -61,7 +61,7 @@ pub(crate) fn analyze_run_observed(
     let mut pending = 0;
     // A side conversation shares its session's file: its own lines are its size, and its last
     // line's time (not the file's, which its session moves) is its last activity.
-    let side = files.side.is_some();
+    let side = files.side().is_some();
     if let Some(path) = &files.transcript {
         let mut own_bytes = 0u64;
         let observing = std::cell::Cell::new(true);
@@ -74,7 +74,7 @@ pub(crate) fn analyze_run_observed(
                 observe(line, &analyzer);
             }
         };
-        let mut outcome = match files.start {
+        let mut outcome = match files.start() {
             // No line before its first is the run's (a side conversation in its session's
             // file): the read starts there.
             Some(start) => crate::sources::read_store_lines_at(path, start, &mut take)?,
@@ -101,7 +101,7 @@ pub(crate) fn analyze_run_observed(
         pending = if side { 0 } else { outcome.pending_bytes };
         // A run that shares its file with others (a side conversation, a session of a
         // database) is not as recent as the file: its own records say when it was.
-        if !side && files.revision.is_none() {
+        if !side && files.revision().is_none() {
             mtime = modified;
         }
     } else {
@@ -112,7 +112,7 @@ pub(crate) fn analyze_run_observed(
         });
     }
     let mut detail = analyzer.finish(mtime);
-    if files.parent_values.is_some() && layout.value_dir(id).is_none() {
+    if files.parent_values().is_some() && layout.value_dir(id).is_none() {
         // Its values sit in its session's folder beside the session's and its siblings': its
         // own are the files its results name.
         shared_folder_figures(&mut detail);

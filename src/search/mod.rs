@@ -301,7 +301,7 @@ impl<'a> RunSearch<'a> {
         self.only = true;
         // A folder not there yet holds nothing of it.
         let shared = (self.layout.runs.get(self.id))
-            .and_then(|f| f.parent_values.as_deref())
+            .and_then(|f| f.parent_values())
             .filter(|d| std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir()));
         if let (None, Some(dir)) = (self.value_dir, shared) {
             self.value_dir = Some(dir);
@@ -408,7 +408,7 @@ impl<'a> RunSearch<'a> {
             return Vec::new();
         }
         let sharing = (self.layout.runs.iter())
-            .filter(|(id, f)| *id != self.id && f.parent_values.as_deref() == Some(dir));
+            .filter(|(id, f)| *id != self.id && f.parent_values() == Some(dir));
         let mut out = Vec::new();
         for (id, files) in sharing {
             let path = files.transcript.as_deref().unwrap_or(dir);

@@ -31,7 +31,7 @@ fn stamp_of(layout: &Layout, id: &str) -> Stamp {
     let paths = [
         files.and_then(|f| f.transcript.as_deref()),
         layout.value_dir(id),
-        files.and_then(|f| f.parent_values.as_deref()),
+        files.and_then(|f| f.parent_values()),
     ];
     let sizes = paths.iter().map(|p| p.and_then(FileStamp::of)).collect();
     (sizes, layout.links(id))

@@ -232,12 +232,12 @@ impl ClaudeFold {
     /// The fold of run `id` of `files`: a session, a subagent's file (under its session,
     /// `files.parent`), or a side conversation inside its session's file (`files.side`).
     pub(crate) fn new(id: &str, files: &RunFiles, verify: Verify) -> Self {
-        let parent = files.parent.as_deref();
+        let parent = files.parent();
         let mut sessions = vec![id.split('@').next().unwrap_or(id).to_owned()];
         sessions.extend(parent.map(|p| p.split('@').next().unwrap_or(p).to_owned()));
         Self {
             sessions,
-            agent_file: is_agent_file(files) && files.side.is_none(),
+            agent_file: is_agent_file(files) && files.side().is_none(),
             lines: Lines::of(files),
             taken: true,
             replacements: HashMap::new(),

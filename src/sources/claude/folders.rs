@@ -24,10 +24,11 @@ pub(crate) struct SessionFolders {
 impl SessionFolders {
     pub(crate) fn of(layout: &Layout) -> Self {
         let dirs = layout.value_dirs.clone();
-        let by_dir: BTreeMap<&PathBuf, &String> = dirs.iter().map(|(id, d)| (d, id)).collect();
+        let by_dir: BTreeMap<&Path, &String> =
+            dirs.iter().map(|(id, d)| (d.as_path(), id)).collect();
         let mut sharers: BTreeMap<String, Vec<(String, Option<PathBuf>)>> = BTreeMap::new();
         for (id, files) in &layout.runs {
-            let owner = (files.parent_values.as_ref()).and_then(|d| by_dir.get(d));
+            let owner = (files.parent_values()).and_then(|d| by_dir.get(d));
             if let Some(owner) = owner.filter(|o| **o != id) {
                 let sharer = (id.clone(), files.transcript.clone());
                 sharers.entry((*owner).clone()).or_default().push(sharer);

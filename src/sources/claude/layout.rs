@@ -7,7 +7,7 @@
 
 use super::scan_cache::Scans;
 use super::threads::SessionScan;
-use crate::model::layout::{Layout, RunFiles};
+use crate::model::layout::{Layout, Nesting, RunFiles};
 use crate::model::SourceKind;
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
@@ -236,7 +236,7 @@ impl Found {
                 let Some(files) = self.runs.get_mut(&id) else {
                     continue;
                 };
-                match &files.parent {
+                match files.parent() {
                     Some(p) if p != session => continue,
                     Some(_) => {}
                     None => {
@@ -245,12 +245,13 @@ impl Found {
                         if dir != Some(project) {
                             continue;
                         }
-                        files.parent = Some(session.to_owned());
-                        files.parent_values = values.clone();
+                        let nesting = files.nesting_mut();
+                        nesting.parent = Some(session.to_owned());
+                        nesting.parent_values = values.clone();
                     }
                 }
                 if used.insert(call.clone()) {
-                    files.parent_call.get_or_insert_with(|| call.clone());
+                    (files.nesting_mut().parent_call).get_or_insert_with(|| call.clone());
                 }
                 break;
             }
@@ -260,7 +261,7 @@ impl Found {
                 true => format!("{AGENT_PREFIX}{}", side.side.key),
                 false => format!("{SIDECHAIN_PREFIX}{}", short(&side.side.key)),
             };
-            let of_session = |f: &RunFiles| f.parent.as_deref() == Some(session);
+            let of_session = |f: &RunFiles| f.parent() == Some(session);
             if side.side.by_agent
                 && [format!("{name}@{session}"), name.clone()]
                     .iter()
@@ -279,15 +280,18 @@ impl Found {
             self.runs.insert(
                 id,
                 RunFiles {
-                    transcript: Some(path.to_path_buf()),
-                    summary: None,
-                    parent: Some(session.to_owned()),
-                    parent_values: values.clone(),
-                    parent_call: call,
-                    side: Some(side.side.clone()),
-                    revision: None,
                     unreplaced_len,
-                    start: scan.start_of(side),
+                    ..RunFiles::nested(
+                        path.to_path_buf(),
+                        Nesting {
+                            parent: Some(session.to_owned()),
+                            parent_values: values.clone(),
+                            parent_call: call,
+                            side: Some(side.side.clone()),
+                            revision: None,
+                            start: scan.start_of(side),
+                        },
+                    )
                 },
             );
         }
@@ -324,19 +328,23 @@ impl Found {
             };
             self.runs.insert(
                 id,
-                RunFiles {
-                    transcript: Some(path),
-                    summary: None,
-                    parent: Some(session.to_owned()),
-                    parent_values: values.clone(),
-                    ..Default::default()
-                },
+                RunFiles::nested(
+                    path,
+                    Nesting {
+                        parent: Some(session.to_owned()),
+                        parent_values: values.clone(),
+                        ..Default::default()
+                    },
+                ),
             );
         }
     }
 
     fn into_layout(self, root: &Path) -> Layout {
-        let run_names = self.runs.keys().chain(&self.owned).cloned().collect();
+        let run_names = (self.owned.iter())
+            .filter(|name| !self.runs.contains_key(*name))
+            .cloned()
+            .collect();
         Layout {
             root: root.to_path_buf(),
             source: SourceKind::Claude,

@@ -91,7 +91,7 @@ impl Source for ClaudeCode {
     /// Its own folder's, and for a subagent its session's.
     fn run_values(&self, layout: &Layout, id: &str) -> io::Result<BTreeMap<String, ValueFile>> {
         let mut values = BTreeMap::new();
-        let parent = layout.runs.get(id).and_then(|f| f.parent_values.as_deref());
+        let parent = layout.runs.get(id).and_then(|f| f.parent_values());
         let own = layout.value_dir(id);
         for dir in [parent, own].into_iter().flatten() {
             // A folder that vanished holds nothing; the run still reads.
@@ -122,10 +122,7 @@ impl Source for ClaudeCode {
             return None;
         }
         let files = layout.runs.get(id);
-        let dirs = [
-            layout.value_dir(id),
-            files.and_then(|f| f.parent_values.as_deref()),
-        ];
+        let dirs = [layout.value_dir(id), files.and_then(|f| f.parent_values())];
         for dir in dirs.into_iter().flatten() {
             // A `tool-results/` that is a link is never read through.
             if !std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {

@@ -69,7 +69,7 @@ pub fn sweep(layout: &Layout, now_ms: i64, title: impl Fn(&str) -> String) -> Ag
         let in_subagents = (files.transcript.as_deref())
             .and_then(|p| p.parent()?.file_name())
             .is_some_and(|n| n == super::SUBAGENTS);
-        if in_subagents || files.side.is_some() {
+        if in_subagents || files.side().is_some() {
             continue;
         }
         let Some(meta) = files

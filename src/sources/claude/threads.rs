@@ -413,7 +413,7 @@ pub(crate) fn is_agent_file(files: &RunFiles) -> bool {
 impl Lines {
     /// The lines run `files` reads of its transcript.
     pub(crate) fn of(files: &RunFiles) -> Self {
-        match (&files.side, is_agent_file(files)) {
+        match (files.side(), is_agent_file(files)) {
             (Some(side), _) => Lines::side(side.clone(), HashSet::new()),
             (None, true) => Lines::All,
             (None, false) => Lines::Main,

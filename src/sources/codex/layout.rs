@@ -29,7 +29,6 @@ pub(crate) fn read(root: &Path) -> io::Result<Layout> {
     Ok(Layout {
         root: root.to_path_buf(),
         source: SourceKind::Codex,
-        run_names: runs.keys().cloned().collect(),
         runs,
         ..Default::default()
     })

@@ -41,7 +41,7 @@ pub(crate) fn value_dirs(root: &Path, projects: &[PathBuf], layout: &mut Layout)
         // This project's chats only: another project's could share 8 characters of an id.
         let mine: Vec<(&String, bool)> = (layout.runs.iter())
             .filter(|(_, f)| f.transcript.as_ref().is_some_and(|t| t.starts_with(&chats)))
-            .map(|(id, f)| (id, f.parent.is_none()))
+            .map(|(id, f)| (id, f.parent().is_none()))
             .collect();
         for e in entries.filter_map(Result::ok) {
             let Ok(name) = e.file_name().into_string() else {
@@ -63,9 +63,7 @@ pub(crate) fn value_dirs(root: &Path, projects: &[PathBuf], layout: &mut Layout)
             };
             match owners.as_slice() {
                 [one] => claims.entry((*one).clone()).or_default().push(e.path()),
-                [] if !layout.run_names.contains(&name) => {
-                    claims.entry(name).or_default().push(e.path())
-                }
+                [] if !layout.has_run_name(&name) => claims.entry(name).or_default().push(e.path()),
                 _ => {}
             }
         }
@@ -311,7 +309,7 @@ pub(crate) fn sweep(
     };
     // Each project's main chats, newest first (for `maxCount`).
     let mut projects: BTreeMap<PathBuf, Vec<(&String, fs::Metadata)>> = BTreeMap::new();
-    for (id, f) in layout.runs.iter().filter(|(_, f)| f.parent.is_none()) {
+    for (id, f) in layout.runs.iter().filter(|(_, f)| f.parent().is_none()) {
         let Some(t) = f.transcript.as_ref() else {
             continue;
         };

@@ -5,7 +5,7 @@
 //! run under its parent. `tmp`, one project folder or one `chats` folder opens alike. Links
 //! are never followed.
 
-use crate::model::layout::{Layout, RunFiles};
+use crate::model::layout::{Layout, Nesting, RunFiles};
 use crate::model::SourceKind;
 use std::collections::BTreeMap;
 use std::fs;
@@ -38,7 +38,6 @@ pub(crate) fn read(root: &Path) -> io::Result<Layout> {
     let mut layout = Layout {
         root: root.to_path_buf(),
         source: SourceKind::Gemini,
-        run_names: runs.keys().cloned().collect(),
         runs,
         ..Default::default()
     };
@@ -127,11 +126,11 @@ fn read_subagents(dir: &Path, parent: Option<String>, runs: &mut BTreeMap<String
         }
     }
     for (id, path) in found {
-        runs.entry(id).or_insert(RunFiles {
-            transcript: Some(path),
+        let nesting = Nesting {
             parent: parent.clone(),
             ..Default::default()
-        });
+        };
+        runs.entry(id).or_insert(RunFiles::nested(path, nesting));
     }
 }
 
@@ -170,10 +169,7 @@ mod tests {
             .to_string_lossy()
             .ends_with(".jsonl"));
         let child = &layout.runs["aa11bb22-0000-4000-8000-000000000000"];
-        assert_eq!(
-            child.parent.as_deref(),
-            Some("session-2025-10-27T19-55-981c87cb")
-        );
+        assert_eq!(child.parent(), Some("session-2025-10-27T19-55-981c87cb"));
         // The project folder and its chats folder open alike.
         assert_eq!(read(&dir.path().join("proj")).unwrap().runs.len(), 2);
         assert_eq!(read(&chats).unwrap().runs.len(), 2);

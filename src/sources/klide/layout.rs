@@ -7,6 +7,7 @@ use crate::model::layout::{
 };
 use crate::model::SourceKind;
 use crate::model::{Layout, RunFiles};
+use std::collections::BTreeMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -38,9 +39,10 @@ impl Layout {
                 .map(|id| (id, true))
                 .or_else(|| strip(&name, TRANSCRIPT_SUFFIX).map(|id| (id, false)))
             {
-                run_names.push(id.to_owned());
-                if kind.is_file() {
-                    files.push((id.to_owned(), is_summary, entry.path()));
+                // A file makes a run, whose id its name is; another entry only a name.
+                match kind.is_file() {
+                    true => files.push((id.to_owned(), is_summary, entry.path())),
+                    false => run_names.push(id.to_owned()),
                 }
             } else if let Some(id) = strip(&name, VALUES_SUFFIX) {
                 if kind.is_dir() {
@@ -62,10 +64,13 @@ impl Layout {
                 false => run.transcript = Some(path),
             }
         }
+        let runs: BTreeMap<String, RunFiles> = runs.into_iter().collect();
+        // A link beside a run's file (a summary beside its transcript) names that run again.
+        run_names.retain(|name| !runs.contains_key(name));
         Ok(Layout {
             root: root.to_path_buf(),
             source: SourceKind::Klide,
-            runs: runs.into_iter().collect(),
+            runs,
             value_dirs: value_dirs.into_iter().collect(),
             linked_value_dirs: linked_value_dirs.into_iter().collect(),
             run_names: run_names.into_iter().collect(),
@@ -99,15 +104,18 @@ impl Layout {
             if !spelled_exactly(root, id, &meta, is_summary)? {
                 return Ok(None);
             }
-            layout.run_names.insert(id.to_owned());
             if meta.is_file() {
                 match is_summary {
                     true => files.summary = Some(path),
                     false => files.transcript = Some(path),
                 }
+            } else {
+                layout.run_names.insert(id.to_owned());
             }
         }
         if files.transcript.is_some() || files.summary.is_some() {
+            // As in the whole listing: a run's id is not a name beside it.
+            layout.run_names.remove(id);
             layout.runs.insert(id.to_owned(), files);
         }
         let kind = |path: &Path| lstat(path).map(|m| m.map(|m| m.file_type()));
@@ -178,8 +186,9 @@ mod tests {
 
     /// The whole layout with only what concerns run `id` kept.
     fn restricted(whole: &Layout, id: &str) -> String {
-        let names: Vec<&String> = (whole.run_names.iter())
-            .filter(|n| *n == id || **n == value_dir_name(id))
+        let names: Vec<String> = [id.to_owned(), value_dir_name(id)]
+            .into_iter()
+            .filter(|n| whole.has_run_name(n))
             .collect();
         format!(
             "{:?} {:?} {:?} {:?}",
@@ -188,6 +197,32 @@ mod tests {
             whole.linked_value_dirs.contains(id),
             names
         )
+    }
+
+    #[test]
+    fn a_value_directory_is_an_orphan_only_when_no_entry_is_named_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for f in ["run.jsonl", "shared.jsonl", "shared.values.jsonl"] {
+            fs::write(root.join(f), b"{}\n").unwrap();
+        }
+        for d in ["run.values", "shared.values", "linked.values", "gone.values"] {
+            fs::create_dir_all(root.join(d)).unwrap();
+        }
+        // A link named as a transcript is no run, but its name keeps its values.
+        std::os::unix::fs::symlink(root.join("run.jsonl"), root.join("linked.jsonl")).unwrap();
+        let layout = Layout::read(root).unwrap();
+        let orphans: Vec<&str> = layout.orphan_value_dirs().map(|(id, _)| id).collect();
+        assert_eq!(orphans, ["gone"]);
+        // `shared.values/` is run `shared`'s value directory and run `shared.values`'s folder.
+        assert!(layout.is_shared("shared"));
+        assert!(!layout.is_shared("run"));
+        // Only the name that is no run's is held apart: a run's id is not held twice.
+        assert_eq!(layout.run_names.iter().collect::<Vec<_>>(), ["linked"]);
+        assert!(layout.has_run_name("run") && layout.has_run_name("linked"));
+        assert!(!layout.has_run_name("gone"));
+        // A run with nothing nested holds nothing apart.
+        assert!(layout.runs.values().all(|f| f.nesting.is_none()));
     }
 
     #[test]

@@ -128,7 +128,12 @@ fn namers(root: &Path) -> io::Result<Namers> {
 impl ToolOutput {
     pub(crate) fn of(layout: &Layout) -> Self {
         let revisions = (layout.runs.iter())
-            .map(|(id, f)| (id.clone(), f.revision.clone().unwrap_or_default()))
+            .map(|(id, f)| {
+                (
+                    id.clone(),
+                    f.revision().map(str::to_owned).unwrap_or_default(),
+                )
+            })
             .collect();
         Self {
             root: layout.root.clone(),
@@ -273,7 +278,7 @@ pub(crate) fn value_dirs(root: &Path, layout: &mut Layout, spans: &BTreeMap<Stri
         let hash = crate::retained::value_id::fnv1a32(mine.join("/").as_bytes());
         // A session told by its files' times (no revision) keeps them: the folder's own stamp
         // then stands for its files, as for any store.
-        if let Some(revision) = files.revision.as_mut() {
+        if let Some(revision) = files.nesting.as_mut().and_then(|n| n.revision.as_mut()) {
             revision.push_str(&format!("|{}:{hash:08x}", mine.len()));
         }
         layout.value_dirs.insert(id.clone(), dir.clone());
@@ -351,7 +356,11 @@ mod tests {
             ("c", (t + 3 * day - 5, t + 3 * day)),
         ] {
             let rows = crate::model::RunFiles {
-                revision: Some("rows".into()),
+                nesting: crate::model::layout::Nesting {
+                    revision: Some("rows".into()),
+                    ..Default::default()
+                }
+                .boxed(),
                 ..Default::default()
             };
             layout.runs.insert(id.into(), rows);
@@ -366,7 +375,12 @@ mod tests {
         let with: Vec<&str> = layout.value_dirs.keys().map(String::as_str).collect();
         assert_eq!(with, ["a", "c", "w"]);
         // The names of its files join its rows' revision; a session with none keeps its own.
-        let revision = |id: &str| layout.runs[id].revision.clone().unwrap_or_default();
+        let revision = |id: &str| {
+            layout.runs[id]
+                .revision()
+                .map(str::to_owned)
+                .unwrap_or_default()
+        };
         assert!(revision("a").starts_with("rows|1:"), "{}", revision("a"));
         assert_eq!(revision("b"), "rows");
     }

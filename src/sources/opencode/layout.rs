@@ -6,7 +6,7 @@
 //! with a parent (`parentID`) is a run under it.
 
 use super::db;
-use crate::model::layout::{Layout, RunFiles};
+use crate::model::layout::{Layout, Nesting, RunFiles};
 use crate::model::SourceKind;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -31,12 +31,14 @@ pub(crate) fn read(root: &Path) -> io::Result<Layout> {
             spans.insert(s.id.clone(), s.span);
             runs.insert(
                 s.id,
-                RunFiles {
-                    transcript: Some(database.clone()),
-                    parent: s.parent,
-                    revision: Some(s.revision),
-                    ..Default::default()
-                },
+                RunFiles::nested(
+                    database.clone(),
+                    Nesting {
+                        parent: s.parent,
+                        revision: Some(s.revision),
+                        ..Default::default()
+                    },
+                ),
             );
         }
     }
@@ -44,7 +46,6 @@ pub(crate) fn read(root: &Path) -> io::Result<Layout> {
     let mut layout = Layout {
         root: root.to_path_buf(),
         source: SourceKind::Opencode,
-        run_names: runs.keys().cloned().collect(),
         runs,
         ..Default::default()
     };
@@ -85,12 +86,14 @@ fn read_tree(
             spans.insert(id.to_owned(), (created, last));
             runs.insert(
                 id.to_owned(),
-                RunFiles {
-                    transcript: Some(f.path()),
-                    parent,
-                    revision,
-                    ..Default::default()
-                },
+                RunFiles::nested(
+                    f.path(),
+                    Nesting {
+                        parent,
+                        revision,
+                        ..Default::default()
+                    },
+                ),
             );
         }
     }

@@ -409,10 +409,12 @@ pub(super) fn side_reads_start_where_they_may(root: &Path) -> usize {
     let dir = unindexed(root);
     let layout = dir.layout().unwrap();
     let mut whole = layout.clone();
-    whole.runs.values_mut().for_each(|f| f.start = None);
+    (whole.runs.values_mut())
+        .filter_map(|f| f.nesting.as_mut())
+        .for_each(|n| n.start = None);
     let mut started = 0;
-    for (id, files) in layout.runs.iter().filter(|(_, f)| f.side.is_some()) {
-        started += usize::from(files.start.is_some());
+    for (id, files) in layout.runs.iter().filter(|(_, f)| f.side().is_some()) {
+        started += usize::from(files.start().is_some());
         let read = |layout: &mission_control::runs::Layout| {
             let detail = mission_control::runs::analyze_run(layout, id, &dir.opts, true);
             serde_json::to_value(detail.unwrap()).unwrap()
@@ -446,7 +448,7 @@ fn a_side_conversation_is_read_from_its_first_line_as_from_its_files_start() {
     let path = s.write();
     assert_eq!(side_reads_start_where_they_may(store.path()), 3);
     let layout = unindexed(store.path()).layout().unwrap();
-    let start = |id: &str| layout.runs[id].start.map(|s| s.lines);
+    let start = |id: &str| layout.runs[id].start().map(|s| s.lines);
     let text = std::fs::read_to_string(&path).unwrap();
     let line_of = |marker: &str| text.lines().position(|l| l.contains(marker)).unwrap() as u64;
     assert_eq!(
