@@ -243,6 +243,8 @@ struct Rest {
     gone: Vec<String>,
     empty: bool,
     clock_ms: i64,
+    /// The threshold the runs are read with (part of each stamp).
+    threshold: u64,
     /// Whether these are every run of the directory (a listing), not one run read alone.
     listing: bool,
 }
@@ -350,6 +352,7 @@ impl RunIndex {
             gone,
             empty: !had_rows,
             clock_ms: opts.now_ms,
+            threshold: opts.threshold,
             listing: true,
         };
         self.settle(layout, looked, rest, want, read, out)
@@ -379,6 +382,7 @@ impl RunIndex {
             gone: Vec::new(),
             empty: false,
             clock_ms: opts.now_ms,
+            threshold: opts.threshold,
             listing: false,
         };
         let mut entries = self.settle(layout, looked, rest, Want::Results, read, entry);
@@ -400,8 +404,8 @@ impl RunIndex {
         // time. (Never later than the clock the read judged the run by: a torn last line it
         // judged still pending is read again once the file is idle.)
         let read_ms = crate::model::now_ms().min(rest.clock_ms);
-        let changed = looked.iter().filter_map(|(_, files, f)| match f {
-            Found::Changed(stamp) => Some(transcript_len(files, stamp)),
+        let changed = looked.iter().filter_map(|(_, _, f)| match f {
+            Found::Changed { len } => Some(*len),
             Found::Kept(_) => None,
         });
         let to_read = changed.clone().count();
@@ -412,12 +416,15 @@ impl RunIndex {
         // at a time while the reads go on: what is held is bounded, whatever the number of
         // runs.
         let keeper = Keeper::new(self.store.as_mut());
+        let stamper = lookup::Stamper::open(layout);
         let read_one = |(id, files, found): (&String, &crate::model::RunFiles, Found<T>)| {
-            let stamp = match found {
+            let len = match found {
                 Found::Kept(kept) => return Some(*kept),
-                Found::Changed(stamp) => stamp,
+                Found::Changed { len } => len,
             };
-            let len = transcript_len(files, &stamp);
+            // Stamped before it is read: a file changed while it is read is read again next
+            // time.
+            let stamp = stamper.stamp(id, files, rest.threshold);
             let read = read(id);
             crate::progress::read_one(len);
             match read {
@@ -568,6 +575,7 @@ mod tests {
             gone: Vec::new(),
             empty: false,
             clock_ms: 0,
+            threshold: 0,
             listing,
         };
         let keeper = Keeper::new(index.store.as_mut());
