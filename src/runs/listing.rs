@@ -2,46 +2,135 @@
 //! a third of the memory they take as a [`Run`]), unpacked one at a time as it is printed. A
 //! cold `mctl runs` over tens of thousands of runs holds each run's figures while the others
 //! are read, and the order is known only once all are: this is what it holds them in.
+//!
+//! Past the first [`HELD_BYTES`] of packed runs, the others are written to a file in the cache
+//! folder (unnamed: it goes with the process, whatever ends it) and read back as they are
+//! printed. What a listing holds per run is then only what orders it. A listing that cannot
+//! write there holds every run, as it does without a cache folder.
 
 use crate::model::family::Member;
 use crate::model::Run;
 use serde::{Serialize, Serializer};
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+/// How many bytes of packed runs a listing holds before it writes the rest to a file: about
+/// 10,000 runs, the listings whose warm reading a file would slow for nothing.
+const HELD_BYTES: usize = 2 << 20;
 
 /// Every run of a listing, most recently active first, each packed.
 pub struct Listing {
     runs: Vec<Packed>,
+    /// Where the runs past [`HELD_BYTES`] are.
+    spill: Option<File>,
 }
 
 /// One run, packed: what ordering the listing and adding the children's figures need, beside
-/// the run in `postcard`'s form (as the index keeps it).
+/// the run in `postcard`'s form (as the index keeps it), held or written apart.
 pub(crate) struct Packed {
     id: Box<str>,
     parent_id: Option<Box<str>>,
     updated_ms: Option<i64>,
     own: (u64, Option<f64>),
     with_children: (u64, Option<f64>),
-    run: Box<[u8]>,
+    run: Bytes,
 }
 
-impl Packed {
-    pub(crate) fn pack(run: Run) -> Self {
+/// Where a packed run's bytes are.
+enum Bytes {
+    Held(Box<[u8]>),
+    /// In the listing's spill file, `len` bytes at `at`.
+    Written {
+        at: u64,
+        len: u32,
+    },
+}
+
+/// Packs the runs of one listing, on any thread, and writes those past [`HELD_BYTES`] apart.
+pub(crate) struct Packer {
+    /// The folder the spill file is made in, if any.
+    dir: Option<PathBuf>,
+    /// How many bytes it holds before it writes ([`HELD_BYTES`]).
+    budget: usize,
+    /// The bytes of packed runs held so far.
+    held: AtomicUsize,
+    /// The spill file, made when first needed; `None` when it could not be.
+    spill: OnceLock<Option<File>>,
+    /// Its length: each run's bytes take the next place, whatever thread writes them.
+    end: AtomicU64,
+}
+
+impl Packer {
+    /// A packer whose spill file, if one is needed, is made in `dir`.
+    pub(crate) fn new(dir: Option<&Path>) -> Self {
+        Self {
+            dir: dir.map(Path::to_path_buf),
+            budget: HELD_BYTES,
+            held: AtomicUsize::new(0),
+            spill: OnceLock::new(),
+            end: AtomicU64::new(0),
+        }
+    }
+
+    pub(crate) fn pack(&self, run: Run) -> Packed {
         // A run always encodes (no field is of a kind `postcard` refuses); were it not to, its
         // empty bytes unpack as a run shown unreadable, with why.
         let bytes = postcard::to_stdvec(&run).unwrap_or_default();
-        Self {
+        Packed {
             own: run.own_figures(),
             with_children: run.own_figures(),
             updated_ms: run.updated_ms,
             parent_id: run.parent_id.map(String::into_boxed_str),
             id: run.id.into_boxed_str(),
-            run: bytes.into_boxed_slice(),
+            run: self.place(bytes),
         }
     }
 
+    /// Where `bytes` are kept: held while the listing holds little, else written to the spill
+    /// file (held still when it cannot be written: the listing shows every run either way).
+    fn place(&self, bytes: Vec<u8>) -> Bytes {
+        let held = self.held.fetch_add(bytes.len(), Ordering::Relaxed);
+        let len = u32::try_from(bytes.len()).ok();
+        if let (Some(file), Some(len), true) = (self.file(), len, held >= self.budget) {
+            let at = self.end.fetch_add(u64::from(len), Ordering::Relaxed);
+            if file.write_all_at(&bytes, at).is_ok() {
+                self.held.fetch_sub(bytes.len(), Ordering::Relaxed);
+                return Bytes::Written { at, len };
+            }
+        }
+        Bytes::Held(bytes.into_boxed_slice())
+    }
+
+    fn file(&self) -> Option<&File> {
+        let make = || {
+            let dir = self.dir.as_deref()?;
+            tempfile::tempfile_in(dir)
+                .inspect_err(|e| {
+                    let dir = dir.display();
+                    tracing::debug!("listing: no spill file in {dir} ({e}): every run held");
+                })
+                .ok()
+        };
+        self.spill.get_or_init(make).as_ref()
+    }
+}
+
+impl Packed {
     /// The run as it was packed, with its figures with its children as the listing told them.
-    fn unpack(&self) -> Run {
-        let mut run =
-            postcard::from_bytes(&self.run).unwrap_or_else(|e| super::unreadable_run(&self.id, &e));
+    fn unpack(&self, spill: Option<&File>) -> Run {
+        let read = match &self.run {
+            Bytes::Held(bytes) => postcard::from_bytes(bytes).map_err(|e| e.to_string()),
+            Bytes::Written { at, len } => {
+                let mut bytes = vec![0; *len as usize];
+                let file = spill.ok_or_else(|| "its listing's file is gone".to_owned());
+                (file.and_then(|f| f.read_exact_at(&mut bytes, *at).map_err(|e| e.to_string())))
+                    .and_then(|()| postcard::from_bytes(&bytes).map_err(|e| e.to_string()))
+            }
+        };
+        let mut run = read.unwrap_or_else(|e| super::unreadable_run(&self.id, &e));
         run.set_with_children(self.with_children);
         run
     }
@@ -64,13 +153,14 @@ impl Member for Packed {
 
 impl Listing {
     /// The runs, packed, in a listing's order and with their figures with their children.
-    pub(crate) fn of(mut runs: Vec<Packed>) -> Self {
+    pub(crate) fn of(mut runs: Vec<Packed>, packer: Packer) -> Self {
         crate::model::family::add_children(&mut runs);
         // Ids are unique: an unstable sort gives the one order, and allocates nothing.
         runs.sort_unstable_by(|a, b| {
             super::by_recency((a.updated_ms, &a.id), (b.updated_ms, &b.id))
         });
-        Self { runs }
+        let spill = packer.spill.into_inner().flatten();
+        Self { runs, spill }
     }
 
     /// How many runs.
@@ -90,7 +180,7 @@ impl Listing {
 
     /// The runs, in order, each unpacked when it is reached.
     pub fn runs(&self) -> impl ExactSizeIterator<Item = Run> + '_ {
-        self.runs.iter().map(Packed::unpack)
+        self.runs.iter().map(|r| r.unpack(self.spill.as_ref()))
     }
 }
 
@@ -118,16 +208,60 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_packed_listing_prints_what_the_runs_print_in_a_listings_order() {
-        let runs = vec![
+    fn runs() -> Vec<Run> {
+        vec![
             run("b", None, Some(5), 100),
             run("child", Some("b"), Some(9), 10),
             run("a", None, Some(5), 1),
             run("old", None, None, 7),
-        ];
-        let listing = Listing::of(runs.iter().cloned().map(Packed::pack).collect());
-        let mut want = runs;
+        ]
+    }
+
+    fn listing(packer: Packer) -> Listing {
+        let packed = runs().into_iter().map(|r| packer.pack(r)).collect();
+        Listing::of(packed, packer)
+    }
+
+    fn written(listing: &Listing) -> usize {
+        let written = |r: &&Packed| matches!(r.run, Bytes::Written { .. });
+        listing.runs.iter().filter(written).count()
+    }
+
+    #[test]
+    fn a_listing_past_its_budget_writes_its_runs_apart_and_prints_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = listing(Packer::new(Some(dir.path())));
+        assert_eq!(written(&held), 0, "a small listing holds its runs");
+        let spilled = listing(Packer {
+            budget: 0,
+            ..Packer::new(Some(dir.path()))
+        });
+        assert_eq!(written(&spilled), 4);
+        assert_eq!(
+            serde_json::to_string(&spilled).unwrap(),
+            serde_json::to_string(&held).unwrap()
+        );
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "the spill file has no name"
+        );
+        // Nowhere to write it: every run held, the same listing.
+        let nowhere = listing(Packer {
+            budget: 0,
+            ..Packer::new(Some(&dir.path().join("missing")))
+        });
+        assert_eq!(written(&nowhere), 0);
+        assert_eq!(
+            serde_json::to_string(&nowhere).unwrap(),
+            serde_json::to_string(&held).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_packed_listing_prints_what_the_runs_print_in_a_listings_order() {
+        let listing = listing(Packer::new(None));
+        let mut want = runs();
         crate::model::family::add_children(&mut want);
         super::super::sort_runs(&mut want);
         assert_eq!(

@@ -170,7 +170,10 @@ impl RunsDir {
     /// [`list`](Self::list), each run packed as soon as it is read: what a listing of tens of
     /// thousands of runs holds while the others are read and until it is printed.
     pub fn listing(&self) -> Result<Listing> {
-        self.list_as(listing::Packed::pack).map(Listing::of)
+        // Runs past the first few thousand are written beside the index until printed.
+        let packer = listing::Packer::new(self.cache.as_deref());
+        let runs = self.list_as(|run| packer.pack(run))?;
+        Ok(Listing::of(runs, packer))
     }
 
     /// Every run, each given to `out` as soon as it is read (on the thread that read it), in

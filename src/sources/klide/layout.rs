@@ -206,7 +206,12 @@ mod tests {
         for f in ["run.jsonl", "shared.jsonl", "shared.values.jsonl"] {
             fs::write(root.join(f), b"{}\n").unwrap();
         }
-        for d in ["run.values", "shared.values", "linked.values", "gone.values"] {
+        for d in [
+            "run.values",
+            "shared.values",
+            "linked.values",
+            "gone.values",
+        ] {
             fs::create_dir_all(root.join(d)).unwrap();
         }
         // A link named as a transcript is no run, but its name keeps its values.
