@@ -5,7 +5,7 @@
 //! sessions. Links are never followed. An older build's session file may hold its subagents'
 //! side conversations too: each is a run under the session ([`super::threads`]).
 
-use super::scan_cache::Scans;
+use super::scan_cache::{Scans, SessionMeta};
 use super::threads::SessionScan;
 use crate::model::layout::{Layout, Nesting, RunFiles};
 use crate::model::SourceKind;
@@ -49,10 +49,10 @@ pub(crate) fn read(root: &Path, cache: Option<&Path>) -> io::Result<Layout> {
     listings.extend(projects.iter().filter_map(|p| Listing::of(p).ok()));
     // Every session file is scanned at once, on every core (an agent's own file is all side
     // lines, all its own: nothing to scan).
-    let sessions: Vec<(&Path, &fs::Metadata)> = (listings.iter())
+    let sessions: Vec<(&Path, SessionMeta)> = (listings.iter())
         .flat_map(|l| &l.sessions)
         .filter(|s| !s.stem.starts_with(AGENT_PREFIX))
-        .filter_map(|s| Some((s.path.as_path(), s.meta.as_ref()?)))
+        .filter_map(|s| Some((s.path.as_path(), s.meta?)))
         .collect();
     let mut scans = Scans::new(root, cache);
     let scanned = scans.scan_all(&sessions);
@@ -72,7 +72,9 @@ pub(crate) fn read(root: &Path, cache: Option<&Path>) -> io::Result<Layout> {
 struct SessionFile {
     stem: String,
     path: PathBuf,
-    meta: Option<fs::Metadata>,
+    /// Its stamp and whether it is live, as listed (a whole `Metadata` is four times the
+    /// size, and a store of tens of thousands of sessions holds one per file while it scans).
+    meta: Option<SessionMeta>,
 }
 
 /// What a project folder holds: its session files and its folders, each in name order.
@@ -97,7 +99,7 @@ impl Listing {
                     sessions.push(SessionFile {
                         stem: stem.to_owned(),
                         path: entry.path(),
-                        meta: entry.metadata().ok(),
+                        meta: entry.metadata().ok().as_ref().map(SessionMeta::of),
                     });
                 }
             } else if kind.is_dir() {

@@ -19,8 +19,9 @@ const VERSION: u32 = 3;
 
 struct Kept {
     stamp: Stamp,
-    /// A scan of this process, which can be read on; one from the cache file cannot.
-    scanner: Option<Scanner>,
+    /// A scan of this process, which can be read on; one from the cache file cannot. (Boxed:
+    /// only a live session keeps one, and a store of thousands of sessions keeps this for each.)
+    scanner: Option<Box<Scanner>>,
     scan: SessionScan,
 }
 
@@ -40,10 +41,17 @@ const MOVED_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
 static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(Mutex::default);
 
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct Saved {
     version: u32,
     files: BTreeMap<String, (Stamp, SessionScan)>,
+}
+
+/// [`Saved`] as it is written, borrowed from the kept scans.
+#[derive(Serialize)]
+struct SavedRef<'a> {
+    version: u32,
+    files: BTreeMap<&'a str, (&'a Stamp, &'a SessionScan)>,
 }
 
 /// The scans of one store's session files, as one layout read asks for them.
@@ -77,11 +85,11 @@ impl<'a> Scans<'a> {
     /// their order; a file that cannot be read has nothing in or under it to show. The files
     /// are read on every core, and no lock is held while one is read: one store's first scan
     /// does not hold up another's layout.
-    pub(crate) fn scan_all(&mut self, files: &[(&Path, &fs::Metadata)]) -> Vec<SessionScan> {
+    pub(crate) fn scan_all(&mut self, files: &[(&Path, SessionMeta)]) -> Vec<SessionScan> {
         use rayon::prelude::*;
         self.load_once();
         let scanned: Vec<(SessionScan, Outcome)> = (files.par_iter())
-            .map(|(path, meta)| scan_one(path, meta))
+            .map(|(path, meta)| scan_one(path, *meta))
             .collect();
         for ((path, _), (_, outcome)) in files.iter().zip(&scanned) {
             self.seen.push(path.to_path_buf());
@@ -124,20 +132,41 @@ impl<'a> Scans<'a> {
         cache
             .written
             .insert(file.clone(), std::time::Instant::now());
+        // Written from the kept scans as they are, under the lock: a copy of every scan (and
+        // of the whole file's text) would double what a store of tens of thousands of sessions
+        // holds, for the few milliseconds the write takes.
         let files = (self.seen.iter())
             .filter_map(|p| {
                 let kept = cache.files.get(p)?;
                 // A path that is not UTF-8 is scanned again by the next process.
-                Some((p.to_str()?.to_owned(), (kept.stamp, kept.scan.clone())))
+                Some((p.to_str()?, (&kept.stamp, &kept.scan)))
             })
             .collect();
-        drop(cache);
-        let saved = Saved {
+        let saved = SavedRef {
             version: VERSION,
             files,
         };
         if let Err(e) = write(file, &saved) {
             tracing::warn!(file = %file.display(), error = %e, "could not keep the session scans");
+        }
+    }
+}
+
+/// What a scan needs of a session file's metadata, as its folder was listed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SessionMeta {
+    /// Size, modification and change times, inode: any write moves it (the change time even
+    /// when the modification time is set back).
+    stamp: Stamp,
+    /// Whether it was written within [`LIVE`].
+    live: bool,
+}
+
+impl SessionMeta {
+    pub(crate) fn of(meta: &fs::Metadata) -> Self {
+        Self {
+            stamp: Stamp::from_meta(meta),
+            live: is_live(meta),
         }
     }
 }
@@ -153,16 +182,14 @@ enum Outcome {
 }
 
 /// The scan of session file `path`, from this process's cache when its stamp has not moved.
-fn scan_one(path: &Path, meta: &fs::Metadata) -> (SessionScan, Outcome) {
-    // Size, modification and change times, inode: any write moves it (the change time even
-    // when the modification time is set back).
-    let stamp = Stamp::from_meta(meta);
+fn scan_one(path: &Path, meta: SessionMeta) -> (SessionScan, Outcome) {
+    let stamp = meta.stamp;
     let kept = {
         let mut cache = lock();
         match cache.files.get_mut(path) {
             Some(kept) if kept.stamp == stamp => {
                 // A session that went quiet since its scan no longer keeps what reading on needs.
-                if kept.scanner.is_some() && !is_live(meta) {
+                if kept.scanner.is_some() && !meta.live {
                     kept.scanner = None;
                 }
                 return (kept.scan.clone(), Outcome::Kept);
@@ -175,7 +202,7 @@ fn scan_one(path: &Path, meta: &fs::Metadata) -> (SessionScan, Outcome) {
     let grown = |k: &Kept| k.stamp.ino == stamp.ino && k.stamp.len < stamp.len;
     let resumed = kept
         .filter(grown)
-        .and_then(|k| k.scanner.map(|s| (s, k.scan)))
+        .and_then(|k| k.scanner.map(|s| (*s, k.scan)))
         .filter(|(s, _)| s.still_there(path));
     let (mut scanner, before) = match resumed {
         Some((s, before)) => (s, Some(before)),
@@ -191,7 +218,7 @@ fn scan_one(path: &Path, meta: &fs::Metadata) -> (SessionScan, Outcome) {
     let scan = scanner.scan.clone();
     let kept = Kept {
         stamp,
-        scanner: is_live(meta).then_some(scanner),
+        scanner: meta.live.then(|| Box::new(scanner)),
         scan: scan.clone(),
     };
     lock().files.insert(path.to_path_buf(), kept);
@@ -261,7 +288,7 @@ fn load(file: &Path) -> Vec<(PathBuf, Kept)> {
 
 /// Writes `saved` to a temporary file beside `file` and renames it over: a reader sees the old
 /// file or the new one, never half of one.
-fn write(file: &Path, saved: &Saved) -> std::io::Result<()> {
+fn write(file: &Path, saved: &SavedRef<'_>) -> std::io::Result<()> {
     if let Some(dir) = file.parent() {
         fs::create_dir_all(dir)?;
     }
@@ -269,7 +296,16 @@ fn write(file: &Path, saved: &Saved) -> std::io::Result<()> {
     static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = file.with_extension(format!("json.{}-{n}.tmp", std::process::id()));
-    fs::write(&tmp, serde_json::to_vec(saved)?)?;
+    let written = fs::File::create(&tmp).and_then(|f| {
+        let mut out = std::io::BufWriter::new(f);
+        serde_json::to_writer(&mut out, saved)?;
+        // A cache: a file cut short by a crash reads as unreadable and is scanned again.
+        std::io::Write::flush(&mut out)
+    });
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
     fs::rename(&tmp, file).inspect_err(|_| {
         let _ = fs::remove_file(&tmp);
     })
