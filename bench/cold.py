@@ -20,8 +20,10 @@ until its output stays quiet: what the app waits for on a cold start), every cor
 the cold build must equal the listing without an index: the benchmark exits non-zero otherwise.
 The peak RSS of each mctl command is printed beside its time, with the targets. Last, how the
 cold peak grows with the number of runs: the harness runs and BENCH_COPIES (8) times as many
-(hard links under new names), each listed cold three times; the growth per 1,000 runs and the
-number of runs at which the peak would pass 64 MiB are printed.
+(hard links under new names), then the Claude Code sessions and BENCH_PROJECT_COPIES (4) times
+as many (each project folder again under a new name, its files hard links), each listed cold
+three times; the growth per 1,000 runs and the number of runs at which the peak would pass
+64 MiB are printed.
 
 MCTL names the binary (default target/release/mctl, built here); the data lives in BENCH_DIR
 (target/bench-cold), kept between runs.
@@ -44,6 +46,7 @@ SESSIONS = int(os.environ.get("BENCH_SESSIONS", "5000"))
 ROLLOUTS = int(os.environ.get("BENCH_ROLLOUTS", "2000"))
 RUNS = int(os.environ.get("BENCH_RUNS", "5000"))
 COPIES = int(os.environ.get("BENCH_COPIES", "8"))
+PROJECT_COPIES = int(os.environ.get("BENCH_PROJECT_COPIES", "4"))
 BASE = os.environ.get("BENCH_DIR", os.path.join(ROOT, "target", "bench-cold"))
 SHARED = os.environ.get("BENCH_SHARED", os.path.join(ROOT, "..", "shared", "data", "agents"))
 ROUNDS = 3
@@ -336,38 +339,54 @@ def linked_copies(root, copies):
     return many
 
 
-def growth(binary, root):
-    """The cold peak RSS of `mctl runs --json` over the runs of `root` and over COPIES times as
-    many: what holding a listing costs per run."""
-    many = linked_copies(root, COPIES)
+def linked_projects(root, copies):
+    """The sessions of Claude Code store `root` `copies` times over: each project folder again
+    under a new name, its files hard links."""
+    many = f"{root}-x{copies}"
+    if not os.path.exists(many + ".complete"):
+        shutil.rmtree(many, ignore_errors=True)
+        os.makedirs(many)
+        for k in range(copies):
+            for name in os.listdir(root):
+                source, copy = os.path.join(root, name), os.path.join(many, f"x{k}{name}")
+                if os.path.isdir(source):
+                    shutil.copytree(source, copy, copy_function=os.link)
+                else:
+                    os.link(source, copy)
+        open(many + ".complete", "w").close()
+    return many
+
+
+def growth(binary, label, source, root, many):
+    """The cold peak RSS of `mctl runs --json` over the runs of `root` and over `many` (the same
+    runs several times over): what holding a listing costs per run."""
     cache = os.path.join(BASE, "cache")
     env = {k: v for k, v in os.environ.items() if not k.startswith("MCTL_")}
     env.update(MCTL_CACHE_DIR=cache)
 
     def cold(store):
         shutil.rmtree(cache, ignore_errors=True)
-        return measured([binary, "--runs-dir", store, "--source", "klide", "runs", "--json"], env)
+        return measured([binary, "--runs-dir", store, "--source", source, "runs", "--json"], env)
 
-    stores = [(root, len(files_of(root))), (many, len(files_of(many)))]
-    peaks = {}
-    for store, _ in stores:
-        peaks[store] = []
+    peaks = {root: [], many: []}
     for _ in range(ROUNDS):
-        for store, _ in stores:
+        for store in peaks:
             peaks[store].append(cold(store))
-    plain = measured([binary, "--runs-dir", many, "--source", "klide", "--no-index", "runs", "--json"], env)
+    plain = measured([binary, "--runs-dir", many, "--source", source, "--no-index", "runs", "--json"], env)
     if any(r[2] != plain[2] for r in peaks[many]):
         sys.exit("the cold listing of the copies answers otherwise than no index")
-    print(f"\ncold peak RSS by runs listed (harness runs, {COPIES} times over as links)")
-    (few, n_few), (lots, n_lots) = stores
+    print(f"\ncold peak RSS by runs listed ({label})")
+    runs = {store: len(json.loads(peaks[store][0][2])) for store in peaks}
+    files = {store: len(files_of(store)) for store in peaks}
     rss = {store: statistics.median(r[1] for r in peaks[store]) for store in peaks}
     took = {store: statistics.median(r[0] for r in peaks[store]) for store in peaks}
-    for store, n in stores:
-        print(f"  {f'{n} runs':<48} {took[store]:8.3f}s  {rss[store]:6.1f} MiB")
-    per_run = (rss[lots] - rss[few]) / (n_lots - n_few)
+    for store in peaks:
+        name = f"{runs[store]} runs ({files[store]} files)"
+        print(f"  {name:<48} {took[store]:8.3f}s  {rss[store]:6.1f} MiB")
+    per_run = (rss[many] - rss[root]) / (runs[many] - runs[root])
     print(f"  growth = {per_run * 1000:.2f} MiB per 1,000 runs")
     if per_run > 0:
-        print(f"  64 MiB would be passed at about {n_few + (64 - rss[few]) / per_run:,.0f} runs")
+        print(f"  64 MiB would be passed at about {runs[root] + (64 - rss[root]) / per_run:,.0f} runs")
 
 
 def main():
@@ -376,14 +395,18 @@ def main():
     kind = {a: "real copies" if shared_files(a) else "generated" for a in ("claude-code", "codex")}
     with tempfile.TemporaryDirectory() as tmp:
         ccusage = ccusage_binary(tmp)
+        claude = build(f"claude-{SESSIONS}", claude_store)
         scan(f"{SESSIONS} Claude Code sessions ({kind['claude-code']})",
-             build(f"claude-{SESSIONS}", claude_store), "claude", binary, ccusage, "claude")
+             claude, "claude", binary, ccusage, "claude")
         scan(f"{ROLLOUTS} Codex rollouts ({kind['codex']})",
              build(f"codex-{ROLLOUTS}", codex_store), "codex", binary, ccusage, "codex")
         harness = build(f"harness-{RUNS}", harness_store)
         scan(f"{RUNS} harness runs", harness, "klide", binary, None, None)
         watched(f"{RUNS} harness runs", harness, binary)
-        growth(binary, harness)
+        growth(binary, f"harness runs, {COPIES} times over as links", "klide",
+               harness, linked_copies(harness, COPIES))
+        growth(binary, f"Claude Code sessions, {PROJECT_COPIES} times over as links", "claude",
+               claude, linked_projects(claude, PROJECT_COPIES))
 
 
 if __name__ == "__main__":
