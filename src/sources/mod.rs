@@ -40,6 +40,13 @@ pub(crate) fn store_of(kind: SourceKind) -> &'static dyn Source {
     }
 }
 
+/// Says that this process reads each store's layout once, then ends (`mctl runs`): what a
+/// layout's read found of the files in it (a Claude Code store's session scans) then goes to
+/// the store's cache file only, not kept in the process as well for a next read.
+pub fn one_look() {
+    claude::one_look();
+}
+
 impl SourceKind {
     /// Every kind of store, the harness's first.
     pub const ALL: [SourceKind; 5] = [

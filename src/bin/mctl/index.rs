@@ -19,6 +19,8 @@ pub fn run(dir: RunsDir, rebuild: bool, json: bool) -> anyhow::Result<()> {
         index.clear()?;
     }
     drop(index);
+    // What a store's layout read found goes to its cache file only (see `runs`).
+    mission_control::sources::one_look();
     let started = std::time::Instant::now();
     dir.listing()?;
     let took = started.elapsed();

@@ -6,6 +6,8 @@ use mission_control::runs::{now_ms, RunsDir};
 use std::io::Write;
 
 pub fn run(dir: RunsDir, json: bool) -> anyhow::Result<()> {
+    // The store's layout is read once: what its scans found goes to the cache file only.
+    mission_control::sources::one_look();
     // Each run is held packed, and unpacked as it is printed: a listing of 100,000 runs never
     // holds them all as runs.
     let runs = crate::progress::while_listing(|| dir.listing())?;

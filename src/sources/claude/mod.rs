@@ -16,6 +16,7 @@ pub(crate) mod threads;
 pub(crate) use fold::{replacements_in, ClaudeFold};
 pub(crate) use layout::{read as read_layout, SUBAGENTS, TOOL_RESULTS};
 pub(crate) use scan_cache::forget as forget_scans;
+pub(crate) use scan_cache::one_look;
 pub(crate) use source::ClaudeCode;
 pub use threads::SideKey;
 

@@ -41,6 +41,18 @@ const MOVED_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
 static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(Mutex::default);
 
+/// Whether this process reads each store's layout once (see [`one_look`]).
+static ONE_LOOK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Says that this process reads each store's layout once (a command that lists and ends): a
+/// store's scans are then written to its cache file and not kept in the process too, where
+/// only a next read of the layout would use them (20,000 sessions' scans are 10 MB). A process
+/// that reads a layout again and again (the watcher, the app) keeps them: a session that grew
+/// is then read on from where its scan stopped.
+pub(crate) fn one_look() {
+    ONE_LOOK.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 #[derive(Deserialize)]
 struct Saved {
     version: u32,
@@ -119,6 +131,17 @@ impl<'a> Scans<'a> {
     /// or renamed), and writes the cache file again when a scan changed (said on the log when
     /// it cannot be).
     pub(crate) fn save(self) {
+        let root = self.root;
+        self.write_out();
+        if ONE_LOOK.load(std::sync::atomic::Ordering::Relaxed) {
+            // Read again, the store's scans come from its cache file.
+            let mut cache = lock();
+            cache.files.retain(|p, _| !p.starts_with(root));
+            cache.loaded.remove(root);
+        }
+    }
+
+    fn write_out(self) {
         let seen: HashSet<&PathBuf> = self.seen.iter().collect();
         let mut cache = lock();
         let before = cache.files.len();
