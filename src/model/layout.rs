@@ -252,8 +252,8 @@ impl Layout {
         self.has_run_name(&value_dir_name(id))
     }
 
-    /// Whether an entry is named `<name>.jsonl` or `<name>.summary.json`: a run's, or one of
-    /// [`run_names`](Self::run_names).
+    /// Whether `name` names a run or an entry that a run's file would be named after (see
+    /// [`run_names`](Self::run_names)): a value directory of such a name is no orphan.
     pub fn has_run_name(&self, name: &str) -> bool {
         self.runs.contains_key(name) || self.run_names.contains(name)
     }

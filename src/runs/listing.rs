@@ -93,8 +93,11 @@ impl Packer {
     /// file (held still when it cannot be written: the listing shows every run either way).
     fn place(&self, bytes: Vec<u8>) -> Bytes {
         let held = self.held.fetch_add(bytes.len(), Ordering::Relaxed);
-        let len = u32::try_from(bytes.len()).ok();
-        if let (Some(file), Some(len), true) = (self.file(), len, held >= self.budget) {
+        if held < self.budget {
+            return Bytes::Held(bytes.into_boxed_slice());
+        }
+        // The file is made only now: a listing within the budget makes none.
+        if let (Some(file), Ok(len)) = (self.file(), u32::try_from(bytes.len())) {
             let at = self.end.fetch_add(u64::from(len), Ordering::Relaxed);
             if file.write_all_at(&bytes, at).is_ok() {
                 self.held.fetch_sub(bytes.len(), Ordering::Relaxed);
@@ -118,6 +121,9 @@ impl Packer {
     }
 }
 
+/// Whether a run that could not be read back was said on the log (once is enough).
+static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 impl Packed {
     /// The run as it was packed, with its figures with its children as the listing told them.
     fn unpack(&self, spill: Option<&File>) -> Run {
@@ -130,7 +136,12 @@ impl Packed {
                     .and_then(|()| postcard::from_bytes(&bytes).map_err(|e| e.to_string()))
             }
         };
-        let mut run = read.unwrap_or_else(|e| super::unreadable_run(&self.id, &e));
+        let mut run = read.unwrap_or_else(|e| {
+            if matches!(self.run, Bytes::Written { .. }) && !WARNED.swap(true, Ordering::Relaxed) {
+                tracing::warn!("listing: a run could not be read back from its file ({e})");
+            }
+            super::unreadable_run(&self.id, &e)
+        });
         run.set_with_children(self.with_children);
         run
     }
@@ -230,7 +241,13 @@ mod tests {
     #[test]
     fn a_listing_past_its_budget_writes_its_runs_apart_and_prints_the_same() {
         let dir = tempfile::tempdir().unwrap();
-        let held = listing(Packer::new(Some(dir.path())));
+        let packer = Packer::new(Some(dir.path()));
+        let small: Vec<Packed> = runs().into_iter().map(|r| packer.pack(r)).collect();
+        assert!(
+            packer.spill.get().is_none(),
+            "a small listing makes no file"
+        );
+        let held = Listing::of(small, packer);
         assert_eq!(written(&held), 0, "a small listing holds its runs");
         let spilled = listing(Packer {
             budget: 0,

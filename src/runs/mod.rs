@@ -170,10 +170,17 @@ impl RunsDir {
     /// [`list`](Self::list), each run packed as soon as it is read: what a listing of tens of
     /// thousands of runs holds while the others are read and until it is printed.
     pub fn listing(&self) -> Result<Listing> {
-        // Runs past the first few thousand are written beside the index until printed.
+        // Runs past the first 10,000 or so are written to a file in the cache folder until
+        // they are printed.
         let packer = listing::Packer::new(self.cache.as_deref());
         let runs = self.list_as(|run| packer.pack(run))?;
         Ok(Listing::of(runs, packer))
+    }
+
+    /// Brings the index up to date as a listing would, keeping nothing of the runs (`mctl
+    /// index`): how many runs there are.
+    pub fn refresh(&self) -> Result<usize> {
+        self.list_as(|_| ()).map(|runs| runs.len())
     }
 
     /// Every run, each given to `out` as soon as it is read (on the thread that read it), in

@@ -40,9 +40,11 @@ pub(crate) fn store_of(kind: SourceKind) -> &'static dyn Source {
     }
 }
 
-/// Says that this process reads each store's layout once, then ends (`mctl runs`): what a
-/// layout's read found of the files in it (a Claude Code store's session scans) then goes to
-/// the store's cache file only, not kept in the process as well for a next read.
+/// Says that this process reads each store's layout once, then ends (`mctl runs`, `mctl
+/// index`): what a layout's read found of the files in it (a Claude Code store's session
+/// scans) then goes to the store's cache file only, and is not kept in the process after the
+/// read. For the rest of the process: the app, `mctl serve` and `mctl watch`, which read a
+/// layout every second and read on only what grew, never call it.
 pub fn one_look() {
     claude::one_look();
 }

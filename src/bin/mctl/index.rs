@@ -22,7 +22,7 @@ pub fn run(dir: RunsDir, rebuild: bool, json: bool) -> anyhow::Result<()> {
     // What a store's layout read found goes to its cache file only (see `runs`).
     mission_control::sources::one_look();
     let started = std::time::Instant::now();
-    dir.listing()?;
+    dir.refresh()?;
     let took = started.elapsed();
     let index = dir
         .index()

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::{LazyLock, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 
 /// Bumped when what a scan finds changes: an older file is then not read.
 const VERSION: u32 = 3;
@@ -22,7 +22,8 @@ struct Kept {
     /// A scan of this process, which can be read on; one from the cache file cannot. (Boxed:
     /// only a live session keeps one, and a store of thousands of sessions keeps this for each.)
     scanner: Option<Box<Scanner>>,
-    scan: SessionScan,
+    /// Shared: the cache file is written from the kept scans after the lock is let go.
+    scan: Arc<SessionScan>,
 }
 
 #[derive(Default)]
@@ -40,6 +41,9 @@ struct Cache {
 const MOVED_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
 static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(Mutex::default);
+
+/// Held while a cache file is written (see `write_out`).
+static WRITING: Mutex<()> = Mutex::new(());
 
 /// Whether this process reads each store's layout once (see [`one_look`]).
 static ONE_LOOK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -142,6 +146,10 @@ impl<'a> Scans<'a> {
     }
 
     fn write_out(self) {
+        // One write at a time, each from what the cache holds when it starts: an older
+        // snapshot is never renamed over a newer one. (Taken before the cache's lock, never
+        // after: nothing that holds that lock waits for this one.)
+        let _writing = WRITING.lock().unwrap_or_else(|e| e.into_inner());
         let seen: HashSet<&PathBuf> = self.seen.iter().collect();
         let mut cache = lock();
         let before = cache.files.len();
@@ -155,15 +163,19 @@ impl<'a> Scans<'a> {
         cache
             .written
             .insert(file.clone(), std::time::Instant::now());
-        // Written from the kept scans as they are, under the lock: a copy of every scan (and
-        // of the whole file's text) would double what a store of tens of thousands of sessions
-        // holds, for the few milliseconds the write takes.
-        let files = (self.seen.iter())
+        // Written from the kept scans themselves (shared, not copied: a copy of every scan, or
+        // of the whole file's text, would double what a store of tens of thousands of sessions
+        // holds), once the lock is let go: other stores' scans go on meanwhile.
+        let kept: Vec<(&str, Stamp, Arc<SessionScan>)> = (self.seen.iter())
             .filter_map(|p| {
                 let kept = cache.files.get(p)?;
                 // A path that is not UTF-8 is scanned again by the next process.
-                Some((p.to_str()?, (&kept.stamp, &kept.scan)))
+                Some((p.to_str()?, kept.stamp, Arc::clone(&kept.scan)))
             })
+            .collect();
+        drop(cache);
+        let files = (kept.iter())
+            .map(|(p, stamp, scan)| (*p, (stamp, &**scan)))
             .collect();
         let saved = SavedRef {
             version: VERSION,
@@ -215,7 +227,7 @@ fn scan_one(path: &Path, meta: SessionMeta) -> (SessionScan, Outcome) {
                 if kept.scanner.is_some() && !meta.live {
                     kept.scanner = None;
                 }
-                return (kept.scan.clone(), Outcome::Kept);
+                return (SessionScan::clone(&kept.scan), Outcome::Kept);
             }
             _ => cache.files.remove(path),
         }
@@ -234,7 +246,7 @@ fn scan_one(path: &Path, meta: SessionMeta) -> (SessionScan, Outcome) {
     if scanner.read_on(path).is_err() {
         return (SessionScan::default(), Outcome::Kept);
     }
-    let outcome = match before.as_ref() == Some(&scanner.scan) {
+    let outcome = match before.as_deref() == Some(&scanner.scan) {
         true => Outcome::Moved,
         false => Outcome::Changed,
     };
@@ -242,7 +254,7 @@ fn scan_one(path: &Path, meta: SessionMeta) -> (SessionScan, Outcome) {
     let kept = Kept {
         stamp,
         scanner: meta.live.then(|| Box::new(scanner)),
-        scan: scan.clone(),
+        scan: Arc::new(scan.clone()),
     };
     lock().files.insert(path.to_path_buf(), kept);
     (scan, outcome)
@@ -302,7 +314,7 @@ fn load(file: &Path) -> Vec<(PathBuf, Kept)> {
             let kept = Kept {
                 stamp,
                 scanner: None,
-                scan,
+                scan: Arc::new(scan),
             };
             (PathBuf::from(path), kept)
         })

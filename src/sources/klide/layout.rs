@@ -226,8 +226,9 @@ mod tests {
         assert_eq!(layout.run_names.iter().collect::<Vec<_>>(), ["linked"]);
         assert!(layout.has_run_name("run") && layout.has_run_name("linked"));
         assert!(!layout.has_run_name("gone"));
-        // A run with nothing nested holds nothing apart.
-        assert!(layout.runs.values().all(|f| f.nesting.is_none()));
+        // What says nothing is not held apart.
+        let plain = RunFiles::nested(root.join("run.jsonl"), Default::default());
+        assert!(plain.nesting.is_none() && plain.parent().is_none());
     }
 
     #[test]
