@@ -547,6 +547,71 @@ impl RunIndex {
 mod tests {
     use super::*;
 
+    /// Writes `text` to `path`, its modification time an hour ago (long settled).
+    fn write_settled(path: &Path, text: &str) {
+        std::fs::write(path, text).unwrap();
+        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        let file = std::fs::File::options().write(true).open(path).unwrap();
+        file.set_times(std::fs::FileTimes::new().set_modified(hour_ago))
+            .unwrap();
+    }
+
+    #[test]
+    fn a_run_whose_file_changes_while_it_is_read_is_read_again_next_time() {
+        let (cache, root) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let transcript = root.path().join("r.jsonl");
+        write_settled(&transcript, "{}\n");
+        let files = crate::model::RunFiles {
+            transcript: Some(transcript.clone()),
+            ..Default::default()
+        };
+        // The harness's layout (the default kind): the run's files are named after it.
+        let layout = Layout {
+            root: root.path().to_path_buf(),
+            runs: [("r".to_owned(), files)].into(),
+            ..Default::default()
+        };
+        let opts = RunOptions::default();
+        let mut index = RunIndex::open(Some(cache.path()), root.path()).unwrap();
+        let reads = std::sync::atomic::AtomicUsize::new(0);
+        let list = |index: &mut RunIndex, change: bool| {
+            let read = |id: &str| {
+                reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if change {
+                    // Written to while its reading goes on, its time set back: only its
+                    // stamp, taken before, tells.
+                    write_settled(&transcript, "{}\n{}\n");
+                }
+                let run = Run {
+                    id: id.to_owned(),
+                    status: crate::model::RunStatus::Done,
+                    ..Run::default()
+                };
+                ReadRun::Read(Box::new(RunDetail {
+                    run,
+                    events: Vec::new(),
+                    results: Vec::new(),
+                    problems: Vec::new(),
+                    strays: Vec::new(),
+                }))
+            };
+            index.list(&layout, &opts, read, |run| run.id).len()
+        };
+        assert_eq!(list(&mut index, true), 1);
+        assert_eq!(list(&mut index, false), 1);
+        assert_eq!(
+            reads.load(std::sync::atomic::Ordering::Relaxed),
+            2,
+            "the run changed while it was read is read again"
+        );
+        assert_eq!(list(&mut index, false), 1);
+        assert_eq!(
+            reads.load(std::sync::atomic::Ordering::Relaxed),
+            2,
+            "then kept: its row stands for it"
+        );
+    }
+
     #[test]
     fn an_index_whose_first_listing_stopped_half_way_is_still_empty_to_a_listing() {
         let (cache, root) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
