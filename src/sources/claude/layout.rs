@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The folder of a session that holds its persisted outputs.
 pub(crate) const TOOL_RESULTS: &str = "tool-results";
@@ -57,7 +58,7 @@ pub(crate) fn read(root: &Path, cache: Option<&Path>) -> io::Result<Layout> {
     let mut scans = Scans::new(root, cache);
     let scanned = scans.scan_all(&sessions);
     scans.save();
-    let mut scanned: HashMap<PathBuf, SessionScan> = (sessions.iter())
+    let mut scanned: HashMap<PathBuf, Arc<SessionScan>> = (sessions.iter())
         .map(|(path, _)| path.to_path_buf())
         .zip(scanned)
         .collect();
@@ -152,7 +153,7 @@ impl Found {
     }
 
     /// The runs of one project folder; `scanned` holds the scans of its session files.
-    fn project(&mut self, listing: Listing, scanned: &mut HashMap<PathBuf, SessionScan>) {
+    fn project(&mut self, listing: Listing, scanned: &mut HashMap<PathBuf, Arc<SessionScan>>) {
         let Listing {
             dir,
             sessions,

@@ -101,10 +101,10 @@ impl<'a> Scans<'a> {
     /// their order; a file that cannot be read has nothing in or under it to show. The files
     /// are read on every core, and no lock is held while one is read: one store's first scan
     /// does not hold up another's layout.
-    pub(crate) fn scan_all(&mut self, files: &[(&Path, SessionMeta)]) -> Vec<SessionScan> {
+    pub(crate) fn scan_all(&mut self, files: &[(&Path, SessionMeta)]) -> Vec<Arc<SessionScan>> {
         use rayon::prelude::*;
         self.load_once();
-        let scanned: Vec<(SessionScan, Outcome)> = (files.par_iter())
+        let scanned: Vec<(Arc<SessionScan>, Outcome)> = (files.par_iter())
             .map(|(path, meta)| scan_one(path, *meta))
             .collect();
         for ((path, _), (_, outcome)) in files.iter().zip(&scanned) {
@@ -217,7 +217,9 @@ enum Outcome {
 }
 
 /// The scan of session file `path`, from this process's cache when its stamp has not moved.
-fn scan_one(path: &Path, meta: SessionMeta) -> (SessionScan, Outcome) {
+/// (Shared with the kept one: a store's layout is read every second while it is watched, and a
+/// copy of each session's scan each time would be wasted.)
+fn scan_one(path: &Path, meta: SessionMeta) -> (Arc<SessionScan>, Outcome) {
     let stamp = meta.stamp;
     let kept = {
         let mut cache = lock();
@@ -227,7 +229,7 @@ fn scan_one(path: &Path, meta: SessionMeta) -> (SessionScan, Outcome) {
                 if kept.scanner.is_some() && !meta.live {
                     kept.scanner = None;
                 }
-                return (SessionScan::clone(&kept.scan), Outcome::Kept);
+                return (Arc::clone(&kept.scan), Outcome::Kept);
             }
             _ => cache.files.remove(path),
         }
@@ -244,17 +246,17 @@ fn scan_one(path: &Path, meta: SessionMeta) -> (SessionScan, Outcome) {
         None => (Scanner::default(), None),
     };
     if scanner.read_on(path).is_err() {
-        return (SessionScan::default(), Outcome::Kept);
+        return (Arc::default(), Outcome::Kept);
     }
     let outcome = match before.as_deref() == Some(&scanner.scan) {
         true => Outcome::Moved,
         false => Outcome::Changed,
     };
-    let scan = scanner.scan.clone();
+    let scan = Arc::new(scanner.scan.clone());
     let kept = Kept {
         stamp,
         scanner: meta.live.then(|| Box::new(scanner)),
-        scan: Arc::new(scan.clone()),
+        scan: Arc::clone(&scan),
     };
     lock().files.insert(path.to_path_buf(), kept);
     (scan, outcome)
