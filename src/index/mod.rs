@@ -21,7 +21,7 @@ mod store;
 use crate::model::layout::Layout;
 use crate::model::{ResultInfo, ResultSizes, Run, RunDetail, RunOptions};
 use files::{open_store, set_aside};
-use lookup::{look_up, merge, to_row, Found};
+use lookup::{look_up, to_row, Found, Merge};
 use serde::Serialize;
 use stamp::RunStamp;
 use std::path::{Path, PathBuf};
@@ -335,22 +335,29 @@ impl RunIndex {
         read: impl Fn(&str) -> ReadRun + Sync,
         out: impl Fn(&String, Entry) -> T + Sync,
     ) -> Vec<T> {
-        let rows = match self.store.as_ref().map(|s| s.rows(want)) {
-            Some(Ok(rows)) => rows,
-            Some(Err(e)) => {
-                self.failed(&e);
-                Vec::new()
-            }
-            None => Vec::new(),
+        // The rows are read as the runs are looked up, a chunk at a time.
+        let look = |rows: &mut dyn Iterator<Item = (String, Row)>| {
+            let mut had_rows = false;
+            let rows = rows.inspect(|_| had_rows = true);
+            let mut pairs = Merge::new(layout, rows);
+            let looked = look_up(layout, pairs.by_ref(), opts, want, &out);
+            let gone = pairs.gone();
+            (looked, gone, had_rows)
         };
-        let had_rows = !rows.is_empty();
-        tracing::debug!(rows = rows.len(), "read the index's rows");
-        let (pairs, gone) = merge(layout, rows);
-        let looked = look_up(layout, pairs, opts, want, &out);
-        tracing::debug!(runs = looked.len(), "looked the runs up");
+        let ((looked, gone, had_rows), failure) = match self.store.as_ref() {
+            Some(store) => store.with_rows(want, look),
+            None => (look(&mut std::iter::empty()), None),
+        };
+        // A failure part way leaves the runs vouched for before it as they were found; the
+        // others are read. The index is then taken as empty, as when no row could be read.
+        let failed = failure.is_some();
+        if let Some(e) = failure {
+            self.failed(&e);
+        }
+        tracing::debug!(runs = looked.len(), had_rows, "looked the runs up");
         let rest = Rest {
             gone,
-            empty: !had_rows,
+            empty: !had_rows || failed,
             clock_ms: opts.now_ms,
             threshold: opts.threshold,
             listing: true,
@@ -377,7 +384,8 @@ impl RunIndex {
             None => None,
         };
         let entry = |_: &String, e: Entry| e;
-        let looked = look_up(layout, vec![(key, files, row)], opts, Want::Results, &entry);
+        let pair = std::iter::once((key, files, row));
+        let looked = look_up(layout, pair, opts, Want::Results, &entry);
         let rest = Rest {
             gone: Vec::new(),
             empty: false,
@@ -610,6 +618,61 @@ mod tests {
             2,
             "then kept: its row stands for it"
         );
+    }
+
+    #[test]
+    fn a_listing_longer_than_a_chunk_of_rows_pairs_each_run_with_its_own_row() {
+        let (cache, root) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let ids: Vec<String> = (0..2 * lookup::CHUNK + 7)
+            .map(|i| format!("r{i:05}"))
+            .collect();
+        let mut layout = Layout {
+            root: root.path().to_path_buf(),
+            ..Default::default()
+        };
+        for id in &ids {
+            let transcript = root.path().join(format!("{id}.jsonl"));
+            write_settled(&transcript, "{}\n");
+            let files = crate::model::RunFiles {
+                transcript: Some(transcript),
+                ..Default::default()
+            };
+            layout.runs.insert(id.clone(), files);
+        }
+        let opts = RunOptions::default();
+        let mut index = RunIndex::open(Some(cache.path()), root.path()).unwrap();
+        let reads = std::sync::atomic::AtomicUsize::new(0);
+        let read = |id: &str| {
+            reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let run = Run {
+                id: id.to_owned(),
+                status: crate::model::RunStatus::Done,
+                ..Run::default()
+            };
+            ReadRun::Read(Box::new(RunDetail {
+                run,
+                events: Vec::new(),
+                results: Vec::new(),
+                problems: Vec::new(),
+                strays: Vec::new(),
+            }))
+        };
+        assert_eq!(index.list(&layout, &opts, read, |run| run.id), ids);
+        // Runs gone on both sides of each chunk's edge, and the first and the last.
+        let chunk = lookup::CHUNK;
+        for i in [0, chunk - 1, chunk, chunk + 1, 2 * chunk, ids.len() - 1] {
+            layout.runs.remove(&ids[i]);
+        }
+        let left: Vec<String> = layout.runs.keys().cloned().collect();
+        let listed = index.list(&layout, &opts, read, |run| run.id);
+        assert_eq!(listed, left, "each run from its own row, in order");
+        assert_eq!(
+            reads.load(std::sync::atomic::Ordering::Relaxed),
+            ids.len(),
+            "no run read again"
+        );
+        let held = index.store.as_ref().unwrap().summary().unwrap().0;
+        assert_eq!(held, left.len() as u64, "the gone runs' rows forgotten");
     }
 
     #[test]

@@ -166,12 +166,28 @@ impl Store {
     }
 
     /// Every run the index holds, in the order of their ids (bytewise, as the layout's), with
-    /// their results or sizes when `want` says so.
-    pub(crate) fn rows(&self, want: Want) -> rusqlite::Result<Vec<(String, Row)>> {
+    /// their results or sizes when `want` says so, given to `with` one at a time as they are
+    /// read: a caller holds what it keeps of them, never the whole index. A failure ends the
+    /// rows where it happened, and is given back with what `with` made of those before it.
+    pub(crate) fn with_rows<M>(
+        &self,
+        want: Want,
+        with: impl FnOnce(&mut dyn Iterator<Item = (String, Row)>) -> M,
+    ) -> (M, Option<rusqlite::Error>) {
         let sql = format!("{} ORDER BY id", select(want));
-        let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt.query_map([], read_row)?;
-        rows.collect()
+        let mut stmt = match self.conn.prepare(&sql) {
+            Ok(stmt) => stmt,
+            Err(e) => return (with(&mut std::iter::empty()), Some(e)),
+        };
+        let rows = match stmt.query_map([], read_row) {
+            Ok(rows) => rows,
+            Err(e) => return (with(&mut std::iter::empty()), Some(e)),
+        };
+        let mut failure = None;
+        let mut rows = rows.map_while(|r| r.map_err(|e| failure = Some(e)).ok());
+        let made = with(&mut rows);
+        drop(rows);
+        (made, failure)
     }
 
     /// Run `id`'s row with its results, if the index holds it.
