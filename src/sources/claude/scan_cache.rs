@@ -2,6 +2,9 @@
 //! layout costs what changed: in this process (a file that grew is read on from where its scan
 //! stopped, so a live session watched every second costs its new lines), and between processes
 //! in one small file per store in the cache directory (each `mctl` command reads the layout).
+//! That file is JSON Lines: a header that names its version, then one line per session file
+//! (its path, stamp and scan), read and written a line at a time: a store of tens of thousands
+//! of sessions is never held as one text.
 //!
 //! Like the index, this is a cache: a scan equals a scan made now, and deleting the file is
 //! always safe.
@@ -9,13 +12,14 @@
 use super::threads::{Scanner, SessionScan};
 use crate::model::stamp::FileStamp as Stamp;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex};
 
-/// Bumped when what a scan finds changes: an older file is then not read.
-const VERSION: u32 = 3;
+/// Bumped when what a scan finds changes, or how the file says it: an older file is then not
+/// read.
+const VERSION: u32 = 4;
 
 struct Kept {
     stamp: Stamp,
@@ -57,18 +61,18 @@ pub(crate) fn one_look() {
     ONE_LOOK.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
-#[derive(Deserialize)]
-struct Saved {
+/// A cache file's first line.
+#[derive(Serialize, Deserialize)]
+struct Header {
     version: u32,
-    files: BTreeMap<String, (Stamp, SessionScan)>,
 }
 
-/// [`Saved`] as it is written, borrowed from the kept scans.
-#[derive(Serialize)]
-struct SavedRef<'a> {
-    version: u32,
-    files: BTreeMap<&'a str, (&'a Stamp, &'a SessionScan)>,
-}
+/// Each line after it: a session file's path (under the store's root, so that any spelling of
+/// the root finds it, and the root's is not written 20,000 times), its stamp and its scan.
+type Line = (String, Stamp, SessionScan);
+
+/// [`Line`] as it is written, borrowed from the kept scans.
+type LineRef<'a> = (&'a str, &'a Stamp, &'a SessionScan);
 
 /// The scans of one store's session files, as one layout read asks for them.
 pub(crate) struct Scans<'a> {
@@ -124,7 +128,7 @@ impl<'a> Scans<'a> {
         if !lock().loaded.insert(self.root.to_path_buf()) {
             return;
         }
-        let loaded = load(file);
+        let loaded = load(file, self.root);
         let mut cache = lock();
         for (path, kept) in loaded {
             cache.files.entry(path).or_insert(kept);
@@ -170,18 +174,13 @@ impl<'a> Scans<'a> {
             .filter_map(|p| {
                 let kept = cache.files.get(p)?;
                 // A path that is not UTF-8 is scanned again by the next process.
-                Some((p.to_str()?, kept.stamp, Arc::clone(&kept.scan)))
+                let under = p.strip_prefix(self.root).ok()?.to_str()?;
+                Some((under, kept.stamp, Arc::clone(&kept.scan)))
             })
             .collect();
         drop(cache);
-        let files = (kept.iter())
-            .map(|(p, stamp, scan)| (*p, (stamp, &**scan)))
-            .collect();
-        let saved = SavedRef {
-            version: VERSION,
-            files,
-        };
-        if let Err(e) = write(file, &saved) {
+        let lines = (kept.iter()).map(|(p, stamp, scan)| (*p, stamp, &**scan));
+        if let Err(e) = write(file, lines) {
             tracing::warn!(file = %file.display(), error = %e, "could not keep the session scans");
         }
     }
@@ -297,47 +296,81 @@ fn lock() -> std::sync::MutexGuard<'static, Cache> {
 fn file_of(root: &Path, cache: &Path) -> PathBuf {
     let canonical = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let key = crate::config::dir_hash(canonical.as_os_str().as_encoded_bytes());
-    cache.join(format!("claude-sessions-{key:016x}-v{VERSION}.json"))
+    cache.join(format!("claude-sessions-{key:016x}-v{VERSION}.jsonl"))
 }
 
-fn load(file: &Path) -> Vec<(PathBuf, Kept)> {
-    let Ok(bytes) = fs::read(file) else {
+/// The scans kept in `file` for store `root`, a line at a time. A file of another version gives
+/// none; a line that cannot be read is left out (its session file is scanned again), said once.
+fn load(file: &Path, root: &Path) -> Vec<(PathBuf, Kept)> {
+    use std::io::BufRead;
+    let Ok(f) = fs::File::open(file) else {
         return Vec::new();
     };
-    let Ok(saved) = serde_json::from_slice::<Saved>(&bytes) else {
-        tracing::warn!(file = %file.display(), "the session scans kept there are unreadable: scanning again");
-        return Vec::new();
-    };
-    if saved.version != VERSION {
+    let mut reader = std::io::BufReader::with_capacity(64 * 1024, f);
+    let mut line = Vec::new();
+    let header = reader.read_until(b'\n', &mut line).ok();
+    let header = header.and_then(|_| serde_json::from_slice::<Header>(&line).ok());
+    if header.is_none_or(|h| h.version != VERSION) {
         return Vec::new();
     }
-    (saved.files.into_iter())
-        .map(|(path, (stamp, scan))| {
-            let kept = Kept {
-                stamp,
-                scanner: None,
-                scan: Arc::new(scan),
-            };
-            (PathBuf::from(path), kept)
-        })
-        .collect()
+    let (mut loaded, mut unreadable) = (Vec::new(), 0usize);
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(_) => {
+                unreadable += 1;
+                break;
+            }
+        }
+        let Ok((under, stamp, scan)) = serde_json::from_slice::<Line>(&line) else {
+            unreadable += 1;
+            continue;
+        };
+        // Only a path under the root: a line naming any other is not this store's.
+        let under = Path::new(&under);
+        if !under
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)))
+        {
+            unreadable += 1;
+            continue;
+        }
+        let kept = Kept {
+            stamp,
+            scanner: None,
+            scan: Arc::new(scan),
+        };
+        loaded.push((root.join(under), kept));
+    }
+    if unreadable > 0 {
+        tracing::warn!(file = %file.display(), unreadable, "session scans kept there are unreadable: those files are scanned again");
+    }
+    loaded
 }
 
-/// Writes `saved` to a temporary file beside `file` and renames it over: a reader sees the old
-/// file or the new one, never half of one.
-fn write(file: &Path, saved: &SavedRef<'_>) -> std::io::Result<()> {
+/// Writes a cache file of `lines` to a temporary file beside `file` and renames it over: a
+/// reader sees the old file or the new one, never half of one.
+fn write<'a>(file: &Path, lines: impl Iterator<Item = LineRef<'a>>) -> std::io::Result<()> {
+    use std::io::Write;
     if let Some(dir) = file.parent() {
         fs::create_dir_all(dir)?;
     }
     // Named by process and by write: two threads saving one store never share a file.
     static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = file.with_extension(format!("json.{}-{n}.tmp", std::process::id()));
+    let tmp = file.with_extension(format!("jsonl.{}-{n}.tmp", std::process::id()));
     let written = fs::File::create(&tmp).and_then(|f| {
         let mut out = std::io::BufWriter::new(f);
-        serde_json::to_writer(&mut out, saved)?;
-        // A cache: a file cut short by a crash reads as unreadable and is scanned again.
-        std::io::Write::flush(&mut out)
+        serde_json::to_writer(&mut out, &Header { version: VERSION })?;
+        for line in lines {
+            out.write_all(b"\n")?;
+            serde_json::to_writer(&mut out, &line)?;
+        }
+        out.write_all(b"\n")?;
+        // A cache: a line cut short reads as unreadable, and its file is scanned again.
+        out.flush()
     });
     if let Err(e) = written {
         let _ = fs::remove_file(&tmp);
@@ -346,4 +379,82 @@ fn write(file: &Path, saved: &SavedRef<'_>) -> std::io::Result<()> {
     fs::rename(&tmp, file).inspect_err(|_| {
         let _ = fs::remove_file(&tmp);
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamp(len: u64) -> Stamp {
+        Stamp {
+            len,
+            mtime_ns: 1,
+            ctime_ns: 2,
+            ino: 3,
+        }
+    }
+
+    fn scan(to: u64) -> SessionScan {
+        SessionScan {
+            scanned_to: to,
+            agent_calls: [("a1".to_owned(), format!("toolu_{to}"))].into(),
+            ..SessionScan::default()
+        }
+    }
+
+    fn loaded(file: &Path) -> Vec<(String, u64, SessionScan)> {
+        (load(file, Path::new("/s")).into_iter())
+            .map(|(p, k)| (p.display().to_string(), k.stamp.len, (*k.scan).clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_cache_file_is_read_a_line_at_a_time_and_a_bad_line_costs_only_its_session() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("claude-sessions-0-v4.jsonl");
+        let (s1, s2, s3) = (scan(10), scan(20), scan(30));
+        let (t1, t2, t3) = (stamp(10), stamp(20), stamp(30));
+        let lines = [("p/a.jsonl", &t1, &s1), ("p/b.jsonl", &t2, &s2)];
+        write(&file, lines.into_iter()).unwrap();
+        let text = fs::read_to_string(&file).unwrap();
+        assert_eq!(
+            text.lines().count(),
+            3,
+            "a header and a line per session: {text}"
+        );
+        let want = vec![
+            ("/s/p/a.jsonl".to_owned(), 10, s1.clone()),
+            ("/s/p/b.jsonl".to_owned(), 20, s2.clone()),
+        ];
+        assert_eq!(loaded(&file), want);
+
+        // A damaged line (here, one cut short) loses its session only.
+        let third = serde_json::to_string(&("p/c.jsonl", &t3, &s3)).unwrap();
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.insert(2, "[\"p/x.jsonl\", {\"len\": 1");
+        // Nor is a line that names a file outside the store read.
+        let outside = serde_json::to_string(&("../etc/x.jsonl", &t3, &scan(1))).unwrap();
+        lines.insert(2, &outside);
+        lines.push(&third);
+        fs::write(&file, lines.join("\n")).unwrap();
+        let mut want = want;
+        want.push(("/s/p/c.jsonl".to_owned(), 30, s3));
+        assert_eq!(loaded(&file), want, "the last line needs no line end");
+
+        // Another version's file, or no file, gives nothing.
+        fs::write(
+            &file,
+            text.replacen("{\"version\":4}", "{\"version\":3}", 1),
+        )
+        .unwrap();
+        assert_eq!(loaded(&file), Vec::new());
+        assert_eq!(loaded(&dir.path().join("none.jsonl")), Vec::new());
+        let absolute = serde_json::to_string(&("/etc/x.jsonl", &t3, &scan(1))).unwrap();
+        fs::write(&file, format!("{{\"version\":4}}\n{absolute}\n")).unwrap();
+        assert_eq!(
+            loaded(&file),
+            Vec::new(),
+            "an absolute path is no file of the store"
+        );
+    }
 }

@@ -301,6 +301,35 @@ fn what_a_session_file_holds_is_kept_by_its_stamp_and_never_trusted_over_it() {
 }
 
 #[test]
+fn the_kept_scans_serve_any_spelling_of_the_stores_path() {
+    let store = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    session_with_side_conversations(&store.path().join("-home-ana-app"));
+    let three = [SESSION, "sidechain-aaaaaaaa", "sidechain-bbbbbbbb"];
+    assert_eq!(run_ids(store.path(), cache.path(), &[]), three);
+    let kept = kept_scans(cache.path());
+    assert_eq!(kept.len(), 1, "one file for the store");
+    let text = std::fs::read_to_string(&kept[0]).unwrap();
+    let root = store.path().to_string_lossy().into_owned();
+    assert!(
+        !text.contains(&root),
+        "paths under the store's root: {text}"
+    );
+    let written = std::fs::metadata(&kept[0]).unwrap().modified().unwrap();
+
+    // The same store through a link: its sessions are known, none is scanned again, and the
+    // file is not written again.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let link = elsewhere.path().join("store");
+    std::os::unix::fs::symlink(store.path(), &link).unwrap();
+    assert_eq!(run_ids(&link, cache.path(), &[]), three);
+    assert_eq!(kept_scans(cache.path()), kept);
+    let again = std::fs::metadata(&kept[0]).unwrap().modified().unwrap();
+    assert_eq!(again, written, "nothing new was found");
+    assert_eq!(std::fs::read_to_string(&kept[0]).unwrap(), text);
+}
+
+#[test]
 fn a_side_conversation_started_while_watched_is_added() {
     let store = tempfile::tempdir().unwrap();
     let project = store.path().join("-home-ana-app");
