@@ -264,6 +264,23 @@ impl DirState {
         self.seeds = HashMap::new();
         self.read_ahead = HashMap::new();
         self.first_look = false;
+        self.settle_idle();
+    }
+
+    /// How many tails hold a fold's state (see [`WatchHandle::reading`](super::WatchHandle)).
+    pub(super) fn reading(&self) -> usize {
+        self.tails.values().filter(|t| !t.is_kept()).count()
+    }
+
+    /// Lets the tails of settled runs go of what reading on needs ([`Tail::settle`]): at the
+    /// end of a full look, and now and then for the runs that went quiet since they were read.
+    /// Only the tails still reading on are looked at (a stat each): the live runs, few.
+    pub(super) fn settle_idle(&mut self) {
+        let awake = self.tails.values_mut().filter(|t| !t.is_kept());
+        let settled = awake.filter_map(|t| t.settle().then_some(())).count();
+        if settled > 0 {
+            tracing::debug!(dir = %self.name, settled, "settled runs let go of their reading");
+        }
     }
 
     /// The first look's transcripts that nothing vouches for (no tail yet, nothing in the
@@ -304,6 +321,11 @@ impl DirState {
             for (id, ahead) in read {
                 self.read_ahead.insert(id.clone(), ahead);
                 self.transcript(&id, opts);
+                // Told: a settled run keeps only its figures (else the first look holds a
+                // fold's state for every run of the directory).
+                if let Some(tail) = self.tails.get_mut(&id) {
+                    tail.settle();
+                }
             }
         }
     }

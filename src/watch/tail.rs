@@ -11,7 +11,7 @@ use crate::fold::{Analyzer, FileFigures};
 use crate::index::Entry;
 use crate::model::layout::{is_link, is_regular_file, value_dir_name, RunPaths};
 use crate::model::values::{find_value_file, list_value_files};
-use crate::model::{now_ms, Run, RunOptions, TimelineEvent};
+use crate::model::{now_ms, Run, RunOptions, RunStatus, TimelineEvent};
 use crate::transcript::{read_transcript_lines, Cursor};
 use std::fs;
 use std::io;
@@ -63,7 +63,9 @@ pub struct Tail {
     file: Option<Identity>,
     file_len: u64,
     pending_bytes: u64,
-    analyzer: Analyzer,
+    /// The fold of the lines read so far; none while the run is kept (a fold is over a
+    /// kilobyte even empty, and a directory of 100,000 settled runs keeps one tail each).
+    analyzer: Option<Box<Analyzer>>,
     error: Option<(io::ErrorKind, String)>,
     /// A run taken from the index, not read yet.
     kept: Option<Box<Kept>>,
@@ -88,7 +90,7 @@ impl Tail {
         let paths = RunPaths::new(root, id);
         let values_dir = paths.value_dir();
         let analyzer = begin(id, &values_dir, opts);
-        Self::with(paths, id, opts, analyzer, None)
+        Self::with(paths, id, opts, Some(Box::new(analyzer)), None)
     }
 
     /// A tail of a run the index vouches for (`entry` taken from it), nothing read: `None` for
@@ -101,10 +103,9 @@ impl Tail {
             ino,
             must_read: false,
         };
-        // A placeholder fold until the run is read (no value file listed for it).
-        let analyzer = Analyzer::new(id, Default::default(), opts, true);
+        // No fold until the run is read.
         let paths = RunPaths::new(root, id);
-        Some(Self::with(paths, id, opts, analyzer, Some(Box::new(kept))))
+        Some(Self::with(paths, id, opts, None, Some(Box::new(kept))))
     }
 
     /// A tail at the start of its transcript, folding into `analyzer`.
@@ -112,7 +113,7 @@ impl Tail {
         paths: RunPaths,
         id: &str,
         opts: RunOptions,
-        analyzer: Analyzer,
+        analyzer: Option<Box<Analyzer>>,
         kept: Option<Box<Kept>>,
     ) -> Self {
         Self {
@@ -192,19 +193,67 @@ impl Tail {
                 return;
             }
         };
-        self.analyzer = analyzer;
+        let analyzer = self.analyzer.insert(Box::new(analyzer));
         self.file = Some(identity(&meta));
         self.cursor = outcome.cursor;
         self.file_len = outcome.file_len;
         self.pending_bytes = outcome.pending_bytes;
         self.error = None;
-        let events = self.analyzer.take_events();
-        self.analyzer.forget_details();
+        let events = analyzer.take_events();
+        analyzer.forget_details();
         self.stash = Some(TailUpdate {
             reset: !same_file,
             events,
             pending_bytes: outcome.pending_bytes,
         });
+    }
+
+    /// Lets go of what reading on needs when the run is settled: its transcript read to its
+    /// end (no torn line, nothing new), no news waiting, and left alone for longer than the
+    /// running window (a run without a terminal event then stays interrupted until its file
+    /// changes). The tail then holds the run as a kept one, as if the index vouched for it,
+    /// and reads the transcript whole once should it change. A fold's state is about 16 KB
+    /// a run: a first look at 5,000 runs held 100 MiB of them, most never to be read on.
+    /// Whether it settled.
+    pub(crate) fn settle(&mut self) -> bool {
+        if self.kept.is_some() || self.stash.is_some() || self.error.is_some() {
+            return false;
+        }
+        let Some(file) = self.file.filter(|_| self.pending_bytes == 0) else {
+            return false;
+        };
+        let Ok(meta) = fs::metadata(&self.transcript) else {
+            return false;
+        };
+        let same = identity(&meta) == file && meta.len() == self.file_len;
+        let changed_ms = crate::model::options::modified_ms(&meta);
+        let now = now_ms();
+        let idle = changed_ms.is_some_and(|t| now.saturating_sub(t) > self.opts.running_window_ms);
+        let (true, true, Some(changed_ms)) = (same, idle, changed_ms) else {
+            return false;
+        };
+        let run = self.run();
+        // Told by the clock, as the index keeps such a run: interrupted now, running again
+        // only if the file changes (and then it is read).
+        let clock_since_ms =
+            matches!(run.status, RunStatus::Running | RunStatus::Interrupted).then_some(changed_ms);
+        let entry = Entry {
+            run,
+            results: None,
+            sizes: None,
+            error: None,
+            transcript_len: Some(self.file_len),
+            transcript_ino: Some(file.ino),
+            clock_since_ms,
+        };
+        self.kept = Some(Box::new(Kept {
+            entry,
+            len: self.file_len,
+            ino: file.ino,
+            must_read: false,
+        }));
+        self.analyzer = None;
+        true
     }
 
     /// The id of the run followed.
@@ -260,17 +309,19 @@ impl Tail {
             update.reset = self.file.is_some();
             self.cursor = Cursor::default();
             // The value files are read again too: they back the retention states.
-            self.analyzer = begin(&self.id, &self.values_dir, self.opts);
+            self.analyzer = None;
         }
         self.file = Some(now);
-        let analyzer = &mut self.analyzer;
+        // (A tail not kept has its fold; one at the start of its file begins it.)
+        let (id, values_dir, opts) = (&self.id, &self.values_dir, self.opts);
+        let analyzer = (self.analyzer).get_or_insert_with(|| Box::new(begin(id, values_dir, opts)));
         let outcome =
             read_transcript_lines(&self.transcript, self.cursor, |line| analyzer.line(line))?;
         self.cursor = outcome.cursor;
         self.file_len = outcome.file_len;
         self.pending_bytes = outcome.pending_bytes;
-        update.events = self.analyzer.take_events();
-        self.analyzer.forget_details();
+        update.events = analyzer.take_events();
+        analyzer.forget_details();
         update.pending_bytes = outcome.pending_bytes;
         Ok(update)
     }
@@ -289,7 +340,12 @@ impl Tail {
             .ok()
             .as_ref()
             .and_then(crate::model::options::modified_ms);
-        let mut run = self.analyzer.snapshot_at(mtime, now_ms());
+        let mut run = match &self.analyzer {
+            Some(analyzer) => analyzer.snapshot_at(mtime, now_ms()),
+            // Never read (a tail is kept until its first read): nothing folded yet.
+            None => Analyzer::new(&self.id, Default::default(), self.opts, true)
+                .snapshot_at(mtime, now_ms()),
+        };
         let summary = is_regular_file(&self.summary).then_some(self.summary.as_path());
         let files = FileFigures {
             transcript: self.file.map(|_| self.transcript.as_path()),
@@ -310,7 +366,9 @@ impl Tail {
         }
         for id in ids {
             if let Some(file) = find_value_file(&self.values_dir, id) {
-                self.analyzer.add_value(file);
+                if let Some(analyzer) = &mut self.analyzer {
+                    analyzer.add_value(file);
+                }
             }
         }
     }
@@ -319,7 +377,7 @@ impl Tail {
     /// is there now: the run must be read again for that result's state. (A kept run has read
     /// nothing: it lists the files when it is read.)
     pub fn missed_value(&self, id: &str) -> bool {
-        self.analyzer.missed_value(id)
+        (self.analyzer.as_ref()).is_some_and(|a| a.missed_value(id))
     }
 
     /// Lines read so far.

@@ -22,6 +22,10 @@ pub const POLL: Duration = Duration::from_millis(500);
 /// unchanged for an hour only one time in ten). Files removed inside a value directory (by a
 /// GC, or by hand) do not touch the runs directory.
 pub const VALUES_CHECK: Duration = Duration::from_secs(1);
+/// How often the tails of runs that went quiet let go of what reading on needs (see
+/// `DirState::settle_idle`): a run settles only once its running window is over, so a minute
+/// late is nothing.
+const SETTLE_EVERY: Duration = Duration::from_secs(60);
 /// How many value directories are given a native watch per tick of the ticker (about a
 /// millisecond's work per hundred), after the first look: 100,000 take 25 s, while the rest
 /// are looked at each second as before.
@@ -60,6 +64,13 @@ impl WatchHandle {
             let watched = s.value_watch.as_ref().map_or(0, ValueWatch::watched);
             (w + watched, l + s.value_looks)
         })
+    }
+
+    /// How many runs of runs directory `dir` are followed with a fold's state, ready to read on
+    /// from their last line: the runs written within their running window (a settled run holds
+    /// only its figures, and is read whole once should it change). What following costs.
+    pub fn reading(&self, dir: &str) -> Option<usize> {
+        Some(lock(self.state(dir)?).reading())
     }
 
     /// Whether runs directory `dir` (as given to [`watch`]) is watched by this handle.
@@ -208,6 +219,7 @@ pub(crate) fn start_kinds(
     let (stop, stopped) = mpsc::channel::<()>();
     let checked = states.clone();
     let ticks_per_check = (VALUES_CHECK.as_millis() / POLL.as_millis()).max(1);
+    let ticks_per_settle = (SETTLE_EVERY.as_millis() / POLL.as_millis()).max(1);
     std::thread::spawn(move || {
         for tick in 1u128.. {
             if !matches!(stopped.recv_timeout(POLL), Err(RecvTimeoutError::Timeout)) {
@@ -222,6 +234,11 @@ pub(crate) fn start_kinds(
             if tick % ticks_per_check == 0 {
                 for (_, state) in &checked {
                     lock(state).check_values();
+                }
+            }
+            if tick % ticks_per_settle == 0 {
+                for (_, state) in &checked {
+                    lock(state).settle_idle();
                 }
             }
         }

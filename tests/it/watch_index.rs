@@ -152,3 +152,62 @@ fn a_transcript_replaced_under_a_run_from_the_index_is_a_reset() {
         plain_list(root)
     );
 }
+
+#[test]
+fn a_first_look_keeps_only_the_figures_of_runs_past_their_running_window() {
+    let runs = tempfile::tempdir().unwrap();
+    let root = runs.path();
+    mission_control::demo::write_demo(root, 1, OLD_MS).unwrap();
+    sample(root);
+    age(root, OLD_MS);
+    let mut live = RunFile::new(root, "live");
+    live.user("still going").write();
+    let dirs = [root.to_path_buf()];
+    // No index: every transcript is read, and told as appended.
+    let (handle, rx) = watch_with(&dirs, RunOptions::default(), None, FirstLook::Read).unwrap();
+    let name = root.display().to_string();
+    let at_start: Vec<Change> = rx.try_iter().collect();
+    let listed = plain_list(root);
+    let told = |c: &Change, id: &str| matches!(c, Change::Appended { run, .. } if run == id);
+    for id in ["a", "b", "c", "live"] {
+        assert!(at_start.iter().any(|c| told(c, id)), "{id} was read");
+    }
+    assert_eq!(
+        handle.reading(&name),
+        Some(1),
+        "only the run written within its window reads on"
+    );
+    let watched = |h: &mission_control::watch::WatchHandle| {
+        serde_json::to_value(h.runs(&name).unwrap()).unwrap()
+    };
+    assert_eq!(
+        watched(&handle),
+        listed,
+        "the settled runs' figures are kept"
+    );
+
+    // A line appended to a settled run: that line, and only it, is news, and the run reads on.
+    let b = root.join("b.jsonl");
+    let lines = fs::read_to_string(&b).unwrap().lines().count() as u64;
+    append(&b, &format!("{}\n", user_line("b", 90)));
+    let seen = until(&rx, |c| told(c, "b"));
+    let Some(Change::Appended { lines: got, .. }) = seen.last() else {
+        unreachable!()
+    };
+    let got: Vec<u64> = got.iter().map(|l| l.line).collect();
+    assert_eq!(got, [lines + 1]);
+    assert_eq!(handle.reading(&name), Some(2));
+    assert_eq!(watched(&handle), plain_list(root));
+
+    // A value file removed from another settled run: its states change, as a whole read tells.
+    let values: Vec<_> = fs::read_dir(root.join("a.values"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    fs::remove_file(&values[0]).unwrap();
+    until(
+        &rx,
+        |c| matches!(c, Change::ValueFilesRemoved { run, .. } if run == "a"),
+    );
+    assert_eq!(watched(&handle), plain_list(root));
+}
