@@ -349,18 +349,20 @@ impl RunIndex {
             None => (look(&mut std::iter::empty()), None),
         };
         // A failure part way leaves the runs vouched for before it as they were found; the
-        // others are read. The index is then taken as empty, as when no row could be read.
-        let failed = failure.is_some();
+        // others are read. Those found may have no row in the index now (a damaged file is
+        // set aside for a new one): the listing then does not say the index is up to date, so
+        // that the next one fills it as a first listing does.
+        let partial = failure.is_some() && had_rows;
         if let Some(e) = failure {
             self.failed(&e);
         }
         tracing::debug!(runs = looked.len(), had_rows, "looked the runs up");
         let rest = Rest {
             gone,
-            empty: !had_rows || failed,
+            empty: !had_rows,
             clock_ms: opts.now_ms,
             threshold: opts.threshold,
-            listing: true,
+            listing: !partial,
         };
         self.settle(layout, looked, rest, want, read, out)
     }

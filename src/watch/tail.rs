@@ -67,9 +67,10 @@ pub struct Tail {
     /// kilobyte even empty, and a directory of 100,000 settled runs keeps one tail each).
     analyzer: Option<Box<Analyzer>>,
     error: Option<(io::ErrorKind, String)>,
-    /// A run taken from the index, not read yet.
+    /// The run as the index vouches for it, not read yet, or as it settled (see
+    /// [`Tail::settle`]): held instead of a fold until the run must be read.
     kept: Option<Box<Kept>>,
-    /// What reading a kept run found past what the index vouched for, for the next poll.
+    /// What reading a kept run found past what it was kept at, for the next poll.
     stash: Option<TailUpdate>,
 }
 
@@ -158,7 +159,7 @@ impl Tail {
         self.stash.is_some()
     }
 
-    /// Whether the run is still as the index vouched for it, not read yet.
+    /// Whether the run is kept (as the index vouched for it, or as it settled), not read on.
     pub(crate) fn is_kept(&self) -> bool {
         self.kept.is_some()
     }
@@ -212,11 +213,14 @@ impl Tail {
     /// end (no torn line, nothing new), no news waiting, and left alone for longer than the
     /// running window (a run without a terminal event then stays interrupted until its file
     /// changes). The tail then holds the run as a kept one, as if the index vouched for it,
-    /// and reads the transcript whole once should it change. A fold's state is about 16 KB
-    /// a run: a first look at 5,000 runs held 100 MiB of them, most never to be read on.
-    /// Whether it settled.
+    /// and reads the transcript whole once should it change. A fold's state is over 10 KB a
+    /// run: watching 5,000 runs with no index peaked at 101 MiB, most of it folds of runs
+    /// never to be read on, and peaks at 48 MiB so. Whether it settled.
     pub(crate) fn settle(&mut self) -> bool {
-        if self.kept.is_some() || self.stash.is_some() || self.error.is_some() {
+        // News waiting for the next poll keeps the fold (a read that found none, as when a
+        // value file came to a kept run, waits for nothing).
+        let news = |s: &TailUpdate| s.reset || !s.events.is_empty();
+        if self.kept.is_some() || self.stash.as_ref().is_some_and(news) || self.error.is_some() {
             return false;
         }
         let Some(file) = self.file.filter(|_| self.pending_bytes == 0) else {
@@ -253,6 +257,7 @@ impl Tail {
             must_read: false,
         }));
         self.analyzer = None;
+        self.stash = None;
         true
     }
 
@@ -264,11 +269,16 @@ impl Tail {
     /// Reads what was appended since the last poll.
     pub fn poll(&mut self) -> io::Result<TailUpdate> {
         if let Some(kept) = &self.kept {
-            // Unchanged: nothing to read, nothing to tell.
-            if !kept.must_read
-                && fs::metadata(&self.transcript)
-                    .is_ok_and(|m| m.len() == kept.len && identity(&m).ino == kept.ino)
-            {
+            // Unchanged: nothing to read, nothing to tell. (A run whose status the clock tells
+            // is kept with the time its transcript was written: a file written again in place,
+            // its length the same, is running again.)
+            let unchanged = |m: &fs::Metadata| {
+                let since = kept.entry.clock_since_ms;
+                m.len() == kept.len
+                    && identity(m).ino == kept.ino
+                    && since.is_none_or(|t| crate::model::options::modified_ms(m) == Some(t))
+            };
+            if !kept.must_read && fs::metadata(&self.transcript).is_ok_and(|m| unchanged(&m)) {
                 return Ok(TailUpdate::default());
             }
             self.read_kept();
@@ -374,8 +384,8 @@ impl Tail {
     }
 
     /// Whether a result of the lines read so far was classified without value file `id`, which
-    /// is there now: the run must be read again for that result's state. (A kept run has read
-    /// nothing: it lists the files when it is read.)
+    /// is there now: the run must be read again for that result's state. (A kept run holds no
+    /// fold: it lists the files when it is read.)
     pub fn missed_value(&self, id: &str) -> bool {
         (self.analyzer.as_ref()).is_some_and(|a| a.missed_value(id))
     }
@@ -402,4 +412,55 @@ fn begin(id: &str, values_dir: &Path, opts: RunOptions) -> Analyzer {
         analyzer.look_up_values_in(values_dir);
     }
     analyzer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sets `path`'s modification time `ago_ms` before now.
+    fn written_ago(path: &Path, ago_ms: u64) {
+        let at = std::time::SystemTime::now() - std::time::Duration::from_millis(ago_ms);
+        let file = fs::File::options().write(true).open(path).unwrap();
+        file.set_times(fs::FileTimes::new().set_modified(at))
+            .unwrap();
+    }
+
+    #[test]
+    fn a_settled_run_keeps_its_figures_and_reads_again_when_written_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        let line = r#"{"schemaVersion":1,"runId":"r","seq":0,"ts":1700000000000,"event":{"type":"user_message","messageId":"u","text":"go","attachments":[]}}"#;
+        fs::write(&path, format!("{line}\n")).unwrap();
+        let opts = RunOptions::default();
+        let hour = 60 * 60 * 1000;
+        let mut tail = Tail::new(dir.path(), "r", opts);
+        tail.poll().unwrap();
+        assert!(!tail.settle(), "written just now: it may go on");
+        written_ago(&path, hour);
+        let before = tail.run();
+        assert_eq!(before.status, RunStatus::Interrupted);
+        assert!(tail.settle() && tail.is_kept());
+        assert!(tail.analyzer.is_none(), "no fold held");
+        assert_eq!(
+            serde_json::to_value(tail.run()).unwrap(),
+            serde_json::to_value(&before).unwrap()
+        );
+        assert!(tail.poll().unwrap().events.is_empty(), "unchanged");
+
+        // A value file came: the run is read, nothing is news, and it settles again.
+        tail.add_values(&["v1".to_owned()]);
+        assert!(!tail.is_kept());
+        assert!(
+            tail.settle(),
+            "a read that found nothing new waits for nothing"
+        );
+
+        // Written again in place, its length the same: running again.
+        written_ago(&path, 0);
+        let update = tail.poll().unwrap();
+        assert!(update.events.is_empty() && !update.reset, "no line is new");
+        assert!(!tail.is_kept());
+        assert_eq!(tail.run().status, RunStatus::Running);
+    }
 }
