@@ -566,6 +566,22 @@ mod tests {
             .unwrap();
     }
 
+    /// A read of run `id` that finds it done and nothing else.
+    fn read_done(id: &str) -> ReadRun {
+        let run = Run {
+            id: id.to_owned(),
+            status: crate::model::RunStatus::Done,
+            ..Run::default()
+        };
+        ReadRun::Read(Box::new(RunDetail {
+            run,
+            events: Vec::new(),
+            results: Vec::new(),
+            problems: Vec::new(),
+            strays: Vec::new(),
+        }))
+    }
+
     #[test]
     fn a_run_whose_file_changes_while_it_is_read_is_read_again_next_time() {
         let (cache, root) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
@@ -592,18 +608,7 @@ mod tests {
                     // stamp, taken before, tells.
                     write_settled(&transcript, "{}\n{}\n");
                 }
-                let run = Run {
-                    id: id.to_owned(),
-                    status: crate::model::RunStatus::Done,
-                    ..Run::default()
-                };
-                ReadRun::Read(Box::new(RunDetail {
-                    run,
-                    events: Vec::new(),
-                    results: Vec::new(),
-                    problems: Vec::new(),
-                    strays: Vec::new(),
-                }))
+                read_done(id)
             };
             index.list(&layout, &opts, read, |run| run.id).len()
         };
@@ -646,18 +651,7 @@ mod tests {
         let reads = std::sync::atomic::AtomicUsize::new(0);
         let read = |id: &str| {
             reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let run = Run {
-                id: id.to_owned(),
-                status: crate::model::RunStatus::Done,
-                ..Run::default()
-            };
-            ReadRun::Read(Box::new(RunDetail {
-                run,
-                events: Vec::new(),
-                results: Vec::new(),
-                problems: Vec::new(),
-                strays: Vec::new(),
-            }))
+            read_done(id)
         };
         assert_eq!(index.list(&layout, &opts, read, |run| run.id), ids);
         // Runs gone on both sides of each chunk's edge, and the first and the last.

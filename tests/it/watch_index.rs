@@ -29,6 +29,35 @@ fn until(rx: &Receiver<Change>, want: impl Fn(&Change) -> bool) -> Vec<Change> {
     panic!("no such change; saw {seen:?}");
 }
 
+/// Appends a line to run `b` and checks that the watcher tells that line, and only it.
+fn append_one_line_to_b(root: &Path, rx: &Receiver<Change>) {
+    let b = root.join("b.jsonl");
+    let lines = fs::read_to_string(&b).unwrap().lines().count() as u64;
+    append(&b, &format!("{}\n", user_line("b", 90)));
+    let seen = until(
+        rx,
+        |c| matches!(c, Change::Appended { run, .. } if run == "b"),
+    );
+    let Some(Change::Appended { lines: got, .. }) = seen.last() else {
+        unreachable!()
+    };
+    let got: Vec<u64> = got.iter().map(|l| l.line).collect();
+    assert_eq!(got, [lines + 1], "only the line appended is news");
+}
+
+/// Removes one of run `a`'s value files and waits until the watcher tells it.
+fn remove_a_value_of_a(root: &Path, rx: &Receiver<Change>) {
+    let values: Vec<_> = fs::read_dir(root.join("a.values"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    fs::remove_file(&values[0]).unwrap();
+    until(
+        rx,
+        |c| matches!(c, Change::ValueFilesRemoved { run, .. } if run == "a"),
+    );
+}
+
 fn plain_list(root: &Path) -> Value {
     let dir = RunsDir::open(root, RunOptions::default())
         .unwrap()
@@ -76,18 +105,7 @@ fn a_first_look_through_a_warm_index_reads_nothing_then_follows_what_changes() {
     );
 
     // One line appended to a run taken from the index: that line, and only it, is news.
-    let b = root.join("b.jsonl");
-    let lines = fs::read_to_string(&b).unwrap().lines().count() as u64;
-    append(&b, &format!("{}\n", user_line("b", 90)));
-    let seen = until(
-        &rx,
-        |c| matches!(c, Change::Appended { run, .. } if run == "b"),
-    );
-    let Some(Change::Appended { lines: got, .. }) = seen.last() else {
-        unreachable!()
-    };
-    let got: Vec<u64> = got.iter().map(|l| l.line).collect();
-    assert_eq!(got, [lines + 1]);
+    append_one_line_to_b(root, &rx);
 
     // A summary written for another: the run shows it.
     let summary =
@@ -102,15 +120,7 @@ fn a_first_look_through_a_warm_index_reads_nothing_then_follows_what_changes() {
     assert_eq!(watched(&handle), plain_list(root));
 
     // A value file removed from a third: its states change, as a whole read tells them.
-    let values: Vec<_> = fs::read_dir(root.join("a.values"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    fs::remove_file(&values[0]).unwrap();
-    until(
-        &rx,
-        |c| matches!(c, Change::ValueFilesRemoved { run, .. } if run == "a"),
-    );
+    remove_a_value_of_a(root, &rx);
     assert_eq!(watched(&handle), plain_list(root));
 }
 
@@ -187,27 +197,11 @@ fn a_first_look_keeps_only_the_figures_of_runs_past_their_running_window() {
     );
 
     // A line appended to a settled run: that line, and only it, is news, and the run reads on.
-    let b = root.join("b.jsonl");
-    let lines = fs::read_to_string(&b).unwrap().lines().count() as u64;
-    append(&b, &format!("{}\n", user_line("b", 90)));
-    let seen = until(&rx, |c| told(c, "b"));
-    let Some(Change::Appended { lines: got, .. }) = seen.last() else {
-        unreachable!()
-    };
-    let got: Vec<u64> = got.iter().map(|l| l.line).collect();
-    assert_eq!(got, [lines + 1]);
+    append_one_line_to_b(root, &rx);
     assert_eq!(handle.reading(&name), Some(2));
     assert_eq!(watched(&handle), plain_list(root));
 
     // A value file removed from another settled run: its states change, as a whole read tells.
-    let values: Vec<_> = fs::read_dir(root.join("a.values"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    fs::remove_file(&values[0]).unwrap();
-    until(
-        &rx,
-        |c| matches!(c, Change::ValueFilesRemoved { run, .. } if run == "a"),
-    );
+    remove_a_value_of_a(root, &rx);
     assert_eq!(watched(&handle), plain_list(root));
 }
