@@ -61,6 +61,11 @@ impl<'a, R: Iterator<Item = (String, Row)>> Iterator for Merge<'a, R> {
         let row = self.rows.next_if(|(r, _)| r == id).map(|(_, row)| row);
         Some((id, files, row))
     }
+
+    /// One pair per run of the layout left.
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.runs.size_hint()
+    }
 }
 
 /// Stats every run's files and takes the runs they prove unchanged from their rows (with their
@@ -90,8 +95,10 @@ pub(super) fn look_up<'a, T: Send>(
         (id, files, found)
     };
     let mut pairs = pairs.fuse();
-    let mut looked = Vec::with_capacity(layout.runs.len());
-    let mut chunk = Vec::with_capacity(CHUNK);
+    // As many as the pairs say (every run of a listing; one run opened alone is one).
+    let mut looked = Vec::with_capacity(pairs.size_hint().0);
+    // Sized by the first chunk (`take` tells `extend` how many come), and kept for the rest.
+    let mut chunk = Vec::new();
     loop {
         chunk.extend(pairs.by_ref().take(CHUNK));
         if chunk.is_empty() {
