@@ -115,6 +115,12 @@ impl Analyzer {
         }
     }
 
+    /// Whether this fold keeps a timeline: what only a timeline shows (a message's text, a
+    /// call's input) need not be built otherwise.
+    pub(crate) fn keeps_timeline(&self) -> bool {
+        self.keep_timeline
+    }
+
     /// The same fold over the lines of another agent's store of kind `kind`, read by `fold`.
     pub(crate) fn with_source(mut self, kind: SourceKind, fold: Box<dyn StoreFold>) -> Self {
         self.run.source = kind;

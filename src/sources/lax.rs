@@ -144,6 +144,20 @@ pub(crate) fn present<'de, D: Deserializer<'de>>(
     serde_json::Value::deserialize(d).map(Some)
 }
 
+/// A field kept as the JSON text it holds, `null` included, like [`present`] but unparsed: a
+/// listing needs only whether it is there, and building its value (a tool's whole input) costs
+/// more than reading the line.
+pub(crate) fn present_raw<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<&'de serde_json::value::RawValue>, D::Error> {
+    <&serde_json::value::RawValue>::deserialize(d).map(Some)
+}
+
+/// The value of a field kept by [`present_raw`] (its text was checked as JSON when read).
+pub(crate) fn value_of(raw: Option<&serde_json::value::RawValue>) -> Option<serde_json::Value> {
+    raw.and_then(|r| serde_json::from_str(r.get()).ok())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

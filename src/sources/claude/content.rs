@@ -3,9 +3,10 @@
 //! ([`crate::sources::lax`]), so that a line reads exactly as its `serde_json::Value` did,
 //! without building one (a cold scan reads millions of these).
 
-use crate::sources::lax::{others_are_default, present, LaxBool, LaxStr, ObjectOr};
+use crate::sources::lax::{others_are_default, present_raw, LaxBool, LaxStr, ObjectOr};
 use serde::de::{SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
@@ -33,9 +34,9 @@ pub(crate) struct Block<'a> {
     pub id: LaxStr<'a>,
     #[serde(borrow)]
     pub name: LaxStr<'a>,
-    /// A call's input, whatever JSON it is.
-    #[serde(deserialize_with = "present")]
-    pub input: Option<Value>,
+    /// A call's input, whatever JSON it is: parsed only for a timeline.
+    #[serde(borrow, deserialize_with = "present_raw")]
+    pub input: Option<&'a RawValue>,
     #[serde(borrow)]
     pub tool_use_id: LaxStr<'a>,
     pub is_error: LaxBool,
@@ -172,10 +173,10 @@ mod tests {
             panic!("blocks")
         };
         assert_eq!(b.len(), 6);
-        assert_eq!(b[0].input, Some(serde_json::json!({"command": "ls"})));
+        assert_eq!(b[0].input.map(RawValue::get), Some(r#"{"command":"ls"}"#));
         assert_eq!(
-            b[1].input,
-            Some(Value::Null),
+            b[1].input.map(RawValue::get),
+            Some("null"),
             "a null input is still an input"
         );
         assert_eq!(b[2].is_error, LaxBool(Some(true)));

@@ -18,7 +18,7 @@ use crate::model::values::{matches_content, ValueFile};
 use crate::model::{ProblemKind, RetentionState, TimelineEvent};
 use crate::retained::{count_format_chars, count_lines};
 use crate::sources::images;
-use crate::sources::lax::LaxStr;
+use crate::sources::lax::{value_of, LaxStr};
 use crate::transcript::event::{Attachment, ContentBlock, Event, ToolResult, Usage};
 use crate::transcript::RawLine;
 use serde::Deserialize;
@@ -488,15 +488,18 @@ impl ClaudeFold {
         let usage = (m.usage.as_ref()).and_then(|u| self.usage_of(into, at.n, &m, u));
         let mut blocks = Vec::new();
         let mut calls = Vec::new();
+        // A listing keeps no timeline: the texts and inputs only a timeline shows are not built.
+        let shown = into.keeps_timeline();
         if let Content::Blocks(items) = m.content {
             for b in items {
                 let text = |s: &LaxStr<'_>| s.as_deref().unwrap_or("").to_owned();
+                let shown_text = |s: &LaxStr<'_>| if shown { text(s) } else { String::new() };
                 match b.kind.as_deref() {
                     Some("text") => blocks.push(ContentBlock::Text {
-                        text: text(&b.text),
+                        text: shown_text(&b.text),
                     }),
                     Some("thinking") => blocks.push(ContentBlock::Thinking {
-                        text: text(&b.thinking),
+                        text: shown_text(&b.thinking),
                     }),
                     Some("tool_use") => {
                         let (id, name) = (text(&b.id), text(&b.name));
@@ -504,7 +507,8 @@ impl ClaudeFold {
                             tool_call_id: id.clone(),
                             name: Some(name.clone()),
                         });
-                        calls.push((id, name, b.input));
+                        let input = shown.then(|| value_of(b.input)).flatten();
+                        calls.push((id, name, input));
                     }
                     _ => {}
                 }

@@ -104,9 +104,13 @@ struct Payload<'a> {
     #[serde(borrow)]
     content: Option<&'a RawValue>,
     summary: Option<Value>,
-    arguments: Option<Value>,
-    input: Option<Value>,
-    action: Option<Value>,
+    /// A call's input: parsed only for a timeline (a listing needs only the call).
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
+    #[serde(borrow)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow)]
+    action: Option<&'a RawValue>,
     /// A tool's output: decoded apart (most of a rollout's text is outputs).
     #[serde(borrow)]
     output: Option<&'a RawValue>,
@@ -215,7 +219,9 @@ impl CodexFold {
             ("event_msg", _) => {}
             ("response_item", "message") => {
                 if role == Some("assistant") {
-                    let blocks = p.content.and_then(|c| serde_json::from_str(c.get()).ok());
+                    // Its text is only a timeline's to show.
+                    let blocks = (p.content.filter(|_| into.keeps_timeline()))
+                        .and_then(|c| serde_json::from_str(c.get()).ok());
                     let text = block_texts(blocks.as_ref());
                     let e = Event::AssistantMessage {
                         message_id: p.id.owned(),
@@ -248,16 +254,15 @@ impl CodexFold {
                     .or_else(|| p.id.owned())
                     .unwrap_or_default();
                 let name = p.name.owned().unwrap_or_else(|| item.to_owned());
-                let input = match (p.arguments.as_ref())
-                    .or(p.input.as_ref())
-                    .or(p.action.as_ref())
-                {
-                    // Arguments are a JSON document in a string.
-                    Some(Value::String(s)) => {
-                        Some(serde_json::from_str(s).unwrap_or(Value::String(s.clone())))
-                    }
-                    other => other.cloned(),
-                };
+                let input = (p.arguments.or(p.input).or(p.action))
+                    .filter(|_| into.keeps_timeline())
+                    .and_then(|raw| match serde_json::from_str(raw.get()).ok()? {
+                        // Arguments are a JSON document in a string.
+                        Value::String(s) => {
+                            Some(serde_json::from_str(&s).unwrap_or(Value::String(s)))
+                        }
+                        other => Some(other),
+                    });
                 let call = Event::AssistantMessage {
                     message_id: None,
                     content: vec![ContentBlock::ToolCall {

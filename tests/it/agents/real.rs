@@ -61,13 +61,21 @@ const CODEX: &[(&str, [u64; 6])] = &[
 ];
 
 /// The one run of a store of kind `source` holding one file, as `mctl show --json` tells it.
-/// The kind is given: an empty file alone says nothing of what it is.
+/// The kind is given: an empty file alone says nothing of what it is. The listing's row must
+/// be the run `show` tells: a listing skips what only a timeline shows, never a figure.
 fn only_run(dir: &Path, source: &str) -> Value {
     let runs = mctl_json(dir, &["--source", source, "runs"]);
     let runs = runs.as_array().unwrap();
     assert_eq!(runs.len(), 1, "one run in {}", dir.display());
     let id = runs[0]["id"].as_str().unwrap().to_owned();
-    mctl_json(dir, &["--source", source, "show", &id])
+    let show = mctl_json(dir, &["--source", source, "show", &id]);
+    assert_eq!(
+        show["run"],
+        runs[0],
+        "the listing and `show` agree in {}",
+        dir.display()
+    );
+    show
 }
 
 fn counts(show: &Value, sixth: &str) -> [u64; 6] {
@@ -142,7 +150,10 @@ fn every_real_claude_code_session_reads_with_its_counts() {
             })
             .collect();
         let mut got = [0u64; 6];
-        for show in &shows {
+        for (show, row) in shows.iter().zip(listed) {
+            // A listing builds no timeline, and skips what only a timeline shows: its figures
+            // are still those of a whole reading.
+            assert_eq!(show["run"], *row, "{name}: the listing and `show` agree");
             assert_eq!(show["run"]["source"], "claude", "{name}");
             assert_eq!(show["run"]["problems"], 0, "{name}: no unreadable line");
             let c = counts(show, "sidechainLines");
