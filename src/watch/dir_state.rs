@@ -51,6 +51,8 @@ pub(super) struct DirState {
     seed_from: Option<FirstLook>,
     /// Within the first look: a summary met is not news to a run the index vouches for.
     first_look: bool,
+    /// The first look tells nothing but `polling` ([`FirstLook::Untold`]).
+    untold: bool,
     /// Another agent's store, watched by looks at its whole layout instead.
     foreign: Option<super::foreign::ForeignWatch>,
     /// The kind of store the directory is, detected once by whoever watches it.
@@ -63,6 +65,14 @@ pub(super) struct DirState {
     pub(super) value_watch: Option<ValueWatch>,
     /// Value directories looked at by the per-second look (those not watched natively).
     pub(super) value_looks: u64,
+}
+
+/// Sends `c`, unless it is said within an untold first look ([`FirstLook::Untold`]), which
+/// tells only `polling`.
+fn tell(tx: &Sender<Change>, untold: bool, c: Change) {
+    if !untold || matches!(c, Change::Polling { .. }) {
+        let _ = tx.send(c);
+    }
 }
 
 /// How many transcripts the first look reads at once, the most recently written first.
@@ -90,6 +100,7 @@ impl DirState {
             seeds: HashMap::new(),
             foreign: super::foreign::ForeignWatch::of(kind, &first),
             kind,
+            untold: matches!(first, FirstLook::Untold(_)),
             seed_from: Some(first),
             first_look: false,
             read_ahead: HashMap::new(),
@@ -105,8 +116,12 @@ impl DirState {
         };
         let opts = self.opts_now();
         let tx = self.tx.clone();
+        // The first look is the only one that takes `seed_from`.
+        let untold = self.untold && self.seed_from.take().is_some();
         self.unreadable = !f.look(&self.root, opts, |c| {
-            let _ = tx.send(c);
+            if !untold || matches!(c, Change::Polling { .. }) {
+                let _ = tx.send(c);
+            }
         });
         self.foreign = Some(f);
         true
@@ -115,7 +130,7 @@ impl DirState {
     /// Takes from the index the runs it vouches for (the first look only). Nothing is read
     /// here: a run the index cannot vouch for is read by its tail, as without an index.
     fn seed(&mut self) {
-        let Some(FirstLook::Index(cache)) = self.seed_from.take() else {
+        let Some(cache) = self.seed_from.take().and_then(|f| f.index()) else {
             return;
         };
         let Ok(mut dir) = RunsDir::open_as(&self.root, self.kind, self.opts) else {
@@ -233,7 +248,7 @@ impl DirState {
     }
 
     pub(super) fn send(&self, c: Change) {
-        let _ = self.tx.send(c);
+        tell(&self.tx, self.first_look && self.untold, c);
     }
 
     /// Looks at every entry (at start, and when the watcher lost events).
@@ -465,11 +480,18 @@ impl DirState {
             (ahead.or_else(|| seed.and_then(|e| Tail::kept(&self.root, id, opts, e))))
                 .unwrap_or_else(|| Tail::new(&self.root, id, opts))
         });
+        // (The fields, not `send`: the tail holds `tails`.)
+        let untold = self.first_look && self.untold;
         if is_new && !self.summaries.contains(id) {
-            let _ = self.tx.send(Change::RunAdded {
-                dir: dir.clone(),
-                run: id.to_owned(),
-            });
+            let run = id.to_owned();
+            tell(
+                &self.tx,
+                untold,
+                Change::RunAdded {
+                    dir: dir.clone(),
+                    run,
+                },
+            );
         }
         let polled = match polled {
             Some(update) if is_new => update,
@@ -477,11 +499,16 @@ impl DirState {
         };
         let Ok(update) = polled else { return };
         if update.reset {
-            let _ = self.tx.send(Change::Reset {
-                dir: dir.clone(),
-                run: id.to_owned(),
-                lines: tail.lines(),
-            });
+            let (run, lines) = (id.to_owned(), tail.lines());
+            tell(
+                &self.tx,
+                untold,
+                Change::Reset {
+                    dir: dir.clone(),
+                    run,
+                    lines,
+                },
+            );
         }
         self.report(id, update.events, update.pending_bytes);
     }

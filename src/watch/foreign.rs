@@ -41,10 +41,7 @@ impl ForeignWatch {
     /// A watch of `root`, a store of kind `source`, when it is another agent's store (its
     /// files nest where its layout says), its first look taken as `first` says.
     pub(super) fn of(source: SourceKind, first: &FirstLook) -> Option<Self> {
-        let index = match first {
-            FirstLook::Index(cache) => Some(cache.clone()),
-            FirstLook::Read => None,
-        };
+        let index = first.index();
         (!source.capabilities().flat_names).then(|| Self {
             source,
             runs: BTreeMap::new(),

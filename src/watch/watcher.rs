@@ -119,6 +119,22 @@ pub enum FirstLook {
     /// does). A run is read the first time its files change. The index of the default cache
     /// directory, or of the one given.
     Index(Option<PathBuf>),
+    /// As [`Index`](Self::Index), and the first look tells nothing but `polling`: for a
+    /// consumer that reads its whole list once the look is done and would drop the rest (the
+    /// app). Without an index every run's lines would otherwise wait in the channel until the
+    /// look ends, about 2 KB a run.
+    Untold(Option<PathBuf>),
+}
+
+impl FirstLook {
+    /// The cache directory whose index the first look takes runs from (`Some(None)`: the
+    /// default one); `None` when it reads every run.
+    pub(crate) fn index(&self) -> Option<Option<PathBuf>> {
+        match self {
+            FirstLook::Read => None,
+            FirstLook::Index(cache) | FirstLook::Untold(cache) => Some(cache.clone()),
+        }
+    }
 }
 
 /// [`watch`] (or [`watch_polling`], with a `poll` reason) with its first look taken as `first`

@@ -205,3 +205,58 @@ fn a_first_look_keeps_only_the_figures_of_runs_past_their_running_window() {
     remove_a_value_of_a(root, &rx);
     assert_eq!(watched(&handle), plain_list(root));
 }
+
+#[test]
+fn an_untold_first_look_holds_every_run_and_tells_only_what_changes_after_it() {
+    let runs = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let root = runs.path();
+    mission_control::demo::write_demo(root, 1, OLD_MS).unwrap();
+    sample(root);
+    age(root, OLD_MS);
+    // No index in the cache folder: every transcript is read, and none of it is told.
+    let first = FirstLook::Untold(Some(cache.path().to_path_buf()));
+    let dirs = [root.to_path_buf()];
+    let (handle, rx) = watch_with(&dirs, RunOptions::default(), None, first).unwrap();
+    let name = root.display().to_string();
+    let at_start: Vec<Change> = rx.try_iter().collect();
+    assert!(at_start.is_empty(), "the first look told {at_start:?}");
+    let runs = serde_json::to_value(handle.runs(&name).unwrap()).unwrap();
+    assert_eq!(
+        runs,
+        plain_list(root),
+        "the watcher's runs are the listing's"
+    );
+
+    // After the look, changes are told as ever.
+    append_one_line_to_b(root, &rx);
+    let runs = serde_json::to_value(handle.runs(&name).unwrap()).unwrap();
+    assert_eq!(runs, plain_list(root));
+
+    // Another agent's store, looked at whole: its first look tells nothing either, and a
+    // session written after it is told.
+    let store = tempfile::tempdir().unwrap();
+    let project = store.path().join("-home-ana-app");
+    let mut first_session =
+        crate::agents::Session::new(&project, "0f0f0f0f-0000-4000-8000-000000000001");
+    first_session.prompt("Already there").answer("Yes").write();
+    let first = FirstLook::Untold(Some(cache.path().to_path_buf()));
+    let dirs = [store.path().to_path_buf()];
+    let (handle, rx) = watch_with(&dirs, RunOptions::default(), None, first).unwrap();
+    let name = store.path().display().to_string();
+    let at_start: Vec<Change> = rx.try_iter().collect();
+    assert!(at_start.is_empty(), "the first look told {at_start:?}");
+    let ids = |h: &mission_control::watch::WatchHandle| -> Vec<String> {
+        h.runs(&name).unwrap().into_iter().map(|r| r.id).collect()
+    };
+    assert_eq!(ids(&handle), ["0f0f0f0f-0000-4000-8000-000000000001"]);
+    let later = "0f0f0f0f-0000-4000-8000-000000000002";
+    crate::agents::Session::new(&project, later)
+        .prompt("New")
+        .write();
+    until(
+        &rx,
+        |c| matches!(c, Change::RunAdded { run, .. } if run == later),
+    );
+    assert_eq!(ids(&handle).len(), 2);
+}

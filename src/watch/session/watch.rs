@@ -262,7 +262,7 @@ impl Watch {
         // The list comes from the index or the watcher's models, never from the first scan's
         // changes: the runs the index vouches for need not be read to watch them.
         let first_look = tracing::info_span!("watch_first_look", dirs = paths.len()).entered();
-        let started = start_kinds(paths, opts, poll_asked(false), FirstLook::Index(None));
+        let started = start_kinds(paths, opts, poll_asked(false), FirstLook::Untold(None));
         if started.is_ok() {
             tracing::info!(
                 since_start_ms = crate::since_start_ms(),
