@@ -15,8 +15,9 @@ use crate::model::SourceKind;
 use crate::model::{Run, RunOptions};
 use crate::runs::{analyze_run, sort_runs, unreadable_run, RunsDir};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::mpsc::Sender;
+use std::sync::Arc;
 
 mod value_dirs;
 pub(super) use value_dirs::ValueWatch;
@@ -33,7 +34,8 @@ struct ValueDir {
 }
 
 pub(super) struct DirState {
-    root: PathBuf,
+    /// Shared with its tails, which make their paths from it.
+    root: Arc<Path>,
     pub(super) name: String,
     opts: RunOptions,
     tx: Sender<Change>,
@@ -88,7 +90,7 @@ impl DirState {
         first: FirstLook,
     ) -> Self {
         Self {
-            root: root.to_path_buf(),
+            root: Arc::from(root),
             name: root.display().to_string(),
             opts,
             tx,
@@ -133,7 +135,7 @@ impl DirState {
         let Some(cache) = self.seed_from.take().and_then(|f| f.index()) else {
             return;
         };
-        let Ok(mut dir) = RunsDir::open_as(&self.root, self.kind, self.opts) else {
+        let Ok(mut dir) = RunsDir::open_as(self.root.to_path_buf(), self.kind, self.opts) else {
             return;
         };
         if let Some(cache) = cache {
@@ -176,7 +178,7 @@ impl DirState {
         }
         let paths = RunPaths::new(&self.root, id);
         let mut layout = Layout {
-            root: self.root.clone(),
+            root: self.root.to_path_buf(),
             ..Default::default()
         };
         let files = RunFiles {
@@ -236,7 +238,7 @@ impl DirState {
             return;
         };
         let seen = t.lines();
-        *t = Tail::new(&self.root, id, opts);
+        *t = Tail::new_in(self.root.clone(), id, opts);
         if let Ok(update) = t.poll() {
             let fresh: Vec<_> = update
                 .events
@@ -327,7 +329,7 @@ impl DirState {
         for batch in ids.chunks(FIRST_BATCH) {
             let read: Vec<_> = (batch.par_iter())
                 .map(|(_, len, id)| {
-                    let mut tail = Tail::new(&root, id, opts);
+                    let mut tail = Tail::new_in(root.clone(), id, opts);
                     let update = tail.poll();
                     crate::progress::read_one(*len);
                     (id.clone(), (tail, update))
@@ -477,8 +479,9 @@ impl DirState {
         let is_new = !self.tails.contains_key(id);
         let seed = self.seeds.remove(id);
         let tail = self.tails.entry(id.to_owned()).or_insert_with(|| {
-            (ahead.or_else(|| seed.and_then(|e| Tail::kept(&self.root, id, opts, e))))
-                .unwrap_or_else(|| Tail::new(&self.root, id, opts))
+            let root = || self.root.clone();
+            (ahead.or_else(|| seed.and_then(|e| Tail::kept(root(), id, opts, e))))
+                .unwrap_or_else(|| Tail::new_in(root(), id, opts))
         });
         // (The fields, not `send`: the tail holds `tails`.)
         let untold = self.first_look && self.untold;

@@ -16,6 +16,7 @@ use crate::transcript::{read_transcript_lines, Cursor};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Which file a tail is reading: a replaced transcript is another file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,9 +56,9 @@ pub struct TailUpdate {
 /// A transcript being followed, with its run model kept up to date from the new lines alone.
 pub struct Tail {
     id: String,
-    transcript: PathBuf,
-    summary: PathBuf,
-    values_dir: PathBuf,
+    /// The runs directory, shared by its tails: the run's paths are made from it and the id
+    /// when needed (three paths held per tail were a quarter of a kept tail's memory).
+    root: Arc<Path>,
     opts: RunOptions,
     cursor: Cursor,
     file: Option<Identity>,
@@ -74,10 +75,16 @@ pub struct Tail {
     stash: Option<TailUpdate>,
 }
 
-/// A run as the index vouches for it: what `entry` says holds while the transcript is file `ino`
+/// A run as the index vouches for it: what `run` says holds while the transcript is file `ino`
 /// of `len` bytes.
 struct Kept {
-    entry: Entry,
+    /// The run in the index's compact form (`postcard`): a third of a [`Run`]'s memory, and a
+    /// directory of 100,000 settled runs keeps one each. Unpacked when the run is asked for.
+    run: Box<[u8]>,
+    /// The bytes of a torn last line the run was kept with.
+    pending_bytes: u64,
+    /// For a run whose status is told by the clock: the instant its running window starts.
+    clock_since_ms: Option<i64>,
     len: u64,
     ino: u64,
     /// A read was asked for (value files or the summary changed) and failed: the file's
@@ -85,33 +92,58 @@ struct Kept {
     must_read: bool,
 }
 
+impl Kept {
+    /// `run` kept as it stands at `len` bytes of transcript `ino`; `None` when it cannot be
+    /// packed (the run is then read).
+    fn new(run: &Run, clock_since_ms: Option<i64>, len: u64, ino: u64) -> Option<Self> {
+        Some(Self {
+            run: postcard::to_stdvec(run).ok()?.into_boxed_slice(),
+            pending_bytes: run.pending_bytes,
+            clock_since_ms,
+            len,
+            ino,
+            must_read: false,
+        })
+    }
+
+    /// The run with its status told by the clock of `opts`, as [`Entry::run_at`] tells it.
+    fn run_at(&self, id: &str, opts: &RunOptions) -> Run {
+        // Packed here from a `Run`, it unpacks; were it not to, the run shows by its id alone.
+        let mut run: Run = postcard::from_bytes(&self.run).unwrap_or_else(|_| Run {
+            id: id.to_owned(),
+            ..Run::default()
+        });
+        if let Some(since) = self.clock_since_ms {
+            run.status = opts.status_by_clock(since);
+        }
+        run
+    }
+}
+
 impl Tail {
     /// A tail of run `id` of runs directory `root`, nothing read yet: the first poll reads it all.
     pub fn new(root: &Path, id: &str, opts: RunOptions) -> Self {
-        let paths = RunPaths::new(root, id);
-        let values_dir = paths.value_dir();
-        let analyzer = begin(id, &values_dir, opts);
-        Self::with(paths, id, opts, Some(Box::new(analyzer)), None)
+        Self::new_in(Arc::from(root), id, opts)
+    }
+
+    /// [`Tail::new`] in a runs directory whose tails share its path.
+    pub(crate) fn new_in(root: Arc<Path>, id: &str, opts: RunOptions) -> Self {
+        let analyzer = begin(id, &RunPaths::new(&root, id).value_dir(), opts);
+        Self::with(root, id, opts, Some(Box::new(analyzer)), None)
     }
 
     /// A tail of a run the index vouches for (`entry` taken from it), nothing read: `None` for
     /// an entry the index did not vouch for.
-    pub(crate) fn kept(root: &Path, id: &str, opts: RunOptions, entry: Entry) -> Option<Self> {
+    pub(crate) fn kept(root: Arc<Path>, id: &str, opts: RunOptions, entry: Entry) -> Option<Self> {
         let (len, ino) = (entry.transcript_len?, entry.transcript_ino?);
-        let kept = Kept {
-            entry,
-            len,
-            ino,
-            must_read: false,
-        };
+        let kept = Kept::new(&entry.run, entry.clock_since_ms, len, ino)?;
         // No fold until the run is read.
-        let paths = RunPaths::new(root, id);
-        Some(Self::with(paths, id, opts, None, Some(Box::new(kept))))
+        Some(Self::with(root, id, opts, None, Some(Box::new(kept))))
     }
 
     /// A tail at the start of its transcript, folding into `analyzer`.
     fn with(
-        paths: RunPaths,
+        root: Arc<Path>,
         id: &str,
         opts: RunOptions,
         analyzer: Option<Box<Analyzer>>,
@@ -119,9 +151,7 @@ impl Tail {
     ) -> Self {
         Self {
             id: id.to_owned(),
-            transcript: paths.transcript(),
-            summary: paths.summary(),
-            values_dir: paths.value_dir(),
+            root,
             analyzer,
             opts,
             cursor: Cursor::default(),
@@ -151,7 +181,15 @@ impl Tail {
         let listing = dir.listing_opts(opts.now_ms);
         let entry = index.one(&layout, id, &listing, |_| crate::index::ReadRun::Gone)?;
         let known_end = entry.transcript_len?.checked_sub(entry.run.pending_bytes)?;
-        (known_end == complete).then(|| Self::kept(root, id, opts, entry))?
+        (known_end == complete).then(|| Self::kept(Arc::from(root), id, opts, entry))?
+    }
+
+    fn transcript(&self) -> PathBuf {
+        RunPaths::new(&self.root, &self.id).transcript()
+    }
+
+    fn values_dir(&self) -> PathBuf {
+        RunPaths::new(&self.root, &self.id).value_dir()
     }
 
     /// Whether a read of a kept run found lines not yet told (the next poll tells them).
@@ -172,18 +210,19 @@ impl Tail {
             return;
         };
         // Where the complete lines the index knows of end.
-        let known_end = kept.len.saturating_sub(kept.entry.run.pending_bytes);
-        let same_file = fs::metadata(&self.transcript)
+        let known_end = kept.len.saturating_sub(kept.pending_bytes);
+        let transcript = self.transcript();
+        let same_file = fs::metadata(&transcript)
             .is_ok_and(|m| identity(&m).ino == kept.ino && m.len() >= known_end);
-        let mut analyzer = begin(&self.id, &self.values_dir, self.opts);
-        let read = read_transcript_lines(&self.transcript, Cursor::default(), |line| {
+        let mut analyzer = begin(&self.id, &self.values_dir(), self.opts);
+        let read = read_transcript_lines(&transcript, Cursor::default(), |line| {
             let end = line.offset + line.raw_len + 1;
             analyzer.line(line);
             if same_file && end <= known_end {
                 analyzer.take_events(); // known already: not news
             }
         });
-        let (outcome, meta) = match read.and_then(|o| Ok((o, fs::metadata(&self.transcript)?))) {
+        let (outcome, meta) = match read.and_then(|o| Ok((o, fs::metadata(&transcript)?))) {
             Ok(read) => read,
             Err(e) => {
                 self.error = Some((e.kind(), e.to_string()));
@@ -226,7 +265,7 @@ impl Tail {
         let Some(file) = self.file.filter(|_| self.pending_bytes == 0) else {
             return false;
         };
-        let Ok(meta) = fs::metadata(&self.transcript) else {
+        let Ok(meta) = fs::metadata(self.transcript()) else {
             return false;
         };
         let same = identity(&meta) == file && meta.len() == self.file_len;
@@ -241,21 +280,10 @@ impl Tail {
         // only if the file changes (and then it is read).
         let clock_since_ms =
             matches!(run.status, RunStatus::Running | RunStatus::Interrupted).then_some(changed_ms);
-        let entry = Entry {
-            run,
-            results: None,
-            sizes: None,
-            error: None,
-            transcript_len: Some(self.file_len),
-            transcript_ino: Some(file.ino),
-            clock_since_ms,
+        let Some(kept) = Kept::new(&run, clock_since_ms, self.file_len, file.ino) else {
+            return false;
         };
-        self.kept = Some(Box::new(Kept {
-            entry,
-            len: self.file_len,
-            ino: file.ino,
-            must_read: false,
-        }));
+        self.kept = Some(Box::new(kept));
         self.analyzer = None;
         self.stash = None;
         true
@@ -273,12 +301,12 @@ impl Tail {
             // is kept with the time its transcript was written: a file written again in place,
             // its length the same, is running again.)
             let unchanged = |m: &fs::Metadata| {
-                let since = kept.entry.clock_since_ms;
+                let since = kept.clock_since_ms;
                 m.len() == kept.len
                     && identity(m).ino == kept.ino
                     && since.is_none_or(|t| crate::model::options::modified_ms(m) == Some(t))
             };
-            if !kept.must_read && fs::metadata(&self.transcript).is_ok_and(|m| unchanged(&m)) {
+            if !kept.must_read && fs::metadata(self.transcript()).is_ok_and(|m| unchanged(&m)) {
                 return Ok(TailUpdate::default());
             }
             self.read_kept();
@@ -311,7 +339,8 @@ impl Tail {
     }
 
     fn read(&mut self) -> io::Result<TailUpdate> {
-        let meta = fs::metadata(&self.transcript)?;
+        let transcript = self.transcript();
+        let meta = fs::metadata(&transcript)?;
         let now = identity(&meta);
         let mut update = TailUpdate::default();
         let replaced = self.file.is_some_and(|f| f != now);
@@ -323,10 +352,11 @@ impl Tail {
         }
         self.file = Some(now);
         // (A tail not kept has its fold; one at the start of its file begins it.)
-        let (id, values_dir, opts) = (&self.id, &self.values_dir, self.opts);
-        let analyzer = (self.analyzer).get_or_insert_with(|| Box::new(begin(id, values_dir, opts)));
-        let outcome =
-            read_transcript_lines(&self.transcript, self.cursor, |line| analyzer.line(line))?;
+        let (values_dir, opts) = (self.values_dir(), self.opts);
+        let id = &self.id;
+        let analyzer =
+            (self.analyzer).get_or_insert_with(|| Box::new(begin(id, &values_dir, opts)));
+        let outcome = read_transcript_lines(&transcript, self.cursor, |line| analyzer.line(line))?;
         self.cursor = outcome.cursor;
         self.file_len = outcome.file_len;
         self.pending_bytes = outcome.pending_bytes;
@@ -344,9 +374,11 @@ impl Tail {
                 now_ms: now_ms(),
                 ..self.opts
             };
-            return kept.entry.run_at(&opts);
+            return kept.run_at(&self.id, &opts);
         }
-        let mtime = fs::metadata(&self.transcript)
+        let paths = RunPaths::new(&self.root, &self.id);
+        let (transcript, summary) = (paths.transcript(), paths.summary());
+        let mtime = fs::metadata(&transcript)
             .ok()
             .as_ref()
             .and_then(crate::model::options::modified_ms);
@@ -356,9 +388,9 @@ impl Tail {
             None => Analyzer::new(&self.id, Default::default(), self.opts, true)
                 .snapshot_at(mtime, now_ms()),
         };
-        let summary = is_regular_file(&self.summary).then_some(self.summary.as_path());
+        let summary = is_regular_file(&summary).then_some(summary.as_path());
         let files = FileFigures {
-            transcript: self.file.map(|_| self.transcript.as_path()),
+            transcript: self.file.map(|_| transcript.as_path()),
             summary,
             transcript_bytes: self.file_len,
             pending_bytes: self.pending_bytes,
@@ -374,8 +406,9 @@ impl Tail {
         if self.kept.is_some() {
             return self.read_kept();
         }
+        let values_dir = self.values_dir();
         for id in ids {
-            if let Some(file) = find_value_file(&self.values_dir, id) {
+            if let Some(file) = find_value_file(&values_dir, id) {
                 if let Some(analyzer) = &mut self.analyzer {
                     analyzer.add_value(file);
                 }
