@@ -39,7 +39,9 @@ pub(super) struct DirState {
     pub(super) name: String,
     opts: RunOptions,
     tx: Sender<Change>,
-    tails: HashMap<String, Tail>,
+    /// Boxed: a map of 100,000 runs holds twice as many slots, most of them empty, and a
+    /// tail is over 200 bytes.
+    tails: HashMap<String, Box<Tail>>,
     summaries: BTreeSet<String>,
     values: BTreeMap<String, ValueDir>,
     /// Calls of [`touched`](Self::touched).
@@ -238,7 +240,7 @@ impl DirState {
             return;
         };
         let seen = t.lines();
-        *t = Tail::new_in(self.root.clone(), id, opts);
+        **t = Tail::new_in(self.root.clone(), id, opts);
         if let Ok(update) = t.poll() {
             let fresh: Vec<_> = update
                 .events
@@ -372,7 +374,7 @@ impl DirState {
                         run: id.to_owned(),
                     });
                 }
-                if !self.first_look && self.tails.get(id).is_some_and(Tail::is_kept) {
+                if !self.first_look && self.tails.get(id).is_some_and(|t| t.is_kept()) {
                     // The index's run holds the summary it was read with: read the run now.
                     if let Some(t) = self.tails.get_mut(id) {
                         t.read_kept();
@@ -480,8 +482,9 @@ impl DirState {
         let seed = self.seeds.remove(id);
         let tail = self.tails.entry(id.to_owned()).or_insert_with(|| {
             let root = || self.root.clone();
-            (ahead.or_else(|| seed.and_then(|e| Tail::kept(root(), id, opts, e))))
-                .unwrap_or_else(|| Tail::new_in(root(), id, opts))
+            let tail = (ahead.or_else(|| seed.and_then(|e| Tail::kept(root(), id, opts, e))))
+                .unwrap_or_else(|| Tail::new_in(root(), id, opts));
+            Box::new(tail)
         });
         // (The fields, not `send`: the tail holds `tails`.)
         let untold = self.first_look && self.untold;
