@@ -149,8 +149,8 @@ pub(crate) fn present<'de, D: Deserializer<'de>>(
 /// more than reading the line.
 pub(crate) fn present_raw<'de, D: Deserializer<'de>>(
     d: D,
-) -> Result<Option<&'de serde_json::value::RawValue>, D::Error> {
-    <&serde_json::value::RawValue>::deserialize(d).map(Some)
+) -> Result<Option<Box<serde_json::value::RawValue>>, D::Error> {
+    <Box<serde_json::value::RawValue>>::deserialize(d).map(Some)
 }
 
 /// The value of a field kept by [`present_raw`] (its text was checked as JSON when read).

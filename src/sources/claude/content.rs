@@ -34,9 +34,10 @@ pub(crate) struct Block<'a> {
     pub id: LaxStr<'a>,
     #[serde(borrow)]
     pub name: LaxStr<'a>,
-    /// A call's input, whatever JSON it is: parsed only for a timeline.
-    #[serde(borrow, deserialize_with = "present_raw")]
-    pub input: Option<&'a RawValue>,
+    /// A call's input, whatever JSON it is: parsed only for a timeline. Owned, not borrowed
+    /// from the line: a content is also read out of a parsed value ([`value_text`]).
+    #[serde(deserialize_with = "present_raw")]
+    pub input: Option<Box<RawValue>>,
     #[serde(borrow)]
     pub tool_use_id: LaxStr<'a>,
     pub is_error: LaxBool,
@@ -151,6 +152,7 @@ mod tests {
             r#"[{"type":"text","text":"a"},{"type":"image","source":{}},{"type":"text","text":"b"}]"#,
             r#"[1,"s",null,[{"type":"text"}],{"type":"text","text":5},{"type":7,"text":"t"}]"#,
             r#"[{"type":"text","text":"x","cache_control":{"type":"ephemeral"}}]"#,
+            r#"[{"type":"tool_use","id":"t","name":"Bash","input":{"command":"ls"}},{"type":"text","text":"y"}]"#,
         ];
         for shape in shapes {
             let value: Value = serde_json::from_str(shape).unwrap();
@@ -173,9 +175,12 @@ mod tests {
             panic!("blocks")
         };
         assert_eq!(b.len(), 6);
-        assert_eq!(b[0].input.map(RawValue::get), Some(r#"{"command":"ls"}"#));
         assert_eq!(
-            b[1].input.map(RawValue::get),
+            b[0].input.as_deref().map(RawValue::get),
+            Some(r#"{"command":"ls"}"#)
+        );
+        assert_eq!(
+            b[1].input.as_deref().map(RawValue::get),
             Some("null"),
             "a null input is still an input"
         );

@@ -507,7 +507,7 @@ impl ClaudeFold {
                             tool_call_id: id.clone(),
                             name: Some(name.clone()),
                         });
-                        let input = shown.then(|| value_of(b.input)).flatten();
+                        let input = shown.then(|| value_of(b.input.as_deref())).flatten();
                         calls.push((id, name, input));
                     }
                     _ => {}
