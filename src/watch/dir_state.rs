@@ -122,11 +122,7 @@ impl DirState {
         let tx = self.tx.clone();
         // The first look is the only one that takes `seed_from`.
         let untold = self.untold && self.seed_from.take().is_some();
-        self.unreadable = !f.look(&self.root, opts, |c| {
-            if !untold || matches!(c, Change::Polling { .. }) {
-                let _ = tx.send(c);
-            }
-        });
+        self.unreadable = !f.look(&self.root, opts, |c| tell(&tx, untold, c));
         self.foreign = Some(f);
         true
     }
