@@ -5,7 +5,7 @@
 use crate::index::{age, append, sample, user_line};
 use crate::support::*;
 use mission_control::runs::{RunOptions, RunsDir};
-use mission_control::watch::{watch_with, Change, FirstLook};
+use mission_control::watch::{watch_with, Change, FirstLook, WatchHandle};
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
@@ -58,6 +58,18 @@ fn remove_a_value_of_a(root: &Path, rx: &Receiver<Change>) {
     );
 }
 
+/// The demo's runs and the index tests' sample, all written long ago (settled).
+fn settled_runs(root: &Path) {
+    mission_control::demo::write_demo(root, 1, OLD_MS).unwrap();
+    sample(root);
+    age(root, OLD_MS);
+}
+
+/// The runs the watcher holds for directory `name`, as JSON.
+fn watched(handle: &WatchHandle, name: &str) -> Value {
+    serde_json::to_value(handle.runs(name).unwrap()).unwrap()
+}
+
 fn plain_list(root: &Path) -> Value {
     let dir = RunsDir::open(root, RunOptions::default())
         .unwrap()
@@ -70,9 +82,7 @@ fn a_first_look_through_a_warm_index_reads_nothing_then_follows_what_changes() {
     let runs = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
     let root = runs.path();
-    mission_control::demo::write_demo(root, 1, OLD_MS).unwrap();
-    sample(root);
-    age(root, OLD_MS);
+    settled_runs(root);
     let indexed = RunsDir::open(root, RunOptions::default())
         .unwrap()
         .with_cache_dir(cache.path());
@@ -95,11 +105,8 @@ fn a_first_look_through_a_warm_index_reads_nothing_then_follows_what_changes() {
         .count();
     let listed = plain_list(root);
     assert_eq!(added, listed.as_array().unwrap().len());
-    let watched = |h: &mission_control::watch::WatchHandle| {
-        serde_json::to_value(h.runs(&name).unwrap()).unwrap()
-    };
     assert_eq!(
-        watched(&handle),
+        watched(&handle, &name),
         listed,
         "the watcher's runs are the listing's"
     );
@@ -117,11 +124,11 @@ fn a_first_look_through_a_warm_index_reads_nothing_then_follows_what_changes() {
     );
     let c = handle.run(&name, "c").unwrap();
     assert_eq!(c.parent_id.as_deref(), Some("a"), "{c:?}");
-    assert_eq!(watched(&handle), plain_list(root));
+    assert_eq!(watched(&handle, &name), plain_list(root));
 
     // A value file removed from a third: its states change, as a whole read tells them.
     remove_a_value_of_a(root, &rx);
-    assert_eq!(watched(&handle), plain_list(root));
+    assert_eq!(watched(&handle, &name), plain_list(root));
 }
 
 #[test]
@@ -157,19 +164,14 @@ fn a_transcript_replaced_under_a_run_from_the_index_is_a_reset() {
         matches!(seen.last(), Some(Change::Reset { lines: n, .. }) if *n == lines),
         "{seen:?}"
     );
-    assert_eq!(
-        serde_json::to_value(handle.runs(&name).unwrap()).unwrap(),
-        plain_list(root)
-    );
+    assert_eq!(watched(&handle, &name), plain_list(root));
 }
 
 #[test]
 fn a_first_look_keeps_only_the_figures_of_runs_past_their_running_window() {
     let runs = tempfile::tempdir().unwrap();
     let root = runs.path();
-    mission_control::demo::write_demo(root, 1, OLD_MS).unwrap();
-    sample(root);
-    age(root, OLD_MS);
+    settled_runs(root);
     let mut live = RunFile::new(root, "live");
     live.user("still going").write();
     let dirs = [root.to_path_buf()];
@@ -187,11 +189,8 @@ fn a_first_look_keeps_only_the_figures_of_runs_past_their_running_window() {
         Some(1),
         "only the run written within its window reads on"
     );
-    let watched = |h: &mission_control::watch::WatchHandle| {
-        serde_json::to_value(h.runs(&name).unwrap()).unwrap()
-    };
     assert_eq!(
-        watched(&handle),
+        watched(&handle, &name),
         listed,
         "the settled runs' figures are kept"
     );
@@ -199,11 +198,11 @@ fn a_first_look_keeps_only_the_figures_of_runs_past_their_running_window() {
     // A line appended to a settled run: that line, and only it, is news, and the run reads on.
     append_one_line_to_b(root, &rx);
     assert_eq!(handle.reading(&name), Some(2));
-    assert_eq!(watched(&handle), plain_list(root));
+    assert_eq!(watched(&handle, &name), plain_list(root));
 
     // A value file removed from another settled run: its states change, as a whole read tells.
     remove_a_value_of_a(root, &rx);
-    assert_eq!(watched(&handle), plain_list(root));
+    assert_eq!(watched(&handle, &name), plain_list(root));
 }
 
 #[test]
@@ -211,9 +210,7 @@ fn an_untold_first_look_holds_every_run_and_tells_only_what_changes_after_it() {
     let runs = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
     let root = runs.path();
-    mission_control::demo::write_demo(root, 1, OLD_MS).unwrap();
-    sample(root);
-    age(root, OLD_MS);
+    settled_runs(root);
     // No index in the cache folder: every transcript is read, and none of it is told.
     let first = FirstLook::Untold(Some(cache.path().to_path_buf()));
     let dirs = [root.to_path_buf()];
@@ -221,7 +218,7 @@ fn an_untold_first_look_holds_every_run_and_tells_only_what_changes_after_it() {
     let name = root.display().to_string();
     let at_start: Vec<Change> = rx.try_iter().collect();
     assert!(at_start.is_empty(), "the first look told {at_start:?}");
-    let runs = serde_json::to_value(handle.runs(&name).unwrap()).unwrap();
+    let runs = watched(&handle, &name);
     assert_eq!(
         runs,
         plain_list(root),
@@ -230,7 +227,7 @@ fn an_untold_first_look_holds_every_run_and_tells_only_what_changes_after_it() {
 
     // After the look, changes are told as ever.
     append_one_line_to_b(root, &rx);
-    let runs = serde_json::to_value(handle.runs(&name).unwrap()).unwrap();
+    let runs = watched(&handle, &name);
     assert_eq!(runs, plain_list(root));
 
     // Another agent's store, looked at whole: its first look tells nothing either, and a
