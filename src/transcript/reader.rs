@@ -131,7 +131,9 @@ pub(crate) struct ReadOutcome {
     pub file_len: u64,
 }
 
-const READ_BUFFER: usize = 1 << 20;
+/// Each open transcript's read buffer. 256 KiB reads as fast as 1 MiB (measured on cold
+/// listings of both agents' stores), and a listing holds one per file being read on each core.
+const READ_BUFFER: usize = 1 << 18;
 
 /// Reads every complete line from `from` to the current end of `path`, calling `each` for
 /// each, and returns where the next read should start. Each line is held whole.
