@@ -113,11 +113,17 @@ impl DirState {
         }
     }
 
-    /// Looks at another agent's store again; `false` for a runs directory.
-    fn look_foreign(&mut self) -> bool {
+    /// Looks at another agent's store again, unless looks are spaced out now (`always`: at
+    /// start, and when notices were lost); `false` for a runs directory.
+    fn look_foreign(&mut self, always: bool) -> bool {
         let Some(mut f) = self.foreign.take() else {
             return false;
         };
+        if !always && !f.due() {
+            // The next look of the periodic check, once due, sees what changed meanwhile.
+            self.foreign = Some(f);
+            return true;
+        }
         let opts = self.opts_now();
         let tx = self.tx.clone();
         // The first look is the only one that takes `seed_from`.
@@ -253,7 +259,7 @@ impl DirState {
 
     /// Looks at every entry (at start, and when the watcher lost events).
     pub(super) fn scan_all(&mut self) {
-        if self.look_foreign() {
+        if self.look_foreign(true) {
             return;
         }
         self.first_look = self.seed_from.is_some();
@@ -348,7 +354,7 @@ impl DirState {
     /// Re-reads what the names touched. Transcripts are read from their last complete line on.
     pub(super) fn touched(&mut self, names: &BTreeSet<String>) {
         self.wakeups += 1;
-        if self.look_foreign() {
+        if self.look_foreign(false) {
             return;
         }
         let opts = self.opts_now();

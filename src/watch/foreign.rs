@@ -1,40 +1,74 @@
 //! Watching another agent's store (`crate::sources`). Its files nest (project folders, session
 //! folders, `YYYY/MM/DD`), so the runs directory's flat names say nothing of them: each look
 //! reads the store's layout again, stamps every run's files, and reads again only the runs
-//! whose stamp moved. The watcher looks on every notice and every second; the first look takes
-//! the runs the index vouches for from it.
+//! whose stamp moved. The watcher looks on every notice and every second, but a look costs
+//! what the store holds: looks are spaced so that they take at most a tenth of a core
+//! ([`LOOK_SHARE`]). The first look takes the runs the index vouches for from it.
 
+use super::packed::HeldRun;
 use super::{Change, FirstLook};
 use crate::model::stamp::FileStamp;
 use crate::model::SourceKind;
 use crate::model::{Layout, Run, RunOptions, RunStatus};
 use crate::runs::{sort_runs, unreadable_run, RunsDir};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// Sizes and times of a run's transcript and value folders (any write moves it), and what the
 /// layout says of the run beyond its files (a subagent's call named later).
-type Stamp = (Vec<Option<FileStamp>>, String);
+#[derive(PartialEq, Eq)]
+struct Stamp {
+    files: [Option<FileStamp>; 3],
+    links: Box<str>,
+}
+
+/// A run as the last look read it: held packed, a store of tens of thousands of runs holds one
+/// each for as long as it is watched.
+struct Seen {
+    stamp: Stamp,
+    run: HeldRun,
+}
+
+/// At most a tenth (`1 / LOOK_SHARE`) of one core goes to looking at a store: after a look
+/// whose layout and stamps took `d`, the next waits `(LOOK_SHARE - 1) * d` (nothing to speak
+/// of for a store of a few thousand runs, whose look takes milliseconds; a few seconds for one
+/// of tens of thousands). Reading the runs that changed is not counted: it costs what was
+/// written, not what the store holds.
+const LOOK_SHARE: u32 = 10;
 
 pub(super) struct ForeignWatch {
     source: SourceKind,
-    runs: BTreeMap<String, (Stamp, Run)>,
+    runs: BTreeMap<String, Seen>,
     /// Whether the first look was made: it takes the runs the index vouches for from it.
     started: bool,
     /// The index the looks use (of the default cache directory, or of the one given); `None`
     /// when the first look reads every run (`mctl watch`, `--no-index`).
     index: Option<Option<PathBuf>>,
+    /// When the next look may be made (see [`LOOK_SHARE`]).
+    next_look: Option<Instant>,
 }
 
-fn stamp_of(layout: &Layout, id: &str) -> Stamp {
+/// The stamp of run `id`. A value folder several runs share (a session's, which its
+/// subagents' values go to) is stamped once a look, in `folders`.
+fn stamp_of<'l>(
+    layout: &'l Layout,
+    id: &str,
+    folders: &mut HashMap<&'l Path, Option<FileStamp>>,
+) -> Stamp {
     let files = layout.runs.get(id);
-    let paths = [
-        files.and_then(|f| f.transcript.as_deref()),
-        layout.value_dir(id),
-        files.and_then(|f| f.parent_values()),
-    ];
-    let sizes = paths.iter().map(|p| p.and_then(FileStamp::of)).collect();
-    (sizes, layout.links(id))
+    let mut folder =
+        |p: Option<&'l Path>| p.and_then(|p| *folders.entry(p).or_insert_with(|| FileStamp::of(p)));
+    Stamp {
+        files: [
+            files
+                .and_then(|f| f.transcript.as_deref())
+                .and_then(FileStamp::of),
+            folder(layout.value_dir(id)),
+            folder(files.and_then(|f| f.parent_values())),
+        ],
+        links: layout.links(id).into_boxed_str(),
+    }
 }
 
 impl ForeignWatch {
@@ -47,12 +81,14 @@ impl ForeignWatch {
             runs: BTreeMap::new(),
             started: false,
             index,
+            next_look: None,
         })
     }
 
     /// Reads the store's layout again and each run whose files moved, telling what changed.
     /// `false` when the store could not be read.
     pub(super) fn look(&mut self, root: &Path, opts: RunOptions, send: impl Fn(Change)) -> bool {
+        let started = Instant::now();
         let Ok(dir) = RunsDir::open_as(root, self.source, opts) else {
             return false;
         };
@@ -65,9 +101,16 @@ impl ForeignWatch {
             return false;
         };
         // Stamped before anything is read: a write meanwhile moves the stamp again.
+        let mut folders = HashMap::new();
         let stamps: BTreeMap<&String, Stamp> = (layout.runs.keys())
-            .map(|id| (id, stamp_of(&layout, id)))
+            .map(|id| (id, stamp_of(&layout, id, &mut folders)))
             .collect();
+        drop(folders);
+        // Not after the first look: its layout scanned every session file, which later ones
+        // take from the scans kept.
+        if self.started {
+            self.space_looks(started.elapsed());
+        }
         // The first look costs what changed since the index last looked; the later ones read
         // only what moved since then.
         let mut indexed = std::collections::HashMap::new();
@@ -75,7 +118,9 @@ impl ForeignWatch {
             if let Some(mut index) = dir.index() {
                 let listing = dir.listing_opts(opts.now_ms);
                 let read = |id: &str| crate::runs::read_row(&layout, id, &listing);
-                let runs = index.list(&layout, &listing, read, |r| (r.id.clone(), r));
+                // Each packed as it comes: the look holds every run of the store at once.
+                let held = |r: Run| (r.id.clone(), (r.events, HeldRun::new(r)));
+                let runs = index.list(&layout, &listing, read, held);
                 indexed = runs.into_iter().collect();
             }
         }
@@ -94,16 +139,19 @@ impl ForeignWatch {
             });
         }
         for (id, stamp) in stamps {
-            let known = self.runs.get(id).map(|(s, _)| s);
+            let known = self.runs.get(id).map(|seen| &seen.stamp);
             if known == Some(&stamp) {
                 continue;
             }
-            let run = match indexed.remove(id) {
-                Some(run) => run,
-                None => match crate::runs::analyze_run(&layout, id, &opts, false) {
-                    Ok(detail) => detail.run,
-                    Err(e) => unreadable_run(id, &e),
-                },
+            let (events, run) = match indexed.remove(id) {
+                Some(held) => held,
+                None => {
+                    let run = match crate::runs::analyze_run(&layout, id, &opts, false) {
+                        Ok(detail) => detail.run,
+                        Err(e) => unreadable_run(id, &e),
+                    };
+                    (run.events, HeldRun::new(run))
+                }
             };
             let change = match known {
                 None => Change::RunAdded {
@@ -114,19 +162,29 @@ impl ForeignWatch {
                 Some(_) => Change::Reset {
                     dir: name.clone(),
                     run: id.clone(),
-                    lines: run.events,
+                    lines: events,
                 },
             };
-            self.runs.insert(id.clone(), (stamp, run));
+            self.runs.insert(id.clone(), Seen { stamp, run });
             send(change);
         }
         true
     }
 
+    /// Whether a look may be made now (see [`LOOK_SHARE`]).
+    pub(super) fn due(&self) -> bool {
+        self.next_look.is_none_or(|at| Instant::now() >= at)
+    }
+
+    /// Spaces the next look after one whose layout and stamps took `took`.
+    fn space_looks(&mut self, took: Duration) {
+        self.next_look = Some(Instant::now() + took * (LOOK_SHARE - 1));
+    }
+
     /// A run as last read, its status told by the clock now: a run left alone for longer than
     /// the running window is interrupted, though nothing of it changed.
     pub(super) fn run(&self, id: &str, opts: &RunOptions) -> Option<Run> {
-        let mut run = self.runs.get(id)?.1.clone();
+        let mut run = self.runs.get(id)?.run.run(id);
         if run.status == RunStatus::Running {
             run.status = opts.status_by_clock(run.updated_ms.unwrap_or(0));
         }
@@ -142,5 +200,29 @@ impl ForeignWatch {
         sort_runs(&mut runs);
         crate::model::family::add_children(&mut runs);
         runs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn looks_are_spaced_by_what_the_last_one_cost() {
+        let mut watch = ForeignWatch {
+            source: SourceKind::default(),
+            runs: BTreeMap::new(),
+            started: true,
+            index: None,
+            next_look: None,
+        };
+        assert!(watch.due(), "the first look is due at once");
+        watch.space_looks(Duration::ZERO);
+        assert!(
+            watch.due(),
+            "after a look that cost nothing the next is due"
+        );
+        watch.space_looks(Duration::from_secs(60));
+        assert!(!watch.due(), "after a minute's look the next waits nine");
     }
 }

@@ -12,6 +12,7 @@
 mod dir_state;
 mod foreign;
 mod list;
+mod packed;
 mod session;
 mod tail;
 mod watcher;

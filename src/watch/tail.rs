@@ -7,6 +7,7 @@
 //! first time more is needed (the file grew, a value file came or went, the summary changed) the
 //! transcript is read whole once, and only the lines past that length are news.
 
+use super::packed::PackedRun;
 use crate::fold::{Analyzer, FileFigures};
 use crate::index::Entry;
 use crate::model::layout::{is_link, is_regular_file, value_dir_name, RunPaths};
@@ -78,9 +79,8 @@ pub struct Tail {
 /// A run as the index vouches for it: what `run` says holds while the transcript is file `ino`
 /// of `len` bytes.
 struct Kept {
-    /// The run in the index's compact form (`postcard`): a third of a [`Run`]'s memory, and a
-    /// directory of 100,000 settled runs keeps one each. Unpacked when the run is asked for.
-    run: Box<[u8]>,
+    /// A directory of 100,000 settled runs keeps one each.
+    run: PackedRun,
     /// The bytes of a torn last line the run was kept with.
     pending_bytes: u64,
     /// For a run whose status is told by the clock: the instant its running window starts.
@@ -97,7 +97,7 @@ impl Kept {
     /// packed (the run is then read).
     fn new(run: &Run, clock_since_ms: Option<i64>, len: u64, ino: u64) -> Option<Self> {
         Some(Self {
-            run: postcard::to_stdvec(run).ok()?.into_boxed_slice(),
+            run: PackedRun::new(run)?,
             pending_bytes: run.pending_bytes,
             clock_since_ms,
             len,
@@ -108,11 +108,7 @@ impl Kept {
 
     /// The run with its status told by the clock of `opts`, as [`Entry::run_at`] tells it.
     fn run_at(&self, id: &str, opts: &RunOptions) -> Run {
-        // Packed here from a `Run`, it unpacks; were it not to, the run shows by its id alone.
-        let mut run: Run = postcard::from_bytes(&self.run).unwrap_or_else(|_| Run {
-            id: id.to_owned(),
-            ..Run::default()
-        });
+        let mut run = self.run.unpack(id);
         if let Some(since) = self.clock_since_ms {
             run.status = opts.status_by_clock(since);
         }

@@ -169,7 +169,7 @@ impl DirState {
     /// Lists again each value directory that is not watched and whose time changed (or that
     /// changed within a coarse clock's tick), and reports the value files that appeared or went.
     pub(in crate::watch) fn check_values(&mut self) {
-        if self.look_foreign() {
+        if self.look_foreign(false) {
             return;
         }
         // Those not watched are the ones waiting for a watch: only they are walked, so a second
