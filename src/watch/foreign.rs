@@ -2,8 +2,9 @@
 //! folders, `YYYY/MM/DD`), so the runs directory's flat names say nothing of them: each look
 //! reads the store's layout again, stamps every run's files, and reads again only the runs
 //! whose stamp moved. The watcher looks on every notice and every second, but a look costs
-//! what the store holds: looks are spaced so that they take at most a tenth of a core
-//! ([`LOOK_SHARE`]). The first look takes the runs the index vouches for from it.
+//! what the store holds and the changed runs it reads whole: looks are spaced so that they
+//! take at most a tenth of a core ([`LOOK_SHARE`]). The first look takes the runs the index
+//! vouches for from it.
 
 use super::packed::HeldRun;
 use super::{Change, FirstLook};
@@ -31,11 +32,14 @@ struct Seen {
 }
 
 /// At most a tenth (`1 / LOOK_SHARE`) of one core goes to looking at a store: after a look
-/// whose layout and stamps took `d`, the next waits `(LOOK_SHARE - 1) * d` (nothing to speak
-/// of for a store of a few thousand runs, whose look takes milliseconds; a few seconds for one
-/// of tens of thousands). Reading the runs that changed is not counted: it costs what was
-/// written, not what the store holds.
+/// that took `d` (its layout, its stamps, and the runs it read again whole because they
+/// moved), the next waits `(LOOK_SHARE - 1) * d`: nothing to speak of for a store of a few
+/// thousand runs, whose look takes milliseconds; a few seconds for one of tens of thousands,
+/// or while a long session is written (each look reads it whole).
 const LOOK_SHARE: u32 = 10;
+
+/// The longest wait between two looks, however long the last one took.
+const LONGEST_WAIT: Duration = Duration::from_secs(30);
 
 pub(super) struct ForeignWatch {
     source: SourceKind,
@@ -106,15 +110,11 @@ impl ForeignWatch {
             .map(|id| (id, stamp_of(&layout, id, &mut folders)))
             .collect();
         drop(folders);
-        // Not after the first look: its layout scanned every session file, which later ones
-        // take from the scans kept.
-        if self.started {
-            self.space_looks(started.elapsed());
-        }
         // The first look costs what changed since the index last looked; the later ones read
         // only what moved since then.
-        let mut indexed = std::collections::HashMap::new();
-        if !std::mem::replace(&mut self.started, true) {
+        let mut indexed = HashMap::new();
+        let first = !std::mem::replace(&mut self.started, true);
+        if first {
             if let Some(mut index) = dir.index() {
                 let listing = dir.listing_opts(opts.now_ms);
                 let read = |id: &str| crate::runs::read_row(&layout, id, &listing);
@@ -168,6 +168,11 @@ impl ForeignWatch {
             self.runs.insert(id.clone(), Seen { stamp, run });
             send(change);
         }
+        // Not after the first look: it scanned every session file and read every run the index
+        // could not vouch for, which later looks take from what they kept.
+        if !first {
+            self.space_looks(started.elapsed());
+        }
         true
     }
 
@@ -176,9 +181,12 @@ impl ForeignWatch {
         self.next_look.is_none_or(|at| Instant::now() >= at)
     }
 
-    /// Spaces the next look after one whose layout and stamps took `took`.
+    /// Spaces the next look after one that took `took`: never longer than [`LONGEST_WAIT`]
+    /// (a look whose time was stretched, the process stopped or the machine asleep, says
+    /// nothing of the next).
     fn space_looks(&mut self, took: Duration) {
-        self.next_look = Some(Instant::now() + took * (LOOK_SHARE - 1));
+        let wait = took.saturating_mul(LOOK_SHARE - 1).min(LONGEST_WAIT);
+        self.next_look = Some(Instant::now() + wait);
     }
 
     /// A run as last read, its status told by the clock now: a run left alone for longer than
@@ -222,7 +230,15 @@ mod tests {
             watch.due(),
             "after a look that cost nothing the next is due"
         );
-        watch.space_looks(Duration::from_secs(60));
-        assert!(!watch.due(), "after a minute's look the next waits nine");
+        watch.space_looks(Duration::from_secs(1));
+        assert!(!watch.due(), "after a second's look the next waits nine");
+        let nine = watch.next_look.expect("spaced") - Instant::now();
+        assert!(nine > Duration::from_secs(8) && nine <= Duration::from_secs(9));
+        watch.space_looks(Duration::from_secs(3600));
+        let wait = watch.next_look.expect("spaced") - Instant::now();
+        assert!(
+            wait <= LONGEST_WAIT,
+            "an hour's look holds the next 30 s at most"
+        );
     }
 }

@@ -145,7 +145,8 @@ impl<'a> Scans<'a> {
             // Read again, the store's scans come from its cache file.
             let mut cache = lock();
             cache.files.retain(|p, _| !p.starts_with(root));
-            // Emptied, a map keeps its table (3 MB at 28,000 sessions) while the runs are read.
+            // A map keeps its table when emptied (3 MB at 28,000 sessions) while the runs are
+            // read.
             cache.files.shrink_to_fit();
             cache.loaded.remove(root);
         }
