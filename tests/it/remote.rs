@@ -769,6 +769,8 @@ fn serve_and_watch_follow_what_is_pushed_to_a_bucket() {
         .unwrap();
     std::thread::sleep(Duration::from_millis(800));
     run.done().write();
+    // The collection below takes runs whose last activity is over a second old: this one.
+    let live_written = Instant::now();
     RunFile::new(dir.path(), "run_new")
         .user("Another")
         .done()
@@ -819,6 +821,7 @@ fn serve_and_watch_follow_what_is_pushed_to_a_bucket() {
         serde_json::from_slice::<Value>(&pins).unwrap()["pinned"],
         json!(["run_new"])
     );
+    std::thread::sleep(Duration::from_millis(1500).saturating_sub(live_written.elapsed()));
     let applied = served.post("/api/gc", &json!({"olderThanMs": 1000, "apply": true}));
     assert_eq!(applied.status, 200);
     assert_eq!(
