@@ -34,8 +34,8 @@ struct Seen {
 /// At most a tenth (`1 / LOOK_SHARE`) of one core goes to looking at a store: after a look
 /// that took `d` (its layout, its stamps, and the runs it read again whole because they
 /// moved), the next waits `(LOOK_SHARE - 1) * d`: nothing to speak of for a store of a few
-/// thousand runs, whose look takes milliseconds; a few seconds for one of tens of thousands,
-/// or while a long session is written (each look reads it whole).
+/// thousand runs, whose look takes tens of milliseconds; a few seconds for one of tens of
+/// thousands, or while a long session is written (each look reads it whole).
 const LOOK_SHARE: u32 = 10;
 
 /// The longest wait between two looks, however long the last one took.
