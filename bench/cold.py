@@ -9,7 +9,7 @@ of BENCH_RUNS (5,000) runs is built too.
 
 Then, for each store, three rounds in one run on the same warm files, the commands alternating
 within each round (the medians are printed):
-  - `cat` of every file (the floor: reading the bytes), one file at a time and on every core;
+  - `cat` of every file (the floor: reading the bytes), on one core and on every core;
   - mctl cold: `mctl runs --json` with an empty cache folder, on every core and with --jobs 1;
   - `mctl runs --json --no-index`, on every core;
   - `ccusage <agent> session --json --offline` (CCUSAGE names the binary; else, unless
@@ -208,11 +208,11 @@ def files_of(root):
 
 
 def cat(files, jobs=1):
-    """Seconds `cat` takes to read every file, with `jobs` of them at once."""
+    """Seconds `cat` takes to read every file: one `cat` after another, or `jobs` at once."""
+    spread = ["-P", str(jobs), "-n", str(max(1, len(files) // (jobs * 8)))] if jobs > 1 else []
     start = time.perf_counter()
-    batch = max(1, len(files) // (jobs * 8))
-    subprocess.run(["xargs", "-0", "-P", str(jobs), "-n", str(batch), "cat"],
-                   input="\0".join(files).encode(), stdout=subprocess.DEVNULL, check=True)
+    subprocess.run(["xargs", "-0", *spread, "cat"], input="\0".join(files).encode(),
+                   stdout=subprocess.DEVNULL, check=True)
     return time.perf_counter() - start, 0.0, b""
 
 

@@ -12,7 +12,8 @@ use crate::model::{Run, RunDetail, RunOptions, RunStatus};
 /// `out` makes it), or that it must be read (with the bytes of its transcript a read of it
 /// counts as done). A listing holds one of these per run while it reads: what is kept of a run
 /// is boxed, and a run to read holds no stamp (a cold listing of 40,000 runs held 6.8 MB of
-/// them); its reading stamps its files again, just before it reads them.
+/// them); its reading stamps its files again before it reads them (a Claude Code session's
+/// by the stat its folder's listing took).
 pub(super) enum Found<T> {
     Kept(Box<T>),
     Changed { len: u64 },
@@ -129,14 +130,15 @@ impl<'a> Stamper<'a> {
         Self { layout, root }
     }
 
-    /// The stamps of run `id`'s files as they are now.
+    /// The stamps of run `id`'s files as they are now (a transcript the layout's listing
+    /// stat'd, as it was then: before anything of it was read).
     pub(super) fn stamp(&self, id: &str, files: &RunFiles, threshold: u64) -> RunStamp {
         stamp_of(self.root.as_ref(), self.layout, id, files, threshold)
     }
 }
 
-/// The stamps of run `id`'s files as they are now, through `root` (the runs directory, open)
-/// when it could be opened.
+/// The stamps of run `id`'s files as they are now (see [`Stamper::stamp`]), through `root` (the
+/// runs directory, open) when it could be opened.
 fn stamp_of(
     root: Option<&rustix::fd::OwnedFd>,
     layout: &Layout,
@@ -183,7 +185,7 @@ fn foreign_stamp(layout: &Layout, id: &str, files: &RunFiles, threshold: u64) ->
     // share) is kept by that: another session's writes to the file leave it be.
     let transcript = match files.revision() {
         Some(_) => None,
-        None => files.transcript.as_deref().and_then(FileStamp::of),
+        None => files.transcript_stamp(),
     };
     RunStamp {
         transcript,

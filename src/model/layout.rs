@@ -6,6 +6,7 @@
 //! `foo.values`: then `foo.values/` is that run's own folder *and* where run `foo`'s values
 //! live. [`Layout`] keeps both readings; GC and the run model decide with both in view.
 
+use crate::model::stamp::FileStamp;
 use crate::retained::value_file_name;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -108,6 +109,12 @@ pub struct RunFiles {
     /// rewrites what the model got of an earlier result (Claude Code's `content-replacement`):
     /// a fold reads ahead for such lines only past them (0: the whole file).
     pub unreplaced_len: u64,
+    /// The transcript's stamp as the store's listing met it, for a store whose listing stats
+    /// each transcript anyway (Claude Code's session files): what stamps the run's transcript
+    /// for the index and the watch then, instead of a stat of its own per run. Taken before
+    /// anything of the run is read, it proves what a stat taken then would. (Boxed: the runs of
+    /// other stores have none, and a layout of 100,000 runs holds this for each.)
+    pub(crate) stamp: Option<Box<FileStamp>>,
     /// What only some runs have (a nested run, a side conversation, a run of a shared file),
     /// apart: a layout holds one of these per run, most runs have none of it, and a listing of
     /// tens of thousands of runs holds the layout while it reads.
@@ -155,6 +162,16 @@ impl RunFiles {
             nesting: nesting.boxed(),
             ..Default::default()
         }
+    }
+
+    /// The stamp of the transcript: the one its store's listing met ([`Self::stamp`]), else
+    /// one taken now; `None` without a transcript.
+    pub(crate) fn transcript_stamp(&self) -> Option<FileStamp> {
+        let transcript = self.transcript.as_deref()?;
+        self.stamp
+            .as_deref()
+            .copied()
+            .or_else(|| FileStamp::of(transcript))
     }
 
     /// See [`Nesting::parent`].

@@ -6,16 +6,29 @@
 
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
 /// One file's stamp: what proves it unchanged since it was last read, the one such proof the
 /// index, GC, the watcher and the sources' scan caches all use.
+///
+/// Its times are nanoseconds since 1970 in an `i64` (the years 1678 to 2262; a time outside is
+/// held at the nearest end): a watch holds three per run, and an `i128` makes an
+/// `Option<FileStamp>` 64 bytes instead of 40. A modification time past the end says nothing of
+/// a write, but the change time, which the kernel sets to the clock at each write, always does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct FileStamp {
     pub len: u64,
-    pub mtime_ns: i128,
-    pub ctime_ns: i128,
+    pub mtime_ns: i64,
+    pub ctime_ns: i64,
     pub ino: u64,
+}
+
+/// A time of `secs` seconds and `frac` nanoseconds since 1970 as nanoseconds, held at the ends
+/// of an `i64`.
+fn nanos(secs: i64, frac: i64) -> i64 {
+    let end = if secs < 0 { i64::MIN } else { i64::MAX };
+    (secs.checked_mul(1_000_000_000))
+        .and_then(|n| n.checked_add(frac))
+        .unwrap_or(end)
 }
 
 impl FileStamp {
@@ -33,29 +46,22 @@ impl FileStamp {
         let st = rustix::fs::statat(dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).ok()?;
         Some(Self {
             len: u64::try_from(st.st_size).unwrap_or(0),
-            mtime_ns: i128::from(st.st_mtime) * 1_000_000_000 + i128::from(st.st_mtime_nsec),
-            ctime_ns: i128::from(st.st_ctime) * 1_000_000_000 + i128::from(st.st_ctime_nsec),
+            mtime_ns: nanos(st.st_mtime, i64::try_from(st.st_mtime_nsec).unwrap_or(0)),
+            ctime_ns: nanos(st.st_ctime, i64::try_from(st.st_ctime_nsec).unwrap_or(0)),
             ino: st.st_ino,
         })
     }
 
     pub(crate) fn from_meta(meta: &Metadata) -> Self {
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .map(|t| match t.duration_since(UNIX_EPOCH) {
-                Ok(d) => d.as_nanos() as i128,
-                Err(e) => -(e.duration().as_nanos() as i128),
-            })
-            .unwrap_or(0);
+        // Read as the stat gave them (as `at` does), not through `SystemTime`.
         #[cfg(unix)]
-        let (ino, ctime_ns) = {
+        let (mtime_ns, ctime_ns, ino) = {
             use std::os::unix::fs::MetadataExt;
-            let ctime = i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec());
-            (meta.ino(), ctime)
+            let mtime = nanos(meta.mtime(), meta.mtime_nsec());
+            (mtime, nanos(meta.ctime(), meta.ctime_nsec()), meta.ino())
         };
         #[cfg(not(unix))]
-        let (ino, ctime_ns) = (0, 0);
+        let (mtime_ns, ctime_ns, ino) = (modified_ns(meta), 0, 0);
         Self {
             len: meta.len(),
             mtime_ns,
@@ -66,8 +72,18 @@ impl FileStamp {
 
     /// Its modification time in milliseconds.
     pub(crate) fn mtime_ms(&self) -> i64 {
-        i64::try_from(self.mtime_ns.div_euclid(1_000_000)).unwrap_or(i64::MAX)
+        self.mtime_ns.div_euclid(1_000_000)
     }
+}
+
+/// A file's modification time in nanoseconds since 1970, where no stat gives it apart.
+#[cfg(not(unix))]
+fn modified_ns(meta: &Metadata) -> i64 {
+    let since = |t: std::time::SystemTime| match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_nanos()).unwrap_or(i64::MAX),
+        Err(e) => i64::try_from(e.duration().as_nanos()).map_or(i64::MIN, |n| -n),
+    };
+    meta.modified().map_or(0, since)
 }
 
 /// The stamps of `paths` as GC records them in a plan (`runStamp`): each file's size and
@@ -82,4 +98,33 @@ pub(crate) fn files_stamp(paths: &[PathBuf]) -> String {
         })
         .collect::<Vec<_>>()
         .join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_held_at_the_ends_of_an_i64() {
+        assert_eq!(nanos(1, 5), 1_000_000_005);
+        assert_eq!(nanos(-2, 500_000_000), -1_500_000_000);
+        assert_eq!(nanos(i64::MAX / 1000, 0), i64::MAX);
+        assert_eq!(nanos(i64::MIN / 1000, 999_999_999), i64::MIN);
+    }
+
+    #[test]
+    fn a_stat_by_path_and_one_in_an_open_folder_agree_before_1970_too() {
+        use rustix::fs::{Mode, OFlags};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let file = std::fs::File::create(&path).unwrap();
+        let before = std::time::UNIX_EPOCH - std::time::Duration::from_millis(1500);
+        file.set_modified(before).unwrap();
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let open = rustix::fs::open(dir.path(), flags, Mode::empty()).unwrap();
+        let by_path = FileStamp::of(&path).unwrap();
+        assert_eq!(by_path.mtime_ns, -1_500_000_000);
+        assert_eq!(by_path.mtime_ms(), -1_500);
+        assert_eq!(FileStamp::at(&open, "f"), Some(by_path));
+    }
 }

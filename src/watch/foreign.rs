@@ -10,7 +10,7 @@ use super::packed::HeldRun;
 use super::{Change, FirstLook};
 use crate::model::stamp::FileStamp;
 use crate::model::SourceKind;
-use crate::model::{Layout, Run, RunOptions, RunStatus};
+use crate::model::{Layout, Run, RunFiles, RunOptions, RunStatus};
 use crate::runs::{sort_runs, unreadable_run, RunsDir};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -65,9 +65,7 @@ fn stamp_of<'l>(
         |p: Option<&'l Path>| p.and_then(|p| *folders.entry(p).or_insert_with(|| FileStamp::of(p)));
     Stamp {
         files: [
-            files
-                .and_then(|f| f.transcript.as_deref())
-                .and_then(FileStamp::of),
+            files.and_then(RunFiles::transcript_stamp),
             folder(layout.value_dir(id)),
             folder(files.and_then(|f| f.parent_values())),
         ],

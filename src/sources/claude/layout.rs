@@ -9,6 +9,7 @@ use super::scan_cache::{Scans, SessionMeta};
 use super::threads::SessionScan;
 use crate::model::layout::{Layout, Nesting, RunFiles};
 use crate::model::SourceKind;
+use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::io;
@@ -46,8 +47,10 @@ pub(crate) fn read(root: &Path, cache: Option<&Path>) -> io::Result<Layout> {
     // In name order, so that which of two same-named sessions keeps the bare id never changes.
     projects.sort();
     let mut listings = vec![Listing::of(root)?];
-    // A project folder that vanished or cannot be read holds nothing to show.
-    listings.extend(projects.iter().filter_map(|p| Listing::of(p).ok()));
+    // A project folder that vanished or cannot be read holds nothing to show. The folders are
+    // listed on every core (a stat per session file), in their order.
+    let listed: Vec<Option<Listing>> = (projects.par_iter()).map(|p| Listing::of(p).ok()).collect();
+    listings.extend(listed.into_iter().flatten());
     // Every session file is scanned at once, on every core (an agent's own file is all side
     // lines, all its own: nothing to scan).
     let sessions: Vec<(&Path, SessionMeta)> = (listings.iter())
@@ -128,6 +131,15 @@ fn is_session_folder(dir: &Path) -> bool {
         .any(|sub| fs::symlink_metadata(dir.join(sub)).is_ok())
 }
 
+/// A session file whose side conversations are runs of their own, as they share it.
+struct SharedFile<'a> {
+    path: &'a Path,
+    /// See [`RunFiles::unreplaced_len`].
+    unreplaced_len: u64,
+    /// See [`RunFiles::stamp`].
+    stamp: Option<Box<crate::model::stamp::FileStamp>>,
+}
+
 #[derive(Default)]
 struct Found {
     runs: BTreeMap<String, RunFiles>,
@@ -162,8 +174,10 @@ impl Found {
         let project = dir.as_path();
         let mut ids = BTreeMap::new();
         let mut scans = Vec::new();
-        for SessionFile { stem, path, .. } in sessions {
+        for SessionFile { stem, path, meta } in sessions {
             let id = self.id_for(&stem, project);
+            // The stat the folder's listing took stamps the runs of the file.
+            let stamp = meta.map(|m| Box::new(m.stamp()));
             ids.insert(stem.clone(), id.clone());
             let scan = scanned.remove(&path);
             // Only the bytes a scan read are known to rewrite none of the results.
@@ -172,7 +186,13 @@ impl Found {
                 .map_or(0, |s| s.scanned_to);
             if let Some(scan) = scan {
                 if !scan.sidechains.is_empty() || !scan.agent_calls.is_empty() {
-                    scans.push((id.clone(), path.clone(), scan, unreplaced_len));
+                    scans.push((
+                        id.clone(),
+                        path.clone(),
+                        scan,
+                        unreplaced_len,
+                        stamp.clone(),
+                    ));
                 }
             }
             self.runs.insert(
@@ -180,6 +200,7 @@ impl Found {
                 RunFiles {
                     transcript: Some(path),
                     unreplaced_len,
+                    stamp,
                     ..Default::default()
                 },
             );
@@ -205,8 +226,13 @@ impl Found {
             let values = self.value_dirs.get(&session).cloned();
             self.subagents(&folder.join(SUBAGENTS), &session, values);
         }
-        for (session, path, scan, unreplaced_len) in scans {
-            self.link(&session, project, &ids, &path, &scan, unreplaced_len);
+        for (session, path, scan, unreplaced_len, stamp) in scans {
+            let file = SharedFile {
+                path: &path,
+                unreplaced_len,
+                stamp,
+            };
+            self.link(&session, project, &ids, &file, &scan);
         }
     }
 
@@ -219,9 +245,8 @@ impl Found {
         session: &str,
         project: &Path,
         ids: &BTreeMap<String, String>,
-        path: &Path,
+        file: &SharedFile<'_>,
         scan: &SessionScan,
-        unreplaced_len: u64,
     ) {
         // The session's own real folder (a link, or a folder that is one, is never read).
         let values = self.value_dirs.get(session).cloned();
@@ -283,9 +308,10 @@ impl Found {
             self.runs.insert(
                 id,
                 RunFiles {
-                    unreplaced_len,
+                    unreplaced_len: file.unreplaced_len,
+                    stamp: file.stamp.clone(),
                     ..RunFiles::nested(
-                        path.to_path_buf(),
+                        file.path.to_path_buf(),
                         Nesting {
                             parent: Some(session.to_owned()),
                             parent_values: values.clone(),
@@ -356,5 +382,46 @@ impl Found {
             linked_value_dirs: self.linked.into_iter().collect(),
             run_names,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::stamp::FileStamp;
+    use std::io::Write;
+
+    #[test]
+    fn a_session_and_its_side_conversations_are_stamped_by_their_folders_listing() {
+        let root = tempfile::tempdir().unwrap();
+        let project = root.path().join("-home-me-project");
+        fs::create_dir(&project).unwrap();
+        let session = project.join("s1.jsonl");
+        let lines = [
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"isSidechain":false,"message":{"content":"Hi"}}"#,
+            r#"{"type":"user","uuid":"x1","parentUuid":null,"isSidechain":true,"message":{"content":"Aside"}}"#,
+        ];
+        fs::write(&session, lines.join("\n") + "\n").unwrap();
+        let listed = FileStamp::of(&session);
+        let layout = read(root.path(), None).unwrap();
+        let stamps: Vec<(&str, Option<FileStamp>)> = (layout.runs.iter())
+            .map(|(id, f)| (id.as_str(), f.stamp.as_deref().copied()))
+            .collect();
+        assert_eq!(
+            stamps,
+            [("s1", listed), ("sidechain-x1", listed)],
+            "the session and the side conversation inside its file, both by the one stat"
+        );
+        // Written after the listing: the runs keep the listing's stamp (which the index and the
+        // watch then find moved on their next listing), and the next listing stamps it anew.
+        let mut file = fs::OpenOptions::new().append(true).open(&session).unwrap();
+        file.write_all(lines[0].as_bytes()).unwrap();
+        file.write_all(b"\n").unwrap();
+        assert_eq!(layout.runs["s1"].transcript_stamp(), listed);
+        let again = read(root.path(), None).unwrap();
+        let now = FileStamp::of(&session);
+        assert_ne!(now, listed);
+        assert_eq!(again.runs["s1"].transcript_stamp(), now);
+        assert_eq!(again.runs["sidechain-x1"].transcript_stamp(), now);
     }
 }

@@ -3,8 +3,8 @@
 //! stopped, so a live session watched every second costs its new lines), and between processes
 //! in one small file per store in the cache directory (each `mctl` command reads the layout).
 //! That file is JSON Lines: a header that names its version, then one line per session file
-//! (its path, stamp and scan), read and written a line at a time: a store of tens of thousands
-//! of sessions is never held as one text.
+//! (its path, stamp and scan), written a line at a time and read a batch of lines at a time: a
+//! store of tens of thousands of sessions is never held as one text.
 //!
 //! Like the index, this is a cache: a scan equals a scan made now, and deleting the file is
 //! always safe.
@@ -108,8 +108,19 @@ impl<'a> Scans<'a> {
     pub(crate) fn scan_all(&mut self, files: &[(&Path, SessionMeta)]) -> Vec<Arc<SessionScan>> {
         use rayon::prelude::*;
         self.load_once();
-        let scanned: Vec<(Arc<SessionScan>, Outcome)> = (files.par_iter())
-            .map(|(path, meta)| scan_one(path, *meta))
+        // Those whose stamp has not moved (on a warm listing, all of them) are taken under one
+        // lock; the others are read on every core.
+        let kept: Vec<Option<Arc<SessionScan>>> = {
+            let mut cache = lock();
+            (files.iter())
+                .map(|(path, meta)| cache.files.get_mut(*path).and_then(|k| k.unmoved(meta)))
+                .collect()
+        };
+        let scanned: Vec<(Arc<SessionScan>, Outcome)> = (files.par_iter().zip(kept))
+            .map(|((path, meta), kept)| match kept {
+                Some(scan) => (scan, Outcome::Kept),
+                None => scan_one(path, *meta),
+            })
             .collect();
         for ((path, _), (_, outcome)) in files.iter().zip(&scanned) {
             self.seen.push(path.to_path_buf());
@@ -206,6 +217,11 @@ impl SessionMeta {
             live: is_live(meta),
         }
     }
+
+    /// The file's stamp as its folder was listed.
+    pub(crate) fn stamp(&self) -> Stamp {
+        self.stamp
+    }
 }
 
 /// What reading a file's scan did to the kept ones.
@@ -218,6 +234,20 @@ enum Outcome {
     Changed,
 }
 
+impl Kept {
+    /// The scan, when the file's stamp has not moved since it was made.
+    fn unmoved(&mut self, meta: &SessionMeta) -> Option<Arc<SessionScan>> {
+        if self.stamp != meta.stamp {
+            return None;
+        }
+        // A session that went quiet since its scan no longer keeps what reading on needs.
+        if self.scanner.is_some() && !meta.live {
+            self.scanner = None;
+        }
+        Some(Arc::clone(&self.scan))
+    }
+}
+
 /// The scan of session file `path`, from this process's cache when its stamp has not moved.
 /// (Shared with the kept one: a store's layout is read every second while it is watched, and a
 /// copy of each session's scan each time would be wasted.)
@@ -226,14 +256,11 @@ fn scan_one(path: &Path, meta: SessionMeta) -> (Arc<SessionScan>, Outcome) {
     let kept = {
         let mut cache = lock();
         match cache.files.get_mut(path) {
-            Some(kept) if kept.stamp == stamp => {
-                // A session that went quiet since its scan no longer keeps what reading on needs.
-                if kept.scanner.is_some() && !meta.live {
-                    kept.scanner = None;
-                }
-                return (Arc::clone(&kept.scan), Outcome::Kept);
-            }
-            _ => cache.files.remove(path),
+            Some(kept) => match kept.unmoved(&meta) {
+                Some(scan) => return (scan, Outcome::Kept),
+                None => cache.files.remove(path),
+            },
+            None => None,
         }
     };
     // Appended to (longer, same file, and the bytes before where the scan stopped are still
@@ -302,9 +329,11 @@ fn file_of(root: &Path, cache: &Path) -> PathBuf {
     cache.join(format!("claude-sessions-{key:016x}-v{VERSION}.jsonl"))
 }
 
-/// The scans kept in `file` for store `root`, a line at a time. A file of another version gives
-/// none; a line that cannot be read is left out (its session file is scanned again), said once.
+/// The scans kept in `file` for store `root`, [`LOADED_AT_ONCE`] lines at a time. A file of
+/// another version gives none; a line that cannot be read is left out (its session file is
+/// scanned again), said once.
 fn load(file: &Path, root: &Path) -> Vec<(PathBuf, Kept)> {
+    use rayon::prelude::*;
     use std::io::BufRead;
     let Ok(f) = fs::File::open(file) else {
         return Vec::new();
@@ -317,40 +346,51 @@ fn load(file: &Path, root: &Path) -> Vec<(PathBuf, Kept)> {
         return Vec::new();
     }
     let (mut loaded, mut unreadable) = (Vec::new(), 0usize);
-    loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(_) => {
-                unreadable += 1;
-                break;
+    // Read a batch of lines at a time, each batch's lines parsed on every core: what is held
+    // at once stays a batch, whatever the number of sessions.
+    let mut batch: Vec<Vec<u8>> = Vec::new();
+    let mut ended = false;
+    while !ended {
+        while !ended && batch.len() < LOADED_AT_ONCE {
+            let mut line = Vec::new();
+            match reader.read_until(b'\n', &mut line) {
+                Ok(0) => ended = true,
+                Ok(_) => batch.push(line),
+                Err(_) => {
+                    unreadable += 1;
+                    ended = true;
+                }
             }
         }
-        let Ok((under, stamp, scan)) = serde_json::from_slice::<Line>(&line) else {
-            unreadable += 1;
-            continue;
-        };
-        // Only a path under the root: a line naming any other is not this store's.
-        let under = Path::new(&under);
-        if !under
-            .components()
-            .all(|c| matches!(c, Component::Normal(_)))
-        {
-            unreadable += 1;
-            continue;
-        }
-        let kept = Kept {
-            stamp,
-            scanner: None,
-            scan: Arc::new(scan),
-        };
-        loaded.push((root.join(under), kept));
+        let parsed: Vec<Option<(PathBuf, Kept)>> = (batch.par_drain(..))
+            .map(|line| kept_of(&line, root))
+            .collect();
+        unreadable += parsed.iter().filter(|p| p.is_none()).count();
+        loaded.extend(parsed.into_iter().flatten());
     }
     if unreadable > 0 {
         tracing::warn!(file = %file.display(), unreadable, "session scans kept there are unreadable: those files are scanned again");
     }
     loaded
+}
+
+/// How many lines of a cache file are read before they are parsed.
+const LOADED_AT_ONCE: usize = 2048;
+
+/// A session file's path and kept scan, from one line of a cache file; `None` when the line
+/// cannot be read, or names a path that is not under the root (it is not this store's).
+fn kept_of(line: &[u8], root: &Path) -> Option<(PathBuf, Kept)> {
+    let (under, stamp, scan) = serde_json::from_slice::<Line>(line).ok()?;
+    let under = Path::new(&under);
+    if !(under.components()).all(|c| matches!(c, Component::Normal(_))) {
+        return None;
+    }
+    let kept = Kept {
+        stamp,
+        scanner: None,
+        scan: Arc::new(scan),
+    };
+    Some((root.join(under), kept))
 }
 
 /// Writes a cache file of `lines` to a temporary file beside `file` and renames it over: a
@@ -412,7 +452,7 @@ mod tests {
     }
 
     #[test]
-    fn a_cache_file_is_read_a_line_at_a_time_and_a_bad_line_costs_only_its_session() {
+    fn a_cache_file_is_read_in_batches_and_a_bad_line_costs_only_its_session() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("claude-sessions-0-v4.jsonl");
         let (s1, s2, s3) = (scan(10), scan(20), scan(30));
@@ -459,5 +499,22 @@ mod tests {
             Vec::new(),
             "an absolute path is no file of the store"
         );
+
+        // Past a batch, in order, a damaged line on each side of the boundary.
+        let n = LOADED_AT_ONCE * 2 + 3;
+        let mut text = "{\"version\":4}\n".to_owned();
+        let mut want = Vec::new();
+        for i in 0..n as u64 {
+            if i == LOADED_AT_ONCE as u64 - 2 || i == LOADED_AT_ONCE as u64 + 1 {
+                text.push_str("[\"p/cut.jsonl\", {\"len\": 1\n");
+                continue;
+            }
+            let name = format!("p/{i}.jsonl");
+            text.push_str(&serde_json::to_string(&(&name, &stamp(i), &scan(i))).unwrap());
+            text.push('\n');
+            want.push((format!("/s/{name}"), i, scan(i)));
+        }
+        fs::write(&file, text).unwrap();
+        assert_eq!(loaded(&file), want);
     }
 }
