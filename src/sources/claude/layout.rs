@@ -8,6 +8,7 @@
 use super::scan_cache::{Scans, SessionMeta};
 use super::threads::SessionScan;
 use crate::model::layout::{Layout, Nesting, RunFiles};
+use crate::model::stamp::FileStamp;
 use crate::model::SourceKind;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -131,13 +132,14 @@ fn is_session_folder(dir: &Path) -> bool {
         .any(|sub| fs::symlink_metadata(dir.join(sub)).is_ok())
 }
 
-/// A session file whose side conversations are runs of their own, as they share it.
-struct SharedFile<'a> {
-    path: &'a Path,
+/// What the runs inside one session file share: the session's own, and those of its side
+/// conversations.
+struct SharedFile {
+    path: PathBuf,
     /// See [`RunFiles::unreplaced_len`].
     unreplaced_len: u64,
-    /// See [`RunFiles::stamp`].
-    stamp: Option<Box<crate::model::stamp::FileStamp>>,
+    /// The stat the file's folder's listing took (see [`RunFiles::stamp`]).
+    stamp: Option<FileStamp>,
 }
 
 #[derive(Default)]
@@ -177,7 +179,7 @@ impl Found {
         for SessionFile { stem, path, meta } in sessions {
             let id = self.id_for(&stem, project);
             // The stat the folder's listing took stamps the runs of the file.
-            let stamp = meta.map(|m| Box::new(m.stamp()));
+            let stamp = meta.map(|m| m.stamp());
             ids.insert(stem.clone(), id.clone());
             let scan = scanned.remove(&path);
             // Only the bytes a scan read are known to rewrite none of the results.
@@ -186,13 +188,12 @@ impl Found {
                 .map_or(0, |s| s.scanned_to);
             if let Some(scan) = scan {
                 if !scan.sidechains.is_empty() || !scan.agent_calls.is_empty() {
-                    scans.push((
-                        id.clone(),
-                        path.clone(),
-                        scan,
+                    let file = SharedFile {
+                        path: path.clone(),
                         unreplaced_len,
-                        stamp.clone(),
-                    ));
+                        stamp,
+                    };
+                    scans.push((id.clone(), file, scan));
                 }
             }
             self.runs.insert(
@@ -200,7 +201,7 @@ impl Found {
                 RunFiles {
                     transcript: Some(path),
                     unreplaced_len,
-                    stamp,
+                    stamp: stamp.map(Box::new),
                     ..Default::default()
                 },
             );
@@ -226,12 +227,7 @@ impl Found {
             let values = self.value_dirs.get(&session).cloned();
             self.subagents(&folder.join(SUBAGENTS), &session, values);
         }
-        for (session, path, scan, unreplaced_len, stamp) in scans {
-            let file = SharedFile {
-                path: &path,
-                unreplaced_len,
-                stamp,
-            };
+        for (session, file, scan) in scans {
             self.link(&session, project, &ids, &file, &scan);
         }
     }
@@ -245,7 +241,7 @@ impl Found {
         session: &str,
         project: &Path,
         ids: &BTreeMap<String, String>,
-        file: &SharedFile<'_>,
+        file: &SharedFile,
         scan: &SessionScan,
     ) {
         // The session's own real folder (a link, or a folder that is one, is never read).
@@ -309,7 +305,7 @@ impl Found {
                 id,
                 RunFiles {
                     unreplaced_len: file.unreplaced_len,
-                    stamp: file.stamp.clone(),
+                    stamp: file.stamp.map(Box::new),
                     ..RunFiles::nested(
                         file.path.to_path_buf(),
                         Nesting {
@@ -388,7 +384,6 @@ impl Found {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::stamp::FileStamp;
     use std::io::Write;
 
     #[test]
