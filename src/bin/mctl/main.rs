@@ -17,6 +17,7 @@ mod manual;
 mod output;
 mod peek;
 mod pins;
+mod pretty;
 mod progress;
 mod push;
 mod resume;

@@ -165,7 +165,7 @@ pub fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
     // Written as it is serialized, through a buffer: a listing of 100,000 runs is never held
     // whole in memory. A write error (a closed pipe) surfaces as a plain io::Error.
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    serde_json::to_writer_pretty(&mut out, value).map_err(|e| match e.io_error_kind() {
+    crate::pretty::to_writer(&mut out, value).map_err(|e| match e.io_error_kind() {
         Some(kind) => anyhow::Error::from(io::Error::from(kind)),
         None => anyhow::Error::from(e),
     })?;

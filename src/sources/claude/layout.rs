@@ -11,7 +11,7 @@ use crate::model::layout::{Layout, Nesting, RunFiles};
 use crate::model::stamp::FileStamp;
 use crate::model::SourceKind;
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -52,23 +52,24 @@ pub(crate) fn read(root: &Path, cache: Option<&Path>) -> io::Result<Layout> {
     // listed on every core (a stat per session file), in their order.
     let listed: Vec<Option<Listing>> = (projects.par_iter()).map(|p| Listing::of(p).ok()).collect();
     listings.extend(listed.into_iter().flatten());
-    // Every session file is scanned at once, on every core (an agent's own file is all side
-    // lines, all its own: nothing to scan).
+    // Every session file is scanned at once, on every core.
     let sessions: Vec<(&Path, SessionMeta)> = (listings.iter())
         .flat_map(|l| &l.sessions)
-        .filter(|s| !s.stem.starts_with(AGENT_PREFIX))
-        .filter_map(|s| Some((s.path.as_path(), s.meta?)))
+        .filter_map(SessionFile::to_scan)
         .collect();
     let mut scans = Scans::new(root, cache);
     let scanned = scans.scan_all(&sessions);
     scans.save();
-    let mut scanned: HashMap<PathBuf, Arc<SessionScan>> = (sessions.iter())
-        .map(|(path, _)| path.to_path_buf())
-        .zip(scanned)
-        .collect();
+    // Each scan goes back to its file, in the same order.
+    let mut scanned = scanned.into_iter();
+    for s in listings.iter_mut().flat_map(|l| &mut l.sessions) {
+        if s.to_scan().is_some() {
+            s.scan = scanned.next();
+        }
+    }
     let mut found = Found::default();
     for listing in listings {
-        found.project(listing, &mut scanned);
+        found.project(listing);
     }
     Ok(found.into_layout(root))
 }
@@ -80,6 +81,17 @@ struct SessionFile {
     /// Its stamp and whether it is live, as listed (a whole `Metadata` is four times the
     /// size, and a store of tens of thousands of sessions holds one per file while it scans).
     meta: Option<SessionMeta>,
+    /// What its scan found, once the store's files are scanned.
+    scan: Option<Arc<SessionScan>>,
+}
+
+impl SessionFile {
+    /// The file and its stamp, when it is scanned: an agent's own file is all side lines, all
+    /// its own (nothing to scan), and a file that could not be stat'd is not read.
+    fn to_scan(&self) -> Option<(&Path, SessionMeta)> {
+        let agents_own = self.stem.starts_with(AGENT_PREFIX);
+        Some((self.path.as_path(), self.meta.filter(|_| !agents_own)?))
+    }
 }
 
 /// What a project folder holds: its session files and its folders, each in name order.
@@ -105,6 +117,7 @@ impl Listing {
                         stem: stem.to_owned(),
                         path: entry.path(),
                         meta: entry.metadata().ok().as_ref().map(SessionMeta::of),
+                        scan: None,
                     });
                 }
             } else if kind.is_dir() {
@@ -166,8 +179,8 @@ impl Found {
         format!("{stem}@{folder}")
     }
 
-    /// The runs of one project folder; `scanned` holds the scans of its session files.
-    fn project(&mut self, listing: Listing, scanned: &mut HashMap<PathBuf, Arc<SessionScan>>) {
+    /// The runs of one project folder.
+    fn project(&mut self, listing: Listing) {
         let Listing {
             dir,
             sessions,
@@ -176,12 +189,17 @@ impl Found {
         let project = dir.as_path();
         let mut ids = BTreeMap::new();
         let mut scans = Vec::new();
-        for SessionFile { stem, path, meta } in sessions {
+        for SessionFile {
+            stem,
+            path,
+            meta,
+            scan,
+        } in sessions
+        {
             let id = self.id_for(&stem, project);
             // The stat the folder's listing took stamps the runs of the file.
             let stamp = meta.map(|m| m.stamp());
             ids.insert(stem.clone(), id.clone());
-            let scan = scanned.remove(&path);
             // Only the bytes a scan read are known to rewrite none of the results.
             let unreplaced_len = (scan.as_ref())
                 .filter(|s| !s.replacements)

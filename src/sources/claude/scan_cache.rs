@@ -13,6 +13,7 @@ use super::threads::{Scanner, SessionScan};
 use crate::model::stamp::FileStamp as Stamp;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex};
@@ -28,11 +29,17 @@ struct Kept {
     scanner: Option<Box<Scanner>>,
     /// Shared: the cache file is written from the kept scans after the lock is let go.
     scan: Arc<SessionScan>,
+    /// The latest read of a layout that met this file (see [`Scans::read`]).
+    met_by: u64,
 }
+
+/// A session file's path as the cache's key, hashed and compared as bytes: a `Path` hashes
+/// component by component, and a warm listing looks every session's path up.
+type Files = HashMap<OsString, Kept, foldhash::fast::RandomState>;
 
 #[derive(Default)]
 struct Cache {
-    files: HashMap<PathBuf, Kept>,
+    files: Files,
     /// Stores whose cache file was read by this process.
     loaded: HashSet<PathBuf>,
     /// When this process last wrote each cache file.
@@ -85,6 +92,22 @@ pub(crate) struct Scans<'a> {
     /// Whether a file's stamp moved with nothing new in it.
     moved: bool,
     seen: Vec<PathBuf>,
+    /// This read, numbered in the order reads start: each kept scan it meets is marked with it,
+    /// so the store's scans it did not meet are told apart without a set of what it met.
+    read: u64,
+}
+
+/// The number of the next read of a layout.
+static READS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// Whether session file `path` is under store `root`: its key starts with the root's bytes
+/// and a separator (every key is `root.join(..)` of the root a read was given).
+fn is_under(path: &OsStr, root: &Path) -> bool {
+    let (path, root) = (path.as_encoded_bytes(), root.as_os_str().as_encoded_bytes());
+    match path.strip_prefix(root) {
+        Some(rest) => root.ends_with(b"/") || rest.first() == Some(&b'/'),
+        None => false,
+    }
 }
 
 impl<'a> Scans<'a> {
@@ -98,6 +121,7 @@ impl<'a> Scans<'a> {
             changed: false,
             moved: false,
             seen: Vec::new(),
+            read: READS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
 
@@ -110,16 +134,21 @@ impl<'a> Scans<'a> {
         self.load_once();
         // Those whose stamp has not moved (on a warm listing, all of them) are taken under one
         // lock; the others are read on every core.
+        let read = self.read;
         let kept: Vec<Option<Arc<SessionScan>>> = {
             let mut cache = lock();
             (files.iter())
-                .map(|(path, meta)| cache.files.get_mut(*path).and_then(|k| k.unmoved(meta)))
+                .map(|(path, meta)| {
+                    let kept = cache.files.get_mut(path.as_os_str())?;
+                    kept.met_by = kept.met_by.max(read);
+                    kept.unmoved(meta)
+                })
                 .collect()
         };
         let scanned: Vec<(Arc<SessionScan>, Outcome)> = (files.par_iter().zip(kept))
             .map(|((path, meta), kept)| match kept {
                 Some(scan) => (scan, Outcome::Kept),
-                None => scan_one(path, *meta),
+                None => scan_one(path, *meta, read),
             })
             .collect();
         for ((path, _), (_, outcome)) in files.iter().zip(&scanned) {
@@ -142,7 +171,7 @@ impl<'a> Scans<'a> {
         let loaded = load(file, self.root);
         let mut cache = lock();
         for (path, kept) in loaded {
-            cache.files.entry(path).or_insert(kept);
+            cache.files.entry(path.into_os_string()).or_insert(kept);
         }
     }
 
@@ -155,7 +184,7 @@ impl<'a> Scans<'a> {
         if ONE_LOOK.load(std::sync::atomic::Ordering::Relaxed) {
             // Read again, the store's scans come from its cache file.
             let mut cache = lock();
-            cache.files.retain(|p, _| !p.starts_with(root));
+            cache.files.retain(|p, _| !is_under(p, root));
             // A map keeps its table when emptied (3 MB at 28,000 sessions) while the runs are
             // read.
             cache.files.shrink_to_fit();
@@ -168,10 +197,12 @@ impl<'a> Scans<'a> {
         // snapshot is never renamed over a newer one. (Taken before the cache's lock, never
         // after: nothing that holds that lock waits for this one.)
         let _writing = WRITING.lock().unwrap_or_else(|e| e.into_inner());
-        let seen: HashSet<&PathBuf> = self.seen.iter().collect();
         let mut cache = lock();
         let before = cache.files.len();
-        (cache.files).retain(|p, _| !p.starts_with(self.root) || seen.contains(p));
+        // A scan met by this read (or one that started later) stays; one of this store that
+        // none of them met is of a file gone.
+        let read = self.read;
+        (cache.files).retain(|p, k| k.met_by >= read || !is_under(p, self.root));
         let dropped = cache.files.len() != before;
         let Some(file) = &self.file else { return };
         let due = (cache.written.get(file)).is_none_or(|at| at.elapsed() >= MOVED_EVERY);
@@ -186,7 +217,7 @@ impl<'a> Scans<'a> {
         // holds), once the lock is let go: other stores' scans go on meanwhile.
         let kept: Vec<(&str, Stamp, Arc<SessionScan>)> = (self.seen.iter())
             .filter_map(|p| {
-                let kept = cache.files.get(p)?;
+                let kept = cache.files.get(p.as_os_str())?;
                 // A path that is not UTF-8 is scanned again by the next process.
                 let under = p.strip_prefix(self.root).ok()?.to_str()?;
                 Some((under, kept.stamp, Arc::clone(&kept.scan)))
@@ -251,14 +282,14 @@ impl Kept {
 /// The scan of session file `path`, from this process's cache when its stamp has not moved.
 /// (Shared with the kept one: a store's layout is read every second while it is watched, and a
 /// copy of each session's scan each time would be wasted.)
-fn scan_one(path: &Path, meta: SessionMeta) -> (Arc<SessionScan>, Outcome) {
+fn scan_one(path: &Path, meta: SessionMeta, read: u64) -> (Arc<SessionScan>, Outcome) {
     let stamp = meta.stamp;
     let kept = {
         let mut cache = lock();
-        match cache.files.get_mut(path) {
+        match cache.files.get_mut(path.as_os_str()) {
             Some(kept) => match kept.unmoved(&meta) {
                 Some(scan) => return (scan, Outcome::Kept),
-                None => cache.files.remove(path),
+                None => cache.files.remove(path.as_os_str()),
             },
             None => None,
         }
@@ -286,8 +317,9 @@ fn scan_one(path: &Path, meta: SessionMeta) -> (Arc<SessionScan>, Outcome) {
         stamp,
         scanner: meta.live.then(|| Box::new(scanner)),
         scan: Arc::clone(&scan),
+        met_by: read,
     };
-    lock().files.insert(path.to_path_buf(), kept);
+    lock().files.insert(path.as_os_str().to_owned(), kept);
     (scan, outcome)
 }
 
@@ -309,7 +341,7 @@ fn is_live(meta: &fs::Metadata) -> bool {
 /// every file again).
 pub(crate) fn forget(root: &Path, cache: Option<&Path>) {
     let mut kept = lock();
-    kept.files.retain(|p, _| !p.starts_with(root));
+    kept.files.retain(|p, _| !Path::new(p).starts_with(root));
     kept.loaded.remove(root);
     drop(kept);
     if let Some(cache) = cache {
@@ -389,6 +421,7 @@ fn kept_of(line: &[u8], root: &Path) -> Option<(PathBuf, Kept)> {
         stamp,
         scanner: None,
         scan: Arc::new(scan),
+        met_by: 0,
     };
     Some((root.join(under), kept))
 }
@@ -449,6 +482,57 @@ mod tests {
         (load(file, Path::new("/s")).into_iter())
             .map(|(p, k)| (p.display().to_string(), k.stamp.len, (*k.scan).clone()))
             .collect()
+    }
+
+    /// The session files under `root` this process keeps a scan of, by name.
+    fn kept_under(root: &Path) -> Vec<String> {
+        let cache = lock();
+        let mut names: Vec<String> = (cache.files.keys())
+            .filter(|p| is_under(p, root))
+            .map(|p| Path::new(p).file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    fn read_store(root: &Path, cache: &Path) {
+        let files: Vec<(PathBuf, SessionMeta)> = (fs::read_dir(root).unwrap())
+            .map(|e| e.unwrap())
+            .map(|e| (e.path(), SessionMeta::of(&e.metadata().unwrap())))
+            .collect();
+        let files: Vec<(&Path, SessionMeta)> = files.iter().map(|(p, m)| (&**p, *m)).collect();
+        let mut scans = Scans::new(root, Some(cache));
+        scans.scan_all(&files);
+        scans.save();
+    }
+
+    #[test]
+    fn a_read_forgets_the_scans_of_its_files_gone_and_no_other_stores() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache");
+        // A store whose name starts with the other's is not under it.
+        let (store, sibling) = (dir.path().join("store"), dir.path().join("store2"));
+        for (root, names) in [(&store, ["a", "b"]), (&sibling, ["c", "d"])] {
+            fs::create_dir(root).unwrap();
+            for n in names {
+                fs::write(root.join(format!("{n}.jsonl")), "{\"type\":\"user\"}\n").unwrap();
+            }
+            read_store(root, &cache);
+        }
+        assert_eq!(kept_under(&store), ["a.jsonl", "b.jsonl"]);
+        assert_eq!(kept_under(&sibling), ["c.jsonl", "d.jsonl"]);
+
+        fs::remove_file(store.join("b.jsonl")).unwrap();
+        read_store(&store, &cache);
+        assert_eq!(kept_under(&store), ["a.jsonl"], "b is gone");
+        assert_eq!(kept_under(&sibling), ["c.jsonl", "d.jsonl"]);
+        let written = fs::read_to_string(file_of(&store, &cache)).unwrap();
+        assert!(written.contains("a.jsonl") && !written.contains("b.jsonl"), "{written}");
+        assert!(is_under(store.join("a.jsonl").as_os_str(), &store));
+        assert!(!is_under(sibling.join("c.jsonl").as_os_str(), &store));
+        assert!(!is_under(store.as_os_str(), &store), "the root is not under itself");
+        forget(&store, Some(&cache));
+        forget(&sibling, Some(&cache));
     }
 
     #[test]
