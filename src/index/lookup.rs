@@ -99,16 +99,20 @@ pub(super) fn look_up<'a, T: Send>(
     // As many as the pairs say (every run of a listing; one run opened alone is one).
     let mut looked = Vec::with_capacity(pairs.size_hint().0);
     // Sized by the first chunk (`take` tells `extend` how many come), and kept for the rest.
-    let mut chunk = Vec::new();
-    loop {
-        chunk.extend(pairs.by_ref().take(CHUNK));
-        if chunk.is_empty() {
-            return looked;
-        }
+    let mut chunk: Vec<Pair<'a>> = pairs.by_ref().take(CHUNK).collect();
+    let mut next = Vec::new();
+    while !chunk.is_empty() {
         // Each stat waits on the file system: on every core at once, a listing of 100,000
-        // runs takes a fraction of the time.
-        looked.par_extend(chunk.par_drain(..).map(&one));
+        // runs takes a fraction of the time. Meanwhile this thread reads the next chunk's
+        // rows (the index is read one row at a time, on one thread): two chunks at most are
+        // held.
+        rayon::in_place_scope(|s| {
+            s.spawn(|_| looked.par_extend(chunk.par_drain(..).map(&one)));
+            next.extend(pairs.by_ref().take(CHUNK));
+        });
+        std::mem::swap(&mut chunk, &mut next);
     }
+    looked
 }
 
 /// Stamps the runs of a layout through its directory, opened once.

@@ -78,7 +78,7 @@ impl Packer {
     pub(crate) fn pack(&self, run: Run) -> Packed {
         // A run always encodes (no field is of a kind `postcard` refuses); were it not to, its
         // empty bytes unpack as a run shown unreadable, with why.
-        let bytes = postcard::to_stdvec(&run).unwrap_or_default();
+        let bytes = pack_bytes(&run);
         Packed {
             own: run.own_figures(),
             with_children: run.own_figures(),
@@ -119,6 +119,26 @@ impl Packer {
         };
         self.spill.get_or_init(make).as_ref()
     }
+}
+
+/// `run` in `postcard`'s form, encoded in a buffer each thread keeps (a run grown a byte at a
+/// time reallocates its bytes again and again) and then copied out at its size.
+fn pack_bytes(run: &Run) -> Vec<u8> {
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    BUFFER.with_borrow_mut(|buffer| {
+        buffer.clear();
+        let packed = match postcard::to_io(run, &mut *buffer) {
+            Ok(_) => buffer.to_vec(),
+            Err(_) => Vec::new(),
+        };
+        // A run that grew the buffer past what one usually takes gives the room back.
+        if buffer.capacity() > 64 << 10 {
+            *buffer = Vec::new();
+        }
+        packed
+    })
 }
 
 /// Whether a run that could not be read back was said on the log (once is enough).

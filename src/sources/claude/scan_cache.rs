@@ -489,7 +489,13 @@ mod tests {
         let cache = lock();
         let mut names: Vec<String> = (cache.files.keys())
             .filter(|p| is_under(p, root))
-            .map(|p| Path::new(p).file_name().unwrap().to_string_lossy().into_owned())
+            .map(|p| {
+                Path::new(p)
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
             .collect();
         names.sort();
         names
@@ -527,10 +533,16 @@ mod tests {
         assert_eq!(kept_under(&store), ["a.jsonl"], "b is gone");
         assert_eq!(kept_under(&sibling), ["c.jsonl", "d.jsonl"]);
         let written = fs::read_to_string(file_of(&store, &cache)).unwrap();
-        assert!(written.contains("a.jsonl") && !written.contains("b.jsonl"), "{written}");
+        assert!(
+            written.contains("a.jsonl") && !written.contains("b.jsonl"),
+            "{written}"
+        );
         assert!(is_under(store.join("a.jsonl").as_os_str(), &store));
         assert!(!is_under(sibling.join("c.jsonl").as_os_str(), &store));
-        assert!(!is_under(store.as_os_str(), &store), "the root is not under itself");
+        assert!(
+            !is_under(store.as_os_str(), &store),
+            "the root is not under itself"
+        );
         forget(&store, Some(&cache));
         forget(&sibling, Some(&cache));
     }
