@@ -194,6 +194,14 @@ impl Listing {
         Self { runs, spill }
     }
 
+    /// A listing of `runs`, held, as a listing orders them (for tests of what prints one).
+    #[cfg(feature = "test-hooks")]
+    pub fn of_runs(runs: Vec<Run>) -> Self {
+        let packer = Packer::new(None);
+        let packed = runs.into_iter().map(|r| packer.pack(r)).collect();
+        Self::of(packed, packer)
+    }
+
     /// How many runs.
     pub fn len(&self) -> usize {
         self.runs.len()
@@ -212,6 +220,12 @@ impl Listing {
     /// The runs, in order, each unpacked when it is reached.
     pub fn runs(&self) -> impl ExactSizeIterator<Item = Run> + '_ {
         self.runs.iter().map(|r| r.unpack(self.spill.as_ref()))
+    }
+
+    /// The run at place `at` in the order, unpacked (on any thread: a printer unpacks a window
+    /// of runs on every core).
+    pub fn run_at(&self, at: usize) -> Option<Run> {
+        Some(self.runs.get(at)?.unpack(self.spill.as_ref()))
     }
 }
 

@@ -174,6 +174,15 @@ pub fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A listing's runs as [`print_json`] prints them, each window of runs written on every core.
+pub fn print_listing(listing: &mission_control::runs::Listing) -> anyhow::Result<()> {
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    crate::pretty::write_listing(&mut out, listing)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
+}
+
 pub fn print_text(text: &str) -> anyhow::Result<()> {
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes())?;

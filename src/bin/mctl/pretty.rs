@@ -5,6 +5,9 @@
 //! the largest part of a warm `mctl runs --json`. This one writes the break and the whole
 //! indent as one slice.
 
+use mission_control::model::Run;
+use mission_control::runs::Listing;
+use serde::Serialize;
 use serde_json::ser::Formatter;
 use std::io::{self, Write};
 
@@ -105,6 +108,44 @@ pub fn to_writer<W: Write, T: ?Sized + serde::Serialize>(
     value.serialize(&mut ser)
 }
 
+/// Runs printed at once: each window's runs are unpacked and written on every core, then
+/// printed in order. A window's texts are what is held (about 2 KB a run).
+const WINDOW: usize = 256;
+
+/// Writes `listing` to `out` as `to_writer` writes its array of runs, byte for byte: each run
+/// is written on its own, on any core, at the indent of an item of the array.
+pub fn write_listing<W: Write>(mut out: W, listing: &Listing) -> io::Result<()> {
+    use rayon::prelude::*;
+    if listing.is_empty() {
+        return out.write_all(b"[]");
+    }
+    out.write_all(b"[")?;
+    let mut texts: Vec<serde_json::Result<Vec<u8>>> = Vec::with_capacity(WINDOW);
+    for start in (0..listing.len()).step_by(WINDOW) {
+        let end = listing.len().min(start + WINDOW);
+        (start..end)
+            .into_par_iter()
+            .map(|at| item_text(listing.run_at(at)))
+            .collect_into_vec(&mut texts);
+        for (i, text) in texts.iter().enumerate() {
+            out.write_all(if start + i == 0 { b"\n  " } else { b",\n  " })?;
+            out.write_all(text.as_ref().map_err(|e| io::Error::other(e.to_string()))?)?;
+        }
+    }
+    out.write_all(b"\n]")
+}
+
+/// A run as `to_writer` writes it as an item of an array.
+fn item_text(run: Option<Run>) -> serde_json::Result<Vec<u8>> {
+    let mut text = Vec::with_capacity(2048);
+    let item = Pretty {
+        depth: 1,
+        has_value: false,
+    };
+    run.serialize(&mut serde_json::Serializer::with_formatter(&mut text, item))?;
+    Ok(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +171,36 @@ mod tests {
         ];
         for v in &values {
             assert_eq!(ours(v), serde_json::to_string_pretty(v).unwrap(), "{v}");
+        }
+    }
+
+    #[cfg(feature = "test-hooks")]
+    #[test]
+    fn a_listing_prints_as_serde_json_prints_its_runs() {
+        let run = |id: &str, parent: Option<&str>, updated: i64| Run {
+            id: id.into(),
+            parent_id: parent.map(str::to_owned),
+            updated_ms: Some(updated),
+            input_tokens: 10,
+            cost_usd: Some(0.5),
+            title: format!("run \"{id}\"\n\u{7}"),
+            tools: vec!["Bash".into()],
+            ..Run::default()
+        };
+        // More than a window, so that items of several windows meet.
+        let mut runs: Vec<Run> = (0..WINDOW as i64 * 2 + 3)
+            .map(|i| run(&format!("r{i}"), None, i))
+            .collect();
+        runs.push(run("child", Some("r7"), 1));
+        for runs in [Vec::new(), runs[..1].to_vec(), runs] {
+            let listing = Listing::of_runs(runs);
+            let mut ours = Vec::new();
+            write_listing(&mut ours, &listing).unwrap();
+            let theirs = serde_json::to_vec_pretty(&listing).unwrap();
+            assert_eq!(
+                String::from_utf8(ours).unwrap(),
+                String::from_utf8(theirs).unwrap()
+            );
         }
     }
 

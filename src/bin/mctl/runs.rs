@@ -1,7 +1,7 @@
 //! `mctl runs`: every run, most recently active first.
 
 use crate::human;
-use crate::output::print_json;
+use crate::output::print_listing;
 use mission_control::runs::{now_ms, RunsDir};
 use std::io::Write;
 
@@ -12,7 +12,7 @@ pub fn run(dir: RunsDir, json: bool) -> anyhow::Result<()> {
     // holds them all as runs.
     let runs = crate::progress::while_listing(|| dir.listing())?;
     let printed = if json {
-        print_json(&runs)
+        print_listing(&runs)
     } else {
         let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
         human::write_runs_table(&mut out, &runs, now_ms())
