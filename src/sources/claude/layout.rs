@@ -59,7 +59,6 @@ pub(crate) fn read(root: &Path, cache: Option<&Path>) -> io::Result<Layout> {
         .collect();
     let mut scans = Scans::new(root, cache);
     let scanned = scans.scan_all(&sessions);
-    scans.save();
     // Each scan goes back to its file, in the same order.
     let mut scanned = scanned.into_iter();
     for s in listings.iter_mut().flat_map(|l| &mut l.sessions) {
@@ -67,10 +66,18 @@ pub(crate) fn read(root: &Path, cache: Option<&Path>) -> io::Result<Layout> {
             s.scan = scanned.next();
         }
     }
-    let mut found = Found::default();
-    for listing in listings {
-        found.project(listing);
-    }
+    // The scans are kept (their cache file written again when one changed) while the runs are
+    // told apart: each takes milliseconds a thousand sessions, and neither needs the other.
+    let ((), found) = rayon::join(
+        || scans.save(),
+        || {
+            let mut found = Found::default();
+            for listing in listings {
+                found.project(listing);
+            }
+            found
+        },
+    );
     Ok(found.into_layout(root))
 }
 
