@@ -281,6 +281,9 @@ def scan(label, root, source, binary, ccusage, agent):
     if warm[2] != one:
         sys.exit(f"{label}: the warm listing answers otherwise than the cold build")
     appended = files[:: max(1, len(files) // 10)][:10]
+    # Each append is a change the index has not seen (the one before was undone, its times
+    # too): every round re-reads the 10 files. The first round's answer is checked; the others
+    # read the same bytes.
     grown = min((grown_listing(label, base, env, appended, check=i == 0) for i in range(ROUNDS)),
                 key=lambda r: r[0])
     print(f"\n{label}: {len(files)} files, {size / 1e6:.0f} MB")

@@ -98,7 +98,7 @@ pub(super) fn look_up<'a, T: Send>(
     let mut pairs = pairs.fuse();
     // As many as the pairs say (every run of a listing; one run opened alone is one).
     let mut looked = Vec::with_capacity(pairs.size_hint().0);
-    // Sized by the first chunk (`take` tells `extend` how many come), and kept for the rest.
+    // Both buffers are sized by their first chunk and swapped, keeping their room.
     let mut chunk: Vec<Pair<'a>> = pairs.by_ref().take(CHUNK).collect();
     let mut next = Vec::new();
     while !chunk.is_empty() {

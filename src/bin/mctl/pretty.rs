@@ -11,8 +11,8 @@ use serde::Serialize;
 use serde_json::ser::Formatter;
 use std::io::{self, Write};
 
-/// A line break and the spaces of the deepest indent written in one piece; deeper levels add
-/// the rest a level at a time.
+/// A line break and the spaces of an indent up to 32 levels deep, written in one piece (a
+/// deeper indent takes more pieces).
 const BREAK: &[u8] = b"\n                                                                ";
 /// The indent of one level, as `serde_json::to_writer_pretty` has it.
 const INDENT: usize = 2;
@@ -28,11 +28,15 @@ pub struct Pretty {
 impl Pretty {
     /// A line break, then the current indent.
     fn line<W: ?Sized + Write>(&self, w: &mut W) -> io::Result<()> {
-        let spaces = self.depth * INDENT;
-        let at_once = spaces.min(BREAK.len() - 1);
+        let most = BREAK.len() - 1;
+        let mut spaces = self.depth * INDENT;
+        let at_once = spaces.min(most);
         w.write_all(&BREAK[..=at_once])?;
-        for _ in 0..(spaces - at_once) {
-            w.write_all(b" ")?;
+        spaces -= at_once;
+        while spaces > 0 {
+            let more = spaces.min(most);
+            w.write_all(&BREAK[1..=more])?;
+            spaces -= more;
         }
         Ok(())
     }

@@ -66,6 +66,7 @@ pub(crate) fn read(root: &Path, cache: Option<&Path>) -> io::Result<Layout> {
             s.scan = scanned.next();
         }
     }
+    debug_assert!(scanned.next().is_none(), "a scan for each file scanned");
     // The scans are kept (their cache file written again when one changed) while the runs are
     // told apart: each takes milliseconds a thousand sessions, and neither needs the other.
     let ((), found) = rayon::join(

@@ -41,7 +41,8 @@ type Files = HashMap<OsString, Kept, foldhash::fast::RandomState>;
 struct Cache {
     files: Files,
     /// Stores whose cache file was read by this process.
-    loaded: HashSet<PathBuf>,
+    /// (By the root's bytes, as the files are: a store named two ways keeps each way's scans.)
+    loaded: HashSet<OsString>,
     /// When this process last wrote each cache file.
     written: HashMap<PathBuf, std::time::Instant>,
 }
@@ -165,7 +166,7 @@ impl<'a> Scans<'a> {
     /// Reads the cache file into this process's cache, the first time the store is read.
     fn load_once(&self) {
         let Some(file) = &self.file else { return };
-        if !lock().loaded.insert(self.root.to_path_buf()) {
+        if !lock().loaded.insert(self.root.as_os_str().to_owned()) {
             return;
         }
         let loaded = load(file, self.root);
@@ -188,7 +189,7 @@ impl<'a> Scans<'a> {
             // A map keeps its table when emptied (3 MB at 28,000 sessions) while the runs are
             // read.
             cache.files.shrink_to_fit();
-            cache.loaded.remove(root);
+            cache.loaded.remove(root.as_os_str());
         }
     }
 
@@ -287,13 +288,19 @@ fn scan_one(path: &Path, meta: SessionMeta, read: u64) -> (Arc<SessionScan>, Out
     let kept = {
         let mut cache = lock();
         match cache.files.get_mut(path.as_os_str()) {
-            Some(kept) => match kept.unmoved(&meta) {
-                Some(scan) => return (scan, Outcome::Kept),
-                None => cache.files.remove(path.as_os_str()),
-            },
+            Some(kept) => {
+                // Another read may have kept it since this one looked.
+                kept.met_by = kept.met_by.max(read);
+                match kept.unmoved(&meta) {
+                    Some(scan) => return (scan, Outcome::Kept),
+                    None => cache.files.remove(path.as_os_str()),
+                }
+            }
             None => None,
         }
     };
+    // A later read that met the file while this one read it keeps its mark.
+    let met_by = kept.as_ref().map_or(read, |k| k.met_by.max(read));
     // Appended to (longer, same file, and the bytes before where the scan stopped are still
     // there): read on. Anything else is scanned again whole.
     let grown = |k: &Kept| k.stamp.ino == stamp.ino && k.stamp.len < stamp.len;
@@ -313,13 +320,18 @@ fn scan_one(path: &Path, meta: SessionMeta, read: u64) -> (Arc<SessionScan>, Out
         false => Outcome::Changed,
     };
     let scan = Arc::new(scanner.scan.clone());
-    let kept = Kept {
+    let mut kept = Kept {
         stamp,
         scanner: meta.live.then(|| Box::new(scanner)),
         scan: Arc::clone(&scan),
-        met_by: read,
+        met_by,
     };
-    lock().files.insert(path.as_os_str().to_owned(), kept);
+    let mut cache = lock();
+    if let Some(other) = cache.files.get(path.as_os_str()) {
+        // Scanned by another read meanwhile: the last scan made is kept, with every mark.
+        kept.met_by = kept.met_by.max(other.met_by);
+    }
+    cache.files.insert(path.as_os_str().to_owned(), kept);
     (scan, outcome)
 }
 
@@ -342,7 +354,7 @@ fn is_live(meta: &fs::Metadata) -> bool {
 pub(crate) fn forget(root: &Path, cache: Option<&Path>) {
     let mut kept = lock();
     kept.files.retain(|p, _| !Path::new(p).starts_with(root));
-    kept.loaded.remove(root);
+    kept.loaded.remove(root.as_os_str());
     drop(kept);
     if let Some(cache) = cache {
         let _ = fs::remove_file(file_of(root, cache));
@@ -545,6 +557,31 @@ mod tests {
         );
         forget(&store, Some(&cache));
         forget(&sibling, Some(&cache));
+    }
+
+    #[test]
+    fn a_file_scanned_again_keeps_the_mark_of_a_later_read_that_met_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("store");
+        fs::create_dir(&root).unwrap();
+        let file = root.join("x.jsonl");
+        fs::write(&file, "{\"type\":\"user\"}\n").unwrap();
+        read_store(&root, &dir.path().join("cache"));
+        let met_by = |f: &Path| lock().files.get(f.as_os_str()).map(|k| k.met_by);
+        let later = READS.fetch_add(10, std::sync::atomic::Ordering::Relaxed) + 5;
+        lock().files.get_mut(file.as_os_str()).unwrap().met_by = later;
+
+        // An earlier read scans the grown file again: the later read's mark stays.
+        fs::write(&file, "{\"type\":\"user\"}\n{\"type\":\"user\"}\n").unwrap();
+        let meta = SessionMeta::of(&fs::metadata(&file).unwrap());
+        let (_, outcome) = scan_one(&file, meta, 1);
+        assert!(matches!(outcome, Outcome::Changed));
+        assert_eq!(met_by(&file), Some(later));
+        // A read past it that finds the scan unmoved marks it.
+        let (_, outcome) = scan_one(&file, meta, later + 1);
+        assert!(matches!(outcome, Outcome::Kept));
+        assert_eq!(met_by(&file), Some(later + 1));
+        forget(&root, None);
     }
 
     #[test]
