@@ -67,18 +67,14 @@ pub(crate) fn read(root: &Path, cache: Option<&Path>) -> io::Result<Layout> {
         }
     }
     debug_assert!(scanned.next().is_none(), "a scan for each file scanned");
-    // The scans are kept (their cache file written again when one changed) while the runs are
-    // told apart: each takes milliseconds a thousand sessions, and neither needs the other.
-    let ((), found) = rayon::join(
-        || scans.save(),
-        || {
-            let mut found = Found::default();
-            for listing in listings {
-                found.project(listing);
-            }
-            found
-        },
-    );
+    // Kept before the runs are told apart, not beside: writing the cache file holds a line's
+    // worth of every session (3.5 MiB more at the peak of a cold listing of 20,000 sessions,
+    // for 10 ms less after files changed).
+    scans.save();
+    let mut found = Found::default();
+    for listing in listings {
+        found.project(listing);
+    }
     Ok(found.into_layout(root))
 }
 
