@@ -98,6 +98,15 @@ pub struct LineStart {
     pub lines: u64,
 }
 
+/// Where a read of a run may stop: just past the run's last line (and any line before it a
+/// reading of the file warns of), as a scan of the file found them when it was `file_len`
+/// bytes long.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadEnd {
+    pub offset: u64,
+    pub file_len: u64,
+}
+
 /// Where a run's files are.
 #[derive(Debug, Clone, Default)]
 pub struct RunFiles {
@@ -145,6 +154,9 @@ pub struct Nesting {
     /// no line before it is the run's). Set only by a store whose records are its file's
     /// lines.
     pub start: Option<LineStart>,
+    /// Where a read of the run may stop, when that is not the file's end (a side
+    /// conversation's last line in its session's file).
+    pub end: Option<ReadEnd>,
 }
 
 impl Nesting {
@@ -202,6 +214,11 @@ impl RunFiles {
     /// See [`Nesting::start`].
     pub fn start(&self) -> Option<LineStart> {
         self.nesting.as_ref()?.start
+    }
+
+    /// See [`Nesting::end`].
+    pub fn end(&self) -> Option<ReadEnd> {
+        self.nesting.as_ref()?.end
     }
 
     /// What only some runs have, to change (made when the run had none).

@@ -77,7 +77,9 @@ pub(crate) fn analyze_run_observed(
         let mut outcome = match files.start() {
             // No line before its first is the run's (a side conversation in its session's
             // file): the read starts there.
-            Some(start) => crate::sources::read_store_lines_at(path, start, &mut take)?,
+            Some(start) => {
+                crate::sources::read_store_lines_at(path, start, files.end(), &mut take)?
+            }
             None => layout.store().read_records(path, id, &mut take)?,
         };
         let modified = fs::metadata(path).ok().as_ref().and_then(modified_ms);

@@ -140,7 +140,7 @@ pub(crate) fn read_store_lines(
         let each = |line: RawLine<'_>| split_glued(line, &mut each);
         return read_lines_from(std::io::BufReader::new(decoder), len, each);
     }
-    read_store_lines_at(path, Default::default(), each)
+    read_store_lines_at(path, Default::default(), None, each)
 }
 
 /// [`read_store_lines`] of a plain file from line `start` on (the lines before it are not
@@ -148,9 +148,10 @@ pub(crate) fn read_store_lines(
 pub(crate) fn read_store_lines_at(
     path: &std::path::Path,
     start: crate::model::layout::LineStart,
+    end: Option<crate::model::layout::ReadEnd>,
     mut each: impl FnMut(RawLine<'_>),
 ) -> std::io::Result<crate::transcript::ReadOutcome> {
-    use crate::transcript::{read_lines, split_glued, Cursor};
+    use crate::transcript::{read_lines_within, split_glued, Cursor};
     // A start the file no longer has a line at (rewritten since it was scanned) is not
     // trusted: the file is read from its start.
     let from = match follows_a_newline(path, start.offset) {
@@ -160,8 +161,10 @@ pub(crate) fn read_store_lines_at(
         },
         false => Cursor::default(),
     };
-    // A line of several JSON values glued together is read as those values.
-    read_lines(path, from, |line| split_glued(line, &mut each))
+    // A line of several JSON values glued together is read as those values. A read from the
+    // file's start (the file rewritten) is read to its end.
+    let end = end.filter(|_| from.offset == start.offset);
+    read_lines_within(path, from, end, |line| split_glued(line, &mut each))
 }
 
 /// Whether the byte before `offset` in the file at `path` ends a line (`offset` 0: the file's

@@ -23,6 +23,6 @@ pub use crate::retained::span::{BigString, SpanSource};
 pub(crate) use event::SCHEMA_VERSION;
 pub(crate) use reader::ReadOutcome;
 pub(crate) use reader::{
-    first_value, may_be_glued, read_lines, read_lines_from, read_small_lines, read_transcript_line,
-    read_transcript_lines, settled_tail, split_glued, Cursor, RawLine,
+    first_value, may_be_glued, read_lines, read_lines_from, read_lines_within, read_small_lines,
+    read_transcript_line, read_transcript_lines, settled_tail, split_glued, Cursor, RawLine,
 };

@@ -7,8 +7,9 @@
 //! whatever its size.
 
 use super::spans::{bounds, BigString, Compacted, Compactor};
+use crate::model::layout::ReadEnd;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Seek, SeekFrom};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -142,8 +143,23 @@ pub(crate) fn read_lines(
     from: Cursor,
     each: impl FnMut(RawLine<'_>),
 ) -> io::Result<ReadOutcome> {
+    read_lines_within(path, from, None, each)
+}
+
+/// [`read_lines`] up to `end` when the file is still the length `end` was found in: a run
+/// whose last line a scan found need not be read past it. (A file of another length is read to
+/// its end: it may hold more of the run.) The outcome then says the read ended there.
+pub(crate) fn read_lines_within(
+    path: &Path,
+    from: Cursor,
+    end: Option<ReadEnd>,
+    each: impl FnMut(RawLine<'_>),
+) -> io::Result<ReadOutcome> {
     let (reader, file_len) = open_at(path, from)?;
-    read_lines_at(reader, from, file_len, None, each)
+    let stop = end
+        .filter(|e| e.file_len == file_len && e.offset >= from.offset)
+        .map_or(u64::MAX, |e| e.offset - from.offset);
+    read_lines_at(reader.take(stop), from, file_len, None, each)
 }
 
 /// [`read_lines`] for a harness transcript: a line over the bound (`spans::LINE_BOUND`) is streamed, its big

@@ -337,6 +337,7 @@ impl Found {
                             side: Some(side.side.clone()),
                             revision: None,
                             start: scan.start_of(side),
+                            end: scan.end_of(side),
                         },
                     )
                 },

@@ -11,7 +11,7 @@
 //! Knowing this means reading the session file, so a scan is kept by the file's stamp
 //! ([`super::scan_cache`]); a file that grew is read on from where its scan stopped.
 
-use crate::model::layout::{LineStart, RunFiles};
+use crate::model::layout::{LineStart, ReadEnd, RunFiles};
 use crate::transcript::{needle, read_lines, Cursor};
 use memchr::memmem::Finder;
 use serde::{Deserialize, Serialize};
@@ -37,6 +37,10 @@ pub(crate) struct Sidechain {
     /// of it then starts at the file's start).
     #[serde(default)]
     pub start: Option<LineStart>,
+    /// Just past its last line in the file (none in a scan kept by an older build: a read of
+    /// it then goes on to the file's end).
+    #[serde(default)]
+    pub end: Option<u64>,
 }
 
 /// What a session file says of the runs inside and under it.
@@ -61,6 +65,10 @@ pub(crate) struct SessionScan {
     /// conversation's read starts after either.
     #[serde(default)]
     pub unread_from: Option<LineStart>,
+    /// Just past the last such line: no side conversation's read ends before it. (None in a
+    /// scan kept by an older build, whose side conversations have no end either.)
+    #[serde(default)]
+    pub unread_to: Option<u64>,
 }
 
 impl SessionScan {
@@ -73,6 +81,17 @@ impl SessionScan {
             _ => first,
         })
         .filter(|at| at.offset > 0)
+    }
+
+    /// Where a read of side conversation `s` may stop: past its last line and past every line
+    /// a reading of the file warns of or the scan could not read (a run's fold may take it),
+    /// while the file is the length the scan read. `None`: at the file's end.
+    pub(crate) fn end_of(&self, s: &Sidechain) -> Option<ReadEnd> {
+        let end = s.end?;
+        Some(ReadEnd {
+            offset: self.unread_to.map_or(end, |u| u.max(end)),
+            file_len: self.scanned_to,
+        })
     }
 
     /// The call that started side conversation `s`.
@@ -105,19 +124,24 @@ pub(crate) struct Scanner {
 /// How many bytes before where a scan stopped are checked before it reads on.
 const TAIL: usize = 64;
 
-/// The top-level keys a scan reads; the rest of a line is skipped unparsed.
+/// The top-level keys a scan reads; the rest of a line is skipped unparsed. The short strings
+/// are borrowed from the line (copied only when they hold an escape): a session's side lines
+/// are all read.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ScanLine<'a> {
-    #[serde(rename = "type")]
-    kind: Option<String>,
+    #[serde(rename = "type", borrow)]
+    kind: Option<Cow<'a, str>>,
     #[serde(default)]
     is_sidechain: bool,
-    uuid: Option<String>,
-    parent_uuid: Option<String>,
-    agent_id: Option<String>,
-    #[serde(rename = "parentToolUseID")]
-    parent_tool_use_id: Option<String>,
+    #[serde(borrow)]
+    uuid: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    parent_uuid: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    agent_id: Option<Cow<'a, str>>,
+    #[serde(rename = "parentToolUseID", borrow)]
+    parent_tool_use_id: Option<Cow<'a, str>>,
     data: Option<ProgressData>,
     #[serde(borrow)]
     message: Option<&'a RawValue>,
@@ -168,7 +192,7 @@ impl Scanner {
                 offset: l.offset,
                 lines: l.number - 1,
             };
-            self.line(l.bytes, at);
+            self.line(l.bytes, at, l.offset + l.raw_len + 1);
             tail.clear();
             tail.extend_from_slice(&l.bytes[l.bytes.len().saturating_sub(TAIL - 1)..]);
             tail.push(b'\n');
@@ -195,14 +219,16 @@ impl Scanner {
         read.is_ok() && now == self.tail
     }
 
-    fn line(&mut self, bytes: &[u8], at: LineStart) {
+    /// Scans the line at `at`, which ends (its newline included) at `end`.
+    fn line(&mut self, bytes: &[u8], at: LineStart, end: u64) {
         if !self.scan.replacements && has(bytes, &REPLACEMENT) {
             self.scan.replacements = true;
         }
         // A line a run's reading splits into glued values counts a warning in every run read
-        // past it, its session's side conversations too: none may start after it.
-        if self.scan.unread_from.is_none() && crate::transcript::may_be_glued(bytes) {
-            self.scan.unread_from = Some(at);
+        // past it, its session's side conversations too: none may start after it, nor end
+        // before it.
+        if crate::transcript::may_be_glued(bytes) {
+            self.unread(at, end);
         }
         let wanted = has(bytes, &SIDE)
             || has(bytes, &AGENT)
@@ -210,13 +236,17 @@ impl Scanner {
         if !wanted {
             return;
         }
-        // A line that is not JSON is the run model's to report.
-        let Ok(l) = serde_json::from_slice::<ScanLine<'_>>(bytes) else {
-            self.scan.unread_from.get_or_insert(at);
-            return;
+        // A line that is not JSON is the run model's to report. (Checked as text first, in one
+        // vector pass: parsed from bytes, each borrowed value, the message most of all, would
+        // be checked again on its own.)
+        let parsed = simdutf8::basic::from_utf8(bytes)
+            .ok()
+            .and_then(|text| serde_json::from_str::<ScanLine<'_>>(text).ok());
+        let Some(l) = parsed else {
+            return self.unread(at, end);
         };
         if l.is_sidechain {
-            return self.side_line(&l, at);
+            return self.side_line(&l, at, end);
         }
         match l.kind.as_deref() {
             Some("progress") => {
@@ -224,7 +254,8 @@ impl Scanner {
                 if data.and_then(|d| d.kind.as_deref()) == Some("agent_progress") {
                     let agent = data.and_then(|d| d.agent_id.clone());
                     let agent = agent.filter(|a| is_agent_id(a));
-                    if let (Some(agent), Some(call)) = (agent, l.parent_tool_use_id.clone()) {
+                    let call = l.parent_tool_use_id.as_deref().map(str::to_owned);
+                    if let (Some(agent), Some(call)) = (agent, call) {
                         self.scan.agent_calls.entry(agent).or_insert(call);
                     }
                 }
@@ -235,30 +266,38 @@ impl Scanner {
         }
     }
 
-    fn side_line(&mut self, l: &ScanLine<'_>, at: LineStart) {
-        let agent = l.agent_id.as_ref().filter(|a| is_agent_id(a));
-        let found = match (agent, &l.parent_uuid) {
+    /// A line at `at` (ending at `end`) that a run's reading may take or warn of and the scan
+    /// could not read: no side conversation's read starts after it or ends before it.
+    fn unread(&mut self, at: LineStart, end: u64) {
+        self.scan.unread_from.get_or_insert(at);
+        self.scan.unread_to = Some(end);
+    }
+
+    fn side_line(&mut self, l: &ScanLine<'_>, at: LineStart, end: u64) {
+        let agent = l.agent_id.as_deref().filter(|a| is_agent_id(a));
+        let uuid = l.uuid.as_deref();
+        let found = match (agent, l.parent_uuid.as_deref()) {
             (Some(agent), _) => {
-                (self.scan.sidechains.iter()).position(|s| s.side.by_agent && s.side.key == *agent)
+                (self.scan.sidechains.iter()).position(|s| s.side.by_agent && s.side.key == agent)
             }
             (None, Some(parent)) => self.members.get(parent).map(|m| m.0),
             // A root line written twice is still one side conversation.
-            (None, None) => (l.uuid.as_ref()).and_then(|u| self.members.get(u).map(|m| m.0)),
+            (None, None) => uuid.and_then(|u| self.members.get(u).map(|m| m.0)),
         };
         // Where this line's uuid was first seen (here, for a new one).
-        let first = (l.uuid.as_ref())
+        let first = uuid
             .and_then(|u| self.members.get(u).map(|m| m.1))
             .unwrap_or(at);
         let index = match found {
             Some(index) => index,
             None => {
-                let side = match (agent, &l.uuid) {
+                let side = match (agent, uuid) {
                     (Some(agent), _) => SideKey {
-                        key: agent.clone(),
+                        key: agent.to_owned(),
                         by_agent: true,
                     },
                     (None, Some(uuid)) => SideKey {
-                        key: uuid.clone(),
+                        key: uuid.to_owned(),
                         by_agent: false,
                     },
                     // A side line with neither cannot be told apart: the session keeps it out.
@@ -273,13 +312,16 @@ impl Scanner {
                     call,
                     lines: 0,
                     start: Some(start),
+                    end: None,
                 });
                 self.scan.sidechains.len() - 1
             }
         };
-        self.scan.sidechains[index].lines += 1;
-        if let Some(uuid) = &l.uuid {
-            self.members.insert(uuid.clone(), (index, first));
+        let found = &mut self.scan.sidechains[index];
+        found.lines += 1;
+        found.end = Some(end);
+        if let Some(uuid) = uuid {
+            self.members.insert(uuid.to_owned(), (index, first));
         }
     }
 
@@ -532,8 +574,8 @@ mod tests {
                 offset,
                 lines: n as u64,
             };
-            s.line(l.as_bytes(), at);
             offset += l.len() as u64 + 1;
+            s.line(l.as_bytes(), at, offset);
         }
         s.scan
     }
@@ -596,6 +638,45 @@ mod tests {
             (start("b1"), start("a1"), start("x1")),
             (Some(1), Some(2), Some(4)),
             "a start before the unread line stays; a later one moves to it"
+        );
+    }
+
+    #[test]
+    fn a_read_may_stop_past_its_last_line_and_past_any_later_unread_one() {
+        let offset =
+            |lines: &[&str], n: usize| -> u64 { (0..n).map(|i| lines[i].len() as u64 + 1).sum() };
+        let ends = |s: &SessionScan| -> Vec<Option<u64>> {
+            (s.sidechains.iter())
+                .map(|c| s.end_of(c).map(|e| e.offset))
+                .collect()
+        };
+        let mut s = scan(LINES);
+        // Only while the file is the length the scan read.
+        s.scanned_to = offset(LINES, LINES.len());
+        assert_eq!(
+            ends(&s),
+            [
+                Some(offset(LINES, 4)),
+                Some(offset(LINES, 6)),
+                Some(offset(LINES, 7))
+            ]
+        );
+        assert!(s
+            .sidechains
+            .iter()
+            .all(|c| s.end_of(c).unwrap().file_len == s.scanned_to));
+        // A glued line after B's last and before A's: B's read goes on past it.
+        let glued = format!("{}{}", TASK, TASK);
+        let mut lines = LINES.to_vec();
+        lines.insert(4, &glued);
+        let s = scan(&lines);
+        assert_eq!(
+            ends(&s),
+            [
+                Some(offset(&lines, 5)),
+                Some(offset(&lines, 7)),
+                Some(offset(&lines, 8))
+            ]
         );
     }
 

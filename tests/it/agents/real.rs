@@ -113,15 +113,17 @@ fn claude_store(file: &Path, name: &str) -> tempfile::TempDir {
 }
 
 #[test]
-fn every_real_side_conversation_reads_from_its_first_line_as_from_its_files_start() {
+fn every_real_side_conversation_reads_from_its_first_to_its_last_line_as_whole() {
     let Some(shared) = shared() else { return };
-    let mut started = 0;
+    let (mut started, mut ended) = (0, 0);
     for (name, _, _) in CLAUDE {
         let store = claude_store(&shared.join(format!("claude-code/{name}.jsonl")), name);
-        started += super::subagents::side_reads_start_where_they_may(store.path());
+        let (s, e) = super::subagents::side_reads_start_and_end_where_they_may(store.path());
+        (started, ended) = (started + s, ended + e);
     }
-    // The two sessions of an older build hold seven side conversations, none on line 1.
-    assert_eq!(started, 7);
+    // The two sessions of an older build hold seven side conversations, none on line 1; the
+    // reads of those that have lines of the session after their last stop there.
+    assert_eq!((started, ended), (7, 7));
 }
 
 #[test]

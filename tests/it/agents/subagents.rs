@@ -432,25 +432,32 @@ fn a_side_conversation_has_figures_of_its_own() {
 }
 
 /// Reads every side conversation of store `root` from where its session's scan says it starts
-/// and from its file's start, and checks that both read the same, timeline and all; how many
-/// started past the file's start.
-pub(super) fn side_reads_start_where_they_may(root: &Path) -> usize {
+/// up to where it says it may stop, and from its file's start to its end, and checks that both
+/// read the same, timeline and all; how many started past the file's start, and how many
+/// stopped before its end.
+pub(super) fn side_reads_start_and_end_where_they_may(root: &Path) -> (usize, usize) {
     let dir = unindexed(root);
     let layout = dir.layout().unwrap();
     let mut whole = layout.clone();
     (whole.runs.values_mut())
         .filter_map(|f| f.nesting.as_mut())
-        .for_each(|n| n.start = None);
-    let mut started = 0;
+        .for_each(|n| (n.start, n.end) = (None, None));
+    let (mut started, mut ended) = (0, 0);
     for (id, files) in layout.runs.iter().filter(|(_, f)| f.side().is_some()) {
         started += usize::from(files.start().is_some());
+        let file_len = std::fs::metadata(files.transcript.as_ref().unwrap())
+            .unwrap()
+            .len();
+        ended += usize::from(
+            files.start().is_some() && files.end().is_some_and(|e| e.offset < file_len),
+        );
         let read = |layout: &mission_control::runs::Layout| {
             let detail = mission_control::runs::analyze_run(layout, id, &dir.opts, true);
             serde_json::to_value(detail.unwrap()).unwrap()
         };
         assert_eq!(read(&layout), read(&whole), "{id} in {}", root.display());
     }
-    started
+    (started, ended)
 }
 
 #[test]
@@ -475,7 +482,12 @@ fn a_side_conversation_is_read_from_its_first_line_as_from_its_files_start() {
     s.line(early)
         .line(line("c2", Some("c1"), "assistant", said("late_marker")));
     let path = s.write();
-    assert_eq!(side_reads_start_where_they_may(store.path()), 3);
+    // The parser's and the tests' reads stop past the agent's unread first line (after their
+    // own last lines); the agent's last line is the file's.
+    assert_eq!(
+        side_reads_start_and_end_where_they_may(store.path()),
+        (3, 2)
+    );
     let layout = unindexed(store.path()).layout().unwrap();
     let start = |id: &str| layout.runs[id].start().map(|s| s.lines);
     let text = std::fs::read_to_string(&path).unwrap();
@@ -498,6 +510,54 @@ fn a_side_conversation_is_read_from_its_first_line_as_from_its_files_start() {
         show.contains("early_marker") && show.contains("late_marker"),
         "{show}"
     );
+}
+
+#[test]
+fn a_side_conversations_read_stops_past_its_last_line_and_past_any_glued_one() {
+    let store = tempfile::tempdir().unwrap();
+    let s = session_with_side_conversations(&store.path().join("-home-ana-app"));
+    let path = s.write();
+    // After both conversations: two of the session's lines glued into one (each run read past
+    // it warns of it), then one more.
+    let said_later = |text: &str| {
+        json!({"type": "assistant", "uuid": text, "sessionId": SESSION,
+            "timestamp": "2026-04-02T10:05:00.000Z", "message": said(text)})
+    };
+    let glued = format!("{}{}", said_later("g1"), said_later("g2"));
+    let tail = format!("{glued}\n{}\n", said_later("g3"));
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    std::io::Write::write_all(&mut file, tail.as_bytes()).unwrap();
+    crate::support::set_mtime(&path, crate::support::OLD_MS);
+    assert_eq!(
+        side_reads_start_and_end_where_they_may(store.path()),
+        (2, 2)
+    );
+    let dir = unindexed(store.path());
+    let layout = dir.layout().unwrap();
+    let parser = "sidechain-aaaaaaaa";
+    let text = std::fs::read_to_string(&path).unwrap();
+    let glued_end = (text.find(&glued).unwrap() + glued.len() + 1) as u64;
+    assert_eq!(layout.runs[parser].end().map(|e| e.offset), Some(glued_end));
+    let detail = mission_control::runs::analyze_run(&layout, parser, &dir.opts, false).unwrap();
+    let glued_warnings = (detail.problems.iter())
+        .filter(|p| p.message.contains("JSON values on one line"))
+        .count();
+    assert_eq!(glued_warnings, 1, "{:?}", detail.problems);
+
+    // The file grew after the scan found where the parser's lines end: the read goes on to the
+    // file's end, and takes the parser's new line.
+    let more = side("a5", Some("a4"), "assistant", said("parser_more_marker"));
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    std::io::Write::write_all(&mut file, format!("{more}\n").as_bytes()).unwrap();
+    let detail = mission_control::runs::analyze_run(&layout, parser, &dir.opts, true).unwrap();
+    let shown = serde_json::to_string(&detail).unwrap();
+    assert!(shown.contains("parser_more_marker"), "{shown}");
 }
 
 /// Store `root`, read without an index (each listing reads its layout again).
