@@ -107,6 +107,16 @@ pub struct ReadEnd {
     pub file_len: u64,
 }
 
+/// The lines of a transcript that are other runs' (a session's side lines, for the session),
+/// as a scan read them when the file was `file_len` bytes long: ranges of lines back to back,
+/// each from its first line's offset to just past its last. A read of the run passes over
+/// them unparsed while the file is still that length.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OthersLines {
+    pub ranges: Vec<(u64, u64)>,
+    pub file_len: u64,
+}
+
 /// Where a run's files are.
 #[derive(Debug, Clone, Default)]
 pub struct RunFiles {
@@ -157,6 +167,8 @@ pub struct Nesting {
     /// Where a read of the run may stop, when that is not the file's end (a side
     /// conversation's last line in its session's file).
     pub end: Option<ReadEnd>,
+    /// The lines of the run's transcript that are other runs' (a session file's side lines).
+    pub others: Option<std::sync::Arc<OthersLines>>,
 }
 
 impl Nesting {
@@ -219,6 +231,11 @@ impl RunFiles {
     /// See [`Nesting::end`].
     pub fn end(&self) -> Option<ReadEnd> {
         self.nesting.as_ref()?.end
+    }
+
+    /// See [`Nesting::others`].
+    pub fn others(&self) -> Option<&std::sync::Arc<OthersLines>> {
+        self.nesting.as_ref()?.others.as_ref()
     }
 
     /// What only some runs have, to change (made when the run had none).

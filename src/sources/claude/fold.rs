@@ -12,7 +12,7 @@ use super::content::{Block, Content};
 use super::persisted::{self, RawOutput, Target, STUB_PREFIX};
 use super::threads::{is_agent_file, Lines, Take};
 use crate::fold::{Analyzer, ForeignResult, Terminal};
-use crate::model::layout::RunFiles;
+use crate::model::layout::{OthersLines, RunFiles};
 use crate::model::options::Verify;
 use crate::model::values::{matches_content, ValueFile};
 use crate::model::{ProblemKind, RetentionState, TimelineEvent};
@@ -27,6 +27,7 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::Read;
+use std::sync::Arc;
 
 /// Line types Claude Code writes that hold nothing for the timeline.
 const FOLDED: &[&str] = &[
@@ -72,6 +73,9 @@ pub(crate) struct ClaudeFold {
     verify: Verify,
     /// The last local command typed (what a `<local-command-stdout>` line is the output of).
     last_command: Option<String>,
+    /// The side lines a session's scan read, with the index of the first range a line may
+    /// still be in: counted and passed over unparsed (lines come in the file's order).
+    others: Option<(Arc<OthersLines>, usize)>,
 }
 
 /// A session line's top-level keys. The short strings every line repeats are borrowed from
@@ -235,17 +239,43 @@ impl ClaudeFold {
         let parent = files.parent();
         let mut sessions = vec![id.split('@').next().unwrap_or(id).to_owned()];
         sessions.extend(parent.map(|p| p.split('@').next().unwrap_or(p).to_owned()));
+        let lines = Lines::of(files);
+        // Only while the file is the length its scan read: a file rewritten since is read
+        // line by line.
+        let scanned = |o: &&Arc<OthersLines>| {
+            (files.transcript.as_deref())
+                .and_then(|p| std::fs::metadata(p).ok())
+                .is_some_and(|m| m.len() == o.file_len)
+        };
+        let others = (files.others())
+            .filter(|_| matches!(lines, Lines::Main))
+            .filter(scanned)
+            .map(|o| (Arc::clone(o), 0));
         Self {
             sessions,
             agent_file: is_agent_file(files) && files.side().is_none(),
-            lines: Lines::of(files),
+            lines,
             taken: true,
             replacements: HashMap::new(),
             messages: HashMap::new(),
             titles: [None, None, None],
             verify,
             last_command: None,
+            others,
         }
+    }
+
+    /// Whether the line at `offset` is one of the side lines the session's scan read (see
+    /// [`OthersLines`]).
+    fn scanned_side_line(&mut self, offset: u64) -> bool {
+        let Some((others, next)) = &mut self.others else {
+            return false;
+        };
+        let ranges = &others.ranges;
+        while ranges.get(*next).is_some_and(|r| r.1 <= offset) {
+            *next += 1;
+        }
+        ranges.get(*next).is_some_and(|r| r.0 <= offset)
     }
 
     /// What the model got instead of these results (read ahead of the fold: the record is
@@ -260,6 +290,14 @@ impl ClaudeFold {
         // side line whose links read but the rest does not is its own conversation's.
         let side = matches!(self.lines, Lines::Side(..));
         self.taken = !side;
+        // A side line the scan read whole, links and all: the session would only count it.
+        if self.scanned_side_line(raw.offset) {
+            let take = Take {
+                keep: false,
+                side: true,
+            };
+            return self.account(into, take);
+        }
         // A side conversation's lines are a few of its session's: the others are passed over
         // unparsed.
         if side && !super::threads::may_be_side(raw.bytes) || self.lines.surely_not_taken(raw.bytes)

@@ -208,6 +208,10 @@ impl Found {
             let unreplaced_len = (scan.as_ref())
                 .filter(|s| !s.replacements)
                 .map_or(0, |s| s.scanned_to);
+            let nesting = Nesting {
+                others: scan.as_ref().and_then(|s| s.others()),
+                ..Default::default()
+            };
             if let Some(scan) = scan {
                 if !scan.sidechains.is_empty() || !scan.agent_calls.is_empty() {
                     let file = SharedFile {
@@ -224,6 +228,7 @@ impl Found {
                     transcript: Some(path),
                     unreplaced_len,
                     stamp: stamp.map(Box::new),
+                    nesting: nesting.boxed(),
                     ..Default::default()
                 },
             );
@@ -338,6 +343,7 @@ impl Found {
                             revision: None,
                             start: scan.start_of(side),
                             end: scan.end_of(side),
+                            others: None,
                         },
                     )
                 },

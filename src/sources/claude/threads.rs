@@ -11,7 +11,7 @@
 //! Knowing this means reading the session file, so a scan is kept by the file's stamp
 //! ([`super::scan_cache`]); a file that grew is read on from where its scan stopped.
 
-use crate::model::layout::{LineStart, ReadEnd, RunFiles};
+use crate::model::layout::{LineStart, OthersLines, ReadEnd, RunFiles};
 use crate::transcript::{needle, read_lines, Cursor};
 use memchr::memmem::Finder;
 use serde::{Deserialize, Serialize};
@@ -69,6 +69,11 @@ pub(crate) struct SessionScan {
     /// scan kept by an older build, whose side conversations have no end either.)
     #[serde(default)]
     pub unread_to: Option<u64>,
+    /// The side lines the scan read (any conversation's, or none's), as ranges of lines back
+    /// to back: [first line's offset, just past the last). The session's read passes over
+    /// them unparsed (see [`OthersLines`]).
+    #[serde(default)]
+    pub side_lines: Vec<(u64, u64)>,
 }
 
 impl SessionScan {
@@ -91,6 +96,17 @@ impl SessionScan {
         Some(ReadEnd {
             offset: self.unread_to.map_or(end, |u| u.max(end)),
             file_len: self.scanned_to,
+        })
+    }
+
+    /// The side lines a read of the session passes over unparsed, while its file is the
+    /// length this scan read; `None` when the scan read none.
+    pub(crate) fn others(&self) -> Option<std::sync::Arc<OthersLines>> {
+        (!self.side_lines.is_empty()).then(|| {
+            std::sync::Arc::new(OthersLines {
+                ranges: self.side_lines.clone(),
+                file_len: self.scanned_to,
+            })
         })
     }
 
@@ -246,6 +262,12 @@ impl Scanner {
             return self.unread(at, end);
         };
         if l.is_sidechain {
+            // Read whole as text and JSON here, with the same links a session's read would
+            // find: that read would only count it.
+            match self.scan.side_lines.last_mut() {
+                Some(last) if last.1 == at.offset => last.1 = end,
+                _ => self.scan.side_lines.push((at.offset, end)),
+            }
             return self.side_line(&l, at, end);
         }
         match l.kind.as_deref() {

@@ -113,17 +113,20 @@ fn claude_store(file: &Path, name: &str) -> tempfile::TempDir {
 }
 
 #[test]
-fn every_real_side_conversation_reads_from_its_first_to_its_last_line_as_whole() {
+fn every_real_session_and_side_conversation_reads_as_scanned_as_whole() {
     let Some(shared) = shared() else { return };
-    let (mut started, mut ended) = (0, 0);
+    let (mut started, mut ended, mut passed_over) = (0, 0, 0);
     for (name, _, _) in CLAUDE {
         let store = claude_store(&shared.join(format!("claude-code/{name}.jsonl")), name);
-        let (s, e) = super::subagents::side_reads_start_and_end_where_they_may(store.path());
-        (started, ended) = (started + s, ended + e);
+        let reads = super::subagents::reads_as_scanned(store.path());
+        started += reads.started;
+        ended += reads.ended;
+        passed_over += reads.passed_over;
     }
     // The two sessions of an older build hold seven side conversations, none on line 1; the
-    // reads of those that have lines of the session after their last stop there.
-    assert_eq!((started, ended), (7, 7));
+    // reads of those that have lines of the session after their last stop there; both
+    // sessions pass over their side lines.
+    assert_eq!((started, ended, passed_over), (7, 7, 2));
 }
 
 #[test]

@@ -431,33 +431,47 @@ fn a_side_conversation_has_figures_of_its_own() {
     assert_eq!(find(&runs, "sidechain-cccccccc")["status"], "interrupted");
 }
 
-/// Reads every side conversation of store `root` from where its session's scan says it starts
-/// up to where it says it may stop, and from its file's start to its end, and checks that both
-/// read the same, timeline and all; how many started past the file's start, and how many
-/// stopped before its end.
-pub(super) fn side_reads_start_and_end_where_they_may(root: &Path) -> (usize, usize) {
+/// How the runs of a store's session files were read as their scans allow.
+#[derive(Debug, PartialEq)]
+pub(super) struct ScannedReads {
+    /// Side conversations read from past their file's start,
+    pub started: usize,
+    /// and up to before its end.
+    pub ended: usize,
+    /// Sessions that passed over their side lines unparsed.
+    pub passed_over: usize,
+}
+
+/// Reads every run of store `root` as its session's scan lets it (a side conversation from
+/// its first line to where it may stop, a session passing over its side lines unparsed), and
+/// every line of its file as a whole, and checks that both read the same, timeline and all.
+pub(super) fn reads_as_scanned(root: &Path) -> ScannedReads {
     let dir = unindexed(root);
     let layout = dir.layout().unwrap();
     let mut whole = layout.clone();
     (whole.runs.values_mut())
         .filter_map(|f| f.nesting.as_mut())
-        .for_each(|n| (n.start, n.end) = (None, None));
-    let (mut started, mut ended) = (0, 0);
-    for (id, files) in layout.runs.iter().filter(|(_, f)| f.side().is_some()) {
-        started += usize::from(files.start().is_some());
+        .for_each(|n| (n.start, n.end, n.others) = (None, None, None));
+    let mut reads = ScannedReads {
+        started: 0,
+        ended: 0,
+        passed_over: 0,
+    };
+    for (id, files) in &layout.runs {
         let file_len = std::fs::metadata(files.transcript.as_ref().unwrap())
             .unwrap()
             .len();
-        ended += usize::from(
-            files.start().is_some() && files.end().is_some_and(|e| e.offset < file_len),
-        );
+        reads.started += usize::from(files.start().is_some());
+        let ended = files.start().is_some() && files.end().is_some_and(|e| e.offset < file_len);
+        reads.ended += usize::from(ended);
+        reads.passed_over += usize::from(files.others().is_some());
         let read = |layout: &mission_control::runs::Layout| {
             let detail = mission_control::runs::analyze_run(layout, id, &dir.opts, true);
             serde_json::to_value(detail.unwrap()).unwrap()
         };
         assert_eq!(read(&layout), read(&whole), "{id} in {}", root.display());
     }
-    (started, ended)
+    reads
 }
 
 #[test]
@@ -484,10 +498,8 @@ fn a_side_conversation_is_read_from_its_first_line_as_from_its_files_start() {
     let path = s.write();
     // The parser's and the tests' reads stop past the agent's unread first line (after their
     // own last lines); the agent's last line is the file's.
-    assert_eq!(
-        side_reads_start_and_end_where_they_may(store.path()),
-        (3, 2)
-    );
+    let reads = reads_as_scanned(store.path());
+    assert_eq!((reads.started, reads.ended), (3, 2));
     let layout = unindexed(store.path()).layout().unwrap();
     let start = |id: &str| layout.runs[id].start().map(|s| s.lines);
     let text = std::fs::read_to_string(&path).unwrap();
@@ -531,9 +543,14 @@ fn a_side_conversations_read_stops_past_its_last_line_and_past_any_glued_one() {
         .unwrap();
     std::io::Write::write_all(&mut file, tail.as_bytes()).unwrap();
     crate::support::set_mtime(&path, crate::support::OLD_MS);
+    let reads = reads_as_scanned(store.path());
     assert_eq!(
-        side_reads_start_and_end_where_they_may(store.path()),
-        (2, 2)
+        reads,
+        ScannedReads {
+            started: 2,
+            ended: 2,
+            passed_over: 1
+        }
     );
     let dir = unindexed(store.path());
     let layout = dir.layout().unwrap();
@@ -558,6 +575,19 @@ fn a_side_conversations_read_stops_past_its_last_line_and_past_any_glued_one() {
     let detail = mission_control::runs::analyze_run(&layout, parser, &dir.opts, true).unwrap();
     let shown = serde_json::to_string(&detail).unwrap();
     assert!(shown.contains("parser_more_marker"), "{shown}");
+    // The session reads its file line by line: it counts the new side line too.
+    let mut whole = layout.clone();
+    (whole.runs.values_mut())
+        .filter_map(|f| f.nesting.as_mut())
+        .for_each(|n| n.others = None);
+    let session = |layout: &mission_control::runs::Layout| {
+        let detail = mission_control::runs::analyze_run(layout, SESSION, &dir.opts, true);
+        serde_json::to_value(detail.unwrap()).unwrap()
+    };
+    assert!(layout.runs[SESSION].others().is_some());
+    let read = session(&layout);
+    assert_eq!(read, session(&whole));
+    assert_eq!(read["run"]["sidechainLines"], 7, "{}", read["run"]);
 }
 
 /// Store `root`, read without an index (each listing reads its layout again).
