@@ -211,12 +211,20 @@ impl Decoder {
 /// `None` when it is not one whole string. Faster than serde_json on text full of escapes (a
 /// tool's output, one `\\n` a line): a cold scan decodes every output this way.
 pub(crate) fn decode_literal(json: &str) -> Option<String> {
+    decode_leading(json)
+        .filter(|(_, len)| *len == json.len())
+        .map(|(text, _)| text)
+}
+
+/// The text of the JSON string literal `json` starts with, decoded as [`decode_literal`]
+/// decodes one, and its length in `json` (its quotes included): what follows it is not read.
+pub(crate) fn decode_leading(json: &str) -> Option<(String, usize)> {
     let raw = json.as_bytes().strip_prefix(b"\"")?;
     let mut out = Vec::with_capacity(raw.len());
     let mut decoder = Decoder::default();
     match decoder.feed(raw, &mut out) {
         // A high surrogate left waiting is a lone one, which serde_json refuses too.
-        Ok(Some(end)) if end == raw.len() && decoder.high.is_none() => String::from_utf8(out).ok(),
+        Ok(Some(end)) if decoder.high.is_none() => Some((String::from_utf8(out).ok()?, end + 1)),
         _ => None,
     }
 }

@@ -139,6 +139,9 @@ impl CodexFold {
         if text.trim().is_empty() {
             return;
         }
+        if let Some(out) = OutputLine::of(text) {
+            return self.output_line(into, (n, line.offset), out);
+        }
         let l: Line<'_> = match serde_json::from_str(text) {
             Ok(l) => l,
             Err(e) => {
@@ -285,18 +288,8 @@ impl CodexFold {
             }
             ("response_item", "function_call_output" | "custom_tool_call_output") => {
                 let id = p.call_id.owned().unwrap_or_default();
-                let (content, ok) = output_of(p.output);
-                let ok = ok && !self.failed.remove(&id);
-                let class = classify(&id, &content);
-                let finished = Event::ToolCallFinished {
-                    tool_call_id: id,
-                    result: ToolResult {
-                        ok,
-                        content,
-                        metadata: None,
-                    },
-                };
-                emit(into, "tool_call_finished", &finished, Some(class));
+                let output = output_of(p.output);
+                self.finished(into, (n, line.offset, ts), id, output);
             }
             // Web searches and other items carry no output the model read back.
             ("response_item", _) => {}
@@ -315,7 +308,77 @@ impl CodexFold {
     }
 }
 
+/// A tool's output line as Codex writes it, read without a JSON parser's pass over the
+/// output (most of a rollout's bytes, dense with escapes): `{"timestamp":"…","type":
+/// "response_item","payload":{"type":"function_call_output","call_id":"…","output":"…"}}`,
+/// byte for byte, its two short strings holding no escape. The output is decoded as
+/// `output_of` decodes it. Any other line, or one whose output does not decode, is parsed
+/// whole (and its damage reported as before).
+#[derive(Debug, PartialEq)]
+struct OutputLine<'a> {
+    timestamp: &'a str,
+    call_id: &'a str,
+    output: String,
+}
+
+impl<'a> OutputLine<'a> {
+    fn of(text: &'a str) -> Option<Self> {
+        const TYPES: &str =
+            r#","type":"response_item","payload":{"type":"function_call_output","call_id":""#;
+        let rest = text.strip_prefix(r#"{"timestamp":""#)?;
+        let (timestamp, rest) = plain_string(rest)?;
+        let (call_id, rest) = plain_string(rest.strip_prefix(TYPES)?)?;
+        let literal = rest.strip_prefix(r#","output":"#)?;
+        let (output, len) = crate::retained::json_string::decode_leading(literal)?;
+        (&literal[len..] == "}}").then_some(Self {
+            timestamp,
+            call_id,
+            output,
+        })
+    }
+}
+
+/// The text before the first `"` of `rest` and what follows that quote, when the text holds
+/// no escape and no control character (a JSON string that decodes to itself).
+fn plain_string(rest: &str) -> Option<(&str, &str)> {
+    let end = rest
+        .bytes()
+        .position(|b| b == b'"' || b == b'\\' || b < 0x20)?;
+    (rest.as_bytes()[end] == b'"').then(|| (&rest[..end], &rest[end + 1..]))
+}
+
 impl CodexFold {
+    /// A tool's output line read by [`OutputLine`]: what the whole line's parse gives.
+    fn output_line(&mut self, into: &mut Analyzer, (n, offset): (u64, u64), l: OutputLine<'_>) {
+        let ts = super::super::parse_time(l.timestamp);
+        // The model answered: a prompt said again from here on is a new one.
+        self.last_prompt = None;
+        let output = output_text(l.output);
+        self.finished(into, (n, offset, ts), l.call_id.to_owned(), output);
+    }
+
+    /// A call's output: the call failed when its exit code says so or an `item_completed`
+    /// said so before.
+    fn finished(
+        &mut self,
+        into: &mut Analyzer,
+        (n, offset, ts): (u64, u64, Option<i64>),
+        id: String,
+        (content, ok): (String, bool),
+    ) {
+        let ok = ok && !self.failed.remove(&id);
+        let class = classify(&id, &content);
+        let finished = Event::ToolCallFinished {
+            tool_call_id: id,
+            result: ToolResult {
+                ok,
+                content,
+                metadata: None,
+            },
+        };
+        into.emit(n, offset, ts, "tool_call_finished", &finished, Some(class));
+    }
+
     /// One prompt, said once: the IDE extension's context comes after the request it
     /// carries, which names the run.
     fn prompt(
@@ -389,6 +452,11 @@ fn output_of(v: Option<&RawValue>) -> (String, bool) {
             None => String::new(),
         },
     };
+    output_text(raw)
+}
+
+/// [`output_of`] for an output that is a string, decoded.
+fn output_text(raw: String) -> (String, bool) {
     if raw.starts_with('{') {
         if let Ok(doc) = serde_json::from_str::<OutputDoc<'_>>(&raw) {
             let code = (doc.metadata.0.exit_code)
@@ -511,6 +579,48 @@ mod tests {
         assert_eq!(l.payload.0.kind.as_deref(), Some("function_call_output"));
         assert_eq!(l.payload.0.call_id.owned(), None);
         assert_eq!(output_of(l.payload.0.output).0, "ok\n");
+    }
+
+    #[test]
+    fn an_output_line_reads_without_its_parse_as_with_it() {
+        let line = |output: &str| {
+            format!(
+                r#"{{"timestamp":"2026-05-11T08:27:23.709Z","type":"response_item","payload":{{"type":"function_call_output","call_id":"call_Y2p6","output":{output}}}}}"#
+            )
+        };
+        let outputs = [
+            r#""Exit code: 0\nOutput:\nok\n""#,
+            r#""quotes \" and \\ and \/ \b\f\r\t é \u00e9 \ud83d\ude00 ✓""#,
+            r#""{\"output\":\"done\\n\",\"metadata\":{\"exit_code\":1}}""#,
+            r#""""#,
+        ];
+        for output in outputs {
+            let text = line(output);
+            let l: Line<'_> = serde_json::from_str(&text).unwrap();
+            let read = OutputLine::of(&text).expect(output);
+            assert_eq!(Some(read.timestamp), l.timestamp.as_deref());
+            assert_eq!(Some(read.call_id.to_owned()), l.payload.0.call_id.owned());
+            assert_eq!(output_text(read.output), output_of(l.payload.0.output));
+        }
+        // Anything else is parsed whole: a lone surrogate (which the parse reads as no text),
+        // a control character, a bad escape, another spelling or order, more fields, a
+        // non-string output, an escape in the short strings.
+        let refused = [
+            line(r#""a \ud83d b""#),
+            line("\"a \u{1} b\""),
+            line(r#""a \x b""#),
+            line(r#""ok" "#),
+            line(r#"["ok"]"#),
+            line(r#""ok","extra":1"#),
+            line(r#""ok"}, "x": 1"#),
+            line(r#""ok"}}"#),
+            line(r#""ok""#).replace("\"call_Y2p6\"", "\"call\\u0059\""),
+            line(r#""ok""#).replace(r#""type":"response_item","payload""#, r#""payload""#),
+            format!("{}\r", line(r#""ok""#)),
+        ];
+        for text in refused {
+            assert_eq!(OutputLine::of(&text), None, "{text}");
+        }
     }
 
     #[test]
