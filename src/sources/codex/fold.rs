@@ -5,7 +5,7 @@
 //! and are folded away; an unknown line type is counted and shown.
 
 use super::items::{self, Completed};
-use super::tokens::TokenCounts;
+use super::tokens::{Info, TokenCounts};
 use crate::fold::{Analyzer, ForeignResult, Terminal};
 use crate::model::{ProblemKind, RetentionState};
 use crate::retained::{count_format_chars, count_lines};
@@ -114,7 +114,8 @@ struct Payload<'a> {
     /// A tool's output: decoded apart (most of a rollout's text is outputs).
     #[serde(borrow)]
     output: Option<&'a RawValue>,
-    info: Option<Value>,
+    #[serde(borrow)]
+    info: ObjectOr<Info<'a>>,
     item: Option<Value>,
 }
 
@@ -198,7 +199,7 @@ impl CodexFold {
                     Completed::Other => {}
                 }
             }
-            ("event_msg", "token_count") => match self.tokens.count(p.info.as_ref()) {
+            ("event_msg", "token_count") => match self.tokens.count(&p.info.0) {
                 Ok(Some(usage)) => into.add_tokens(n, &usage),
                 Ok(None) => {}
                 Err(_) => {

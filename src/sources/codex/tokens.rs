@@ -4,28 +4,109 @@
 //! says old totals again, so an event whose totals did not pass the largest seen is a repeat
 //! and counts nothing, and a run's figures end at its last totals. Input tokens count the
 //! cached ones; output tokens count the reasoning ones.
+//!
+//! An event's `info` is read into the fields below as a JSON value of it was read before (a
+//! rollout holds an event per model call, and building a value of each was most of the
+//! allocations of a cold listing): anything but an object holds no usage; a figure absent or
+//! `null` is 0, and one that is no count damages its event. (A key written twice damages the
+//! line, as for any field read so: see `sources/lax.rs`.)
 
 use crate::model::Usage;
-use serde_json::Value;
+use crate::sources::lax::{others_are_default, LaxStr};
+use serde::de::{value::MapAccessDeserializer, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use std::fmt;
 
 /// One reading of a usage object: input, cached input, output, reasoning.
 type Reading = [u64; 4];
 
+/// A `token_count` event's `info`.
+#[derive(Deserialize, Default, Debug)]
+#[serde(default)]
+pub(super) struct Info<'a> {
+    total_token_usage: UsageObject,
+    last_token_usage: UsageObject,
+    #[serde(borrow)]
+    model: LaxStr<'a>,
+}
+
+/// A usage object's figures: `None` when absent or not an object.
+#[derive(Default, Debug)]
+struct UsageObject(Option<Figures>);
+
+#[derive(Deserialize, Default, Debug)]
+#[serde(default)]
+struct Figures {
+    input_tokens: Option<Figure>,
+    cached_input_tokens: Option<Figure>,
+    output_tokens: Option<Figure>,
+    reasoning_output_tokens: Option<Figure>,
+}
+
+/// A figure as written (`null` reads as absent): a count, or anything else.
+#[derive(Debug, Clone, Copy, Default)]
+enum Figure {
+    Count(u64),
+    #[default]
+    Damaged,
+}
+
+impl<'de> Deserialize<'de> for UsageObject {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Object;
+        impl<'de> Visitor<'de> for Object {
+            type Value = UsageObject;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<UsageObject, A::Error> {
+                Figures::deserialize(MapAccessDeserializer::new(map)).map(|f| UsageObject(Some(f)))
+            }
+            others_are_default!(seq, str, bool, numbers, unit);
+        }
+        d.deserialize_any(Object)
+    }
+}
+
+impl<'de> Deserialize<'de> for Figure {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Count;
+        impl<'de> Visitor<'de> for Count {
+            type Value = Figure;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Figure, E> {
+                Ok(Figure::Count(n))
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<Figure, E> {
+                Ok(u64::try_from(n).map_or(Figure::Damaged, Figure::Count))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Figure, E> {
+                Ok(Figure::Damaged)
+            }
+            others_are_default!(seq, map, str, bool, unit);
+        }
+        d.deserialize_any(Count)
+    }
+}
+
 /// A usage object read: `Ok(None)` when there is none, `Err` when a figure is not a count (a
 /// negative, a string): damage, never summed.
-fn reading(v: Option<&Value>) -> Result<Option<Reading>, Damaged> {
-    let Some(v) = v.and_then(Value::as_object) else {
+fn reading(v: &UsageObject) -> Result<Option<Reading>, Damaged> {
+    let Some(f) = &v.0 else {
         return Ok(None);
     };
-    let get = |k: &str| match v.get(k) {
-        None | Some(Value::Null) => Ok(0),
-        Some(n) => n.as_u64().ok_or(Damaged),
+    let get = |figure: Option<Figure>| match figure {
+        None => Ok(0),
+        Some(Figure::Count(n)) => Ok(n),
+        Some(Figure::Damaged) => Err(Damaged),
     };
     Ok(Some([
-        get("input_tokens")?,
-        get("cached_input_tokens")?,
-        get("output_tokens")?,
-        get("reasoning_output_tokens")?,
+        get(f.input_tokens)?,
+        get(f.cached_input_tokens)?,
+        get(f.output_tokens)?,
+        get(f.reasoning_output_tokens)?,
     ]))
 }
 
@@ -50,10 +131,9 @@ fn reach(r: &Reading) -> u64 {
 impl TokenCounts {
     /// The usage of the call a `token_count` event's `info` reports, or `None` for a repeat
     /// (or an event with no figures).
-    pub(super) fn count(&mut self, info: Option<&Value>) -> Result<Option<Usage>, Damaged> {
-        let Some(info) = info else { return Ok(None) };
-        let total = reading(info.get("total_token_usage"))?;
-        let last = reading(info.get("last_token_usage"))?;
+    pub(super) fn count(&mut self, info: &Info<'_>) -> Result<Option<Usage>, Damaged> {
+        let total = reading(&info.total_token_usage)?;
+        let last = reading(&info.last_token_usage)?;
         let last = match total {
             // What the totals grew by (the last call's figures, when events are distinct).
             Some(now) => {
@@ -71,9 +151,7 @@ impl TokenCounts {
                 None => return Ok(None),
             },
         };
-        let model = (info.get("model").and_then(Value::as_str))
-            .map(str::to_owned)
-            .or_else(|| self.model.clone());
+        let model = info.model.owned().or_else(|| self.model.clone());
         let [input, cached, output, reasoning] = last;
         Ok(Some(Usage {
             prompt_tokens: Some(input),
@@ -90,7 +168,13 @@ impl TokenCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::sources::lax::ObjectOr;
+
+    /// Counts the event whose `info` is the JSON text `info`, read as a line's payload reads it.
+    fn count(t: &mut TokenCounts, info: &str) -> Result<Option<Usage>, Damaged> {
+        let info: ObjectOr<Info<'_>> = serde_json::from_str(info).expect(info);
+        t.count(&info.0)
+    }
 
     #[test]
     fn a_repeated_event_counts_once_and_totals_fill_in_a_missing_last() {
@@ -98,35 +182,60 @@ mod tests {
             model: Some("gpt-5-codex".into()),
             ..TokenCounts::default()
         };
-        let first = json!({"total_token_usage": {"input_tokens": 100, "cached_input_tokens": 60, "output_tokens": 10},
-            "last_token_usage": {"input_tokens": 100, "cached_input_tokens": 60, "output_tokens": 10, "reasoning_output_tokens": 4}});
-        let u = t.count(Some(&first)).unwrap().unwrap();
+        let first = r#"{"total_token_usage": {"input_tokens": 100, "cached_input_tokens": 60, "output_tokens": 10},
+            "last_token_usage": {"input_tokens": 100, "cached_input_tokens": 60, "output_tokens": 10, "reasoning_output_tokens": 4}}"#;
+        let u = count(&mut t, first).unwrap().unwrap();
         assert_eq!(
             (u.prompt_tokens, u.cache_read_tokens, u.reasoning_tokens),
             (Some(100), Some(60), Some(4))
         );
-        assert_eq!(t.count(Some(&first)), Ok(None), "the same totals again");
-        let grown = json!({"total_token_usage": {"input_tokens": 250, "cached_input_tokens": 160, "output_tokens": 30}});
-        let u = t.count(Some(&grown)).unwrap().unwrap();
+        assert_eq!(count(&mut t, first), Ok(None), "the same totals again");
+        let grown = r#"{"total_token_usage": {"input_tokens": 250, "cached_input_tokens": 160, "output_tokens": 30}}"#;
+        let u = count(&mut t, grown).unwrap().unwrap();
         assert_eq!(
             (u.prompt_tokens, u.cache_read_tokens, u.completion_tokens),
             (Some(150), Some(100), Some(20))
         );
-        assert_eq!(t.count(Some(&json!(null))), Ok(None));
+        assert_eq!(count(&mut t, "null"), Ok(None));
         // A resumed rollout says its old totals again: nothing more was spent.
-        assert_eq!(t.count(Some(&first)), Ok(None), "an old total replayed");
-        let u = t
-            .count(Some(
-                &json!({"last_token_usage": {"input_tokens": 7, "output_tokens": 1}}),
-            ))
-            .unwrap()
-            .unwrap();
+        assert_eq!(count(&mut t, first), Ok(None), "an old total replayed");
+        let last = r#"{"last_token_usage": {"input_tokens": 7, "output_tokens": 1}}"#;
+        let u = count(&mut t, last).unwrap().unwrap();
         assert_eq!(
             u.prompt_tokens,
             Some(7),
             "no totals: the last call's own figures"
         );
-        let damaged = json!({"last_token_usage": {"input_tokens": -7, "output_tokens": 1}});
-        assert_eq!(t.count(Some(&damaged)), Err(Damaged));
+        let damaged = r#"{"last_token_usage": {"input_tokens": -7, "output_tokens": 1}}"#;
+        assert_eq!(count(&mut t, damaged), Err(Damaged));
+    }
+
+    #[test]
+    fn figures_read_as_their_json_values_did() {
+        let mut t = TokenCounts::default();
+        // No object, no usage: never damage.
+        for info in [
+            "5",
+            r#""x""#,
+            "[1]",
+            r#"{"total_token_usage": 5, "last_token_usage": [1]}"#,
+            r#"{"total_token_usage": null}"#,
+            "{}",
+        ] {
+            assert_eq!(count(&mut t, info), Ok(None), "{info}");
+        }
+        // A figure absent or null is 0; a model named there prices the call.
+        let info = r#"{"last_token_usage": {"input_tokens": 9, "output_tokens": null,
+            "other": {"k": [1, "x"]}}, "model": "gpt-5", "rate_limits": null}"#;
+        let u = count(&mut t, info).unwrap().unwrap();
+        assert_eq!(
+            (u.prompt_tokens, u.completion_tokens, u.model.as_deref()),
+            (Some(9), Some(0), Some("gpt-5"))
+        );
+        // Anything but a count damages the event.
+        for figure in ["-1", "1.5", "1e3", r#""7""#, "true", "[7]", r#"{"n": 7}"#] {
+            let info = format!(r#"{{"last_token_usage": {{"input_tokens": {figure}}}}}"#);
+            assert_eq!(count(&mut t, &info), Err(Damaged), "{figure}");
+        }
     }
 }
