@@ -458,6 +458,14 @@ fn output_of(v: Option<&RawValue>) -> (String, bool) {
 
 /// [`output_of`] for an output that is a string, decoded.
 fn output_text(raw: String) -> (String, bool) {
+    match output_doc_first(&raw) {
+        Some(read) => read,
+        None => output_text_parsed(raw),
+    }
+}
+
+/// [`output_text`] of any output, its document (if it is one) parsed whole.
+fn output_text_parsed(raw: String) -> (String, bool) {
     if raw.starts_with('{') {
         if let Ok(doc) = serde_json::from_str::<OutputDoc<'_>>(&raw) {
             let code = (doc.metadata.0.exit_code)
@@ -478,6 +486,30 @@ fn output_text(raw: String) -> (String, bool) {
     let code = EXIT.captures(header).and_then(|c| c[1].parse::<i64>().ok());
     let ok = code.is_none_or(|c| c == 0);
     (raw, ok)
+}
+
+/// An output document as Codex writes it, its output first (`{"output":"…","metadata":{…}}`),
+/// read as [`output_text`] reads it, with its output decoded once (it is most of the document,
+/// dense with escapes) and only the rest parsed. `None` (and read whole) for any other
+/// spelling: an output that does not decode, or anything after it that could be a second
+/// `output` key (its name in the bytes, or any escape).
+fn output_doc_first(raw: &str) -> Option<(String, bool)> {
+    let literal = raw.strip_prefix(r#"{"output":"#)?;
+    let (output, len) = crate::retained::json_string::decode_leading(literal)?;
+    let rest = &literal[len..];
+    if rest == "}" {
+        return Some((output, true));
+    }
+    let fields = rest.strip_prefix(',')?;
+    if fields.contains('\\') || fields.contains(r#""output""#) {
+        return None;
+    }
+    let rest_doc = format!("{{{fields}");
+    let doc = serde_json::from_str::<OutputDoc<'_>>(&rest_doc).ok()?;
+    let code = (doc.metadata.0.exit_code)
+        .or(doc.exit_code)
+        .and_then(|c| c.as_i64());
+    Some((output, code.is_none_or(|c| c == 0)))
 }
 
 /// A Codex output is what the model got, cut or not: `truncated` when it carries a cut mark
@@ -552,6 +584,42 @@ mod tests {
         // Anything else reads as its JSON text; no output is empty.
         assert_eq!(out(serde_json::json!({"a": 1})).0, r#"{"a":1}"#);
         assert_eq!(output_of(None), (String::new(), true));
+    }
+
+    #[test]
+    fn an_output_document_reads_with_its_output_first_as_whole() {
+        let docs = [
+            r#"{"output":"done\n\u00e9 \"q\"","metadata":{"exit_code":1,"duration_seconds":0.5}}"#,
+            r#"{"output":"ok","metadata":{"exit_code":0}}"#,
+            r#"{"output":"ok"}"#,
+            r#"{"output":"ok","exit_code":3}"#,
+            r#"{"output":"o","metadata":{"exit_code":"x"},"exit_code":3}"#,
+            r#"{"output":"o","metadata":[1],"exit_code":3}"#,
+            r#"{"output":"o","metadata":{"exit_code":2,"exit_code":0}}"#,
+        ];
+        for doc in docs {
+            let whole = output_text_parsed(doc.to_owned());
+            match output_doc_first(doc) {
+                Some(read) => assert_eq!(read, whole, "{doc}"),
+                // A document whose rest the parse refuses is read whole, as no document.
+                None => assert_eq!(whole, (doc.to_owned(), true), "{doc}"),
+            }
+        }
+        assert_eq!(
+            output_doc_first(docs[0]),
+            Some(("done\né \"q\"".to_owned(), false))
+        );
+        // A second `output` (in its bytes or behind an escape), another order, spaces, an
+        // output that does not decode: read whole.
+        for doc in [
+            r#"{"output":"a","output":"b"}"#,
+            r#"{"output":"a","outp\u0075t":"b"}"#,
+            r#"{"metadata":{"exit_code":1},"output":"a"}"#,
+            r#"{"output": "a"}"#,
+            r#"{"output":"\ud800","metadata":{}}"#,
+        ] {
+            assert_eq!(output_doc_first(doc), None, "{doc}");
+        }
     }
 
     #[test]
