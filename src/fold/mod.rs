@@ -22,7 +22,12 @@ pub(crate) use figures::FileFigures;
 use crate::model::values::ValueFile;
 use crate::model::{Problem, ProblemKind, ResultInfo, Run, RunOptions, SourceKind, TimelineEvent};
 use crate::transcript::RawLine;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The fold's maps of call ids, hashed by foldhash (seeded per process): a cold listing inserts
+/// every call's id in several, and SipHash was 1 % of its instructions.
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+type HashSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 use std::path::Path;
 
 /// How one store's lines become the run model's events (the harness's envelopes are the
@@ -95,12 +100,12 @@ impl Analyzer {
             run,
             values,
             values_dir: None,
-            names: HashMap::new(),
-            block_names: HashMap::new(),
-            started_ts: HashMap::new(),
-            tool_ids: HashSet::new(),
+            names: HashMap::default(),
+            block_names: HashMap::default(),
+            started_ts: HashMap::default(),
+            tool_ids: HashSet::default(),
             tool_names: BTreeSet::new(),
-            matched_values: HashSet::new(),
+            matched_values: HashSet::default(),
             newer_versions: BTreeSet::new(),
             last_user_line: None,
             last_terminal: None,

@@ -25,9 +25,11 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::io::Read;
 use std::sync::Arc;
+
+/// Maps by call and message id, hashed by foldhash: one insert a line or more.
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// Line types Claude Code writes that hold nothing for the timeline.
 const FOLDED: &[&str] = &[
@@ -256,8 +258,8 @@ impl ClaudeFold {
             agent_file: is_agent_file(files) && files.side().is_none(),
             lines,
             taken: true,
-            replacements: HashMap::new(),
-            messages: HashMap::new(),
+            replacements: HashMap::default(),
+            messages: HashMap::default(),
             titles: [None, None, None],
             verify,
             last_command: None,
