@@ -17,6 +17,15 @@ pub fn count_format_chars(text: &str) -> u64 {
             let word = u128::from_ne_bytes(word.try_into().unwrap_or_default());
             if word & HIGH == 0 {
                 at += 16;
+                // In a run of ASCII, 64 bytes a step, each block's bytes or-ed together with
+                // no branch per byte (vector instructions). (Not tried right after a character
+                // that is not: text dense with them would test each block in vain.)
+                while let Some(block) = bytes.get(at..at + 64) {
+                    if block.iter().fold(0u8, |any, &b| any | b) & 0x80 != 0 {
+                        break;
+                    }
+                    at += 64;
+                }
                 continue;
             }
         }
@@ -27,7 +36,17 @@ pub fn count_format_chars(text: &str) -> u64 {
             0xC0.. => 2,
             _ => 1,
         };
-        if MAY_START[lead as usize] {
+        // Of the three-byte leads most common in a tool's output, only U+2000–U+207F (`E2 80`,
+        // `E2 81`) and U+FE00–U+FFFF (`EF B8`–`EF BF`) hold format characters: box drawing,
+        // arrows and marks (`E2 94`, `E2 86`, `E2 9C`) and private-use icons (`EF 80`) are
+        // passed over undecoded.
+        let second = bytes.get(at + 1).copied().unwrap_or(0);
+        let may_be = match lead {
+            0xE2 => second <= 0x81,
+            0xEF => second >= 0xB8,
+            _ => MAY_START[lead as usize],
+        };
+        if may_be {
             let c = text.get(at..).and_then(|rest| rest.chars().next());
             count += u64::from(c.is_some_and(is_format_char));
         }
@@ -145,5 +164,12 @@ mod tests {
             .collect();
         assert_eq!(count_format_chars(&sparse), decoded(&sparse));
         assert!(decoded(&sparse) > 150);
+        // ASCII ending on a block's edge, or just past it, and a mark at either end.
+        for len in [0, 1, 15, 16, 17, 63, 64, 65, 80, 127, 128, 129, 1000] {
+            let ascii = "z".repeat(len);
+            assert_eq!(count_format_chars(&ascii), 0, "{len}");
+            let marked = format!("\u{202E}{ascii}\u{200B}");
+            assert_eq!(count_format_chars(&marked), 2, "{len}");
+        }
     }
 }
