@@ -148,7 +148,8 @@ pub(crate) fn read_lines(
 
 /// [`read_lines`] up to `end` when the file is still the length `end` was found in: a run
 /// whose last line a scan found need not be read past it. (A file of another length is read to
-/// its end: it may hold more of the run.) The outcome then says the read ended there.
+/// its end: it may hold more of the run.) A read that stopped there has its cursor there and
+/// no bytes pending: what follows is no torn line of its run.
 pub(crate) fn read_lines_within(
     path: &Path,
     from: Cursor,
@@ -158,8 +159,19 @@ pub(crate) fn read_lines_within(
     let (reader, file_len) = open_at(path, from)?;
     let stop = end
         .filter(|e| e.file_len == file_len && e.offset >= from.offset)
-        .map_or(u64::MAX, |e| e.offset - from.offset);
-    read_lines_at(reader.take(stop), from, file_len, None, each)
+        .map(|e| e.offset - from.offset);
+    let mut outcome = read_lines_at(
+        reader.take(stop.unwrap_or(u64::MAX)),
+        from,
+        file_len,
+        None,
+        each,
+    )?;
+    if stop.is_some() {
+        // (Only a file rewritten to the same length since its scan could end mid-line here.)
+        outcome.pending_bytes = 0;
+    }
+    Ok(outcome)
 }
 
 /// [`read_lines`] for a harness transcript: a line over the bound (`spans::LINE_BOUND`) is streamed, its big

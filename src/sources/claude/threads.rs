@@ -74,6 +74,10 @@ pub(crate) struct SessionScan {
     /// them unparsed (see [`OthersLines`]).
     #[serde(default)]
     pub side_lines: Vec<(u64, u64)>,
+    /// Whether a uuid was on two side lines: side conversations are then read to the file's
+    /// end (see [`Self::end_of`]).
+    #[serde(default)]
+    pub uuid_twice: bool,
 }
 
 impl SessionScan {
@@ -90,9 +94,10 @@ impl SessionScan {
 
     /// Where a read of side conversation `s` may stop: past its last line and past every line
     /// a reading of the file warns of or the scan could not read (a run's fold may take it),
-    /// while the file is the length the scan read. `None`: at the file's end.
+    /// while the file is the length the scan read. `None`: at the file's end (as for every
+    /// conversation of a file where a uuid was on two side lines).
     pub(crate) fn end_of(&self, s: &Sidechain) -> Option<ReadEnd> {
-        let end = s.end?;
+        let end = s.end.filter(|_| !self.uuid_twice)?;
         Some(ReadEnd {
             offset: self.unread_to.map_or(end, |u| u.max(end)),
             file_len: self.scanned_to,
@@ -246,27 +251,32 @@ impl Scanner {
         if crate::transcript::may_be_glued(bytes) {
             self.unread(at, end);
         }
-        let wanted = has(bytes, &SIDE)
-            || has(bytes, &AGENT)
-            || (has(bytes, &TOOL_USE) && has(bytes, &PROMPT));
+        let side_bytes = has(bytes, &SIDE);
+        let wanted =
+            side_bytes || has(bytes, &AGENT) || (has(bytes, &TOOL_USE) && has(bytes, &PROMPT));
         if !wanted {
             return;
         }
-        // A line that is not JSON is the run model's to report. (Checked as text first, in one
-        // vector pass: parsed from bytes, each borrowed value, the message most of all, would
-        // be checked again on its own.)
-        let parsed = simdutf8::basic::from_utf8(bytes)
-            .ok()
-            .and_then(|text| serde_json::from_str::<ScanLine<'_>>(text).ok());
+        // A line that is not JSON is the run model's to report. (A line of UTF-8 text is
+        // parsed as text: parsed from bytes, each borrowed value, the message most of all,
+        // would be checked again on its own. Any other is parsed from its bytes, which checks
+        // only the values the scan reads, as before.)
+        let text = simdutf8::basic::from_utf8(bytes).ok();
+        let parsed = match text {
+            Some(text) => serde_json::from_str::<ScanLine<'_>>(text).ok(),
+            None => serde_json::from_slice::<ScanLine<'_>>(bytes).ok(),
+        };
         let Some(l) = parsed else {
             return self.unread(at, end);
         };
         if l.is_sidechain {
-            // Read whole as text and JSON here, with the same links a session's read would
-            // find: that read would only count it.
-            match self.scan.side_lines.last_mut() {
-                Some(last) if last.1 == at.offset => last.1 = end,
-                _ => self.scan.side_lines.push((at.offset, end)),
+            // A side line whose bytes say so, read whole as text and JSON: the session's read
+            // finds these links and only counts it (see `OthersLines`).
+            if side_bytes && text.is_some() {
+                match self.scan.side_lines.last_mut() {
+                    Some(last) if last.1 == at.offset => last.1 = end,
+                    _ => self.scan.side_lines.push((at.offset, end)),
+                }
             }
             return self.side_line(&l, at, end);
         }
@@ -306,6 +316,12 @@ impl Scanner {
             // A root line written twice is still one side conversation.
             (None, None) => uuid.and_then(|u| self.members.get(u).map(|m| m.0)),
         };
+        // A uuid on two side lines: a run's fold takes a line by its own conversation's uuids,
+        // which may then differ from the one conversation this scan gives each line to. No
+        // read of this file stops before its end.
+        if uuid.is_some_and(|u| self.members.contains_key(u)) {
+            self.scan.uuid_twice = true;
+        }
         // Where this line's uuid was first seen (here, for a new one).
         let first = uuid
             .and_then(|u| self.members.get(u).map(|m| m.1))
@@ -723,6 +739,23 @@ mod tests {
             (None, Some(1), Some(3)),
             "B at the file's start; K at its uuid's first line; X at the glued line"
         );
+    }
+
+    #[test]
+    fn a_side_line_not_all_utf8_is_still_read_for_its_links_but_never_passed_over() {
+        let mut s = Scanner::default();
+        let mut line =
+            br#"{"type":"user","uuid":"r","parentUuid":null,"isSidechain":true,"cwd":"x"#.to_vec();
+        line.push(0xFF);
+        line.extend_from_slice(br#"","message":{"content":"Go"}}"#);
+        s.line(&line, LineStart::default(), line.len() as u64 + 1);
+        let keys: Vec<&str> = (s.scan.sidechains.iter())
+            .map(|c| c.side.key.as_str())
+            .collect();
+        assert_eq!(keys, ["r"]);
+        assert_eq!(s.scan.unread_from, None);
+        // The session's read reports the line (not UTF-8 text): it is no range of side lines.
+        assert!(s.scan.side_lines.is_empty());
     }
 
     #[test]

@@ -501,7 +501,9 @@ fn output_doc_first(raw: &str) -> Option<(String, bool)> {
         return Some((output, true));
     }
     let fields = rest.strip_prefix(',')?;
-    if fields.contains('\\') || fields.contains(r#""output""#) {
+    // After its comma a field must follow (`{"output":"x",}` is no document, `{}` is).
+    let closes = fields.trim_start().starts_with('}');
+    if closes || fields.contains('\\') || fields.contains(r#""output""#) {
         return None;
     }
     let rest_doc = format!("{{{fields}");
@@ -617,8 +619,14 @@ mod tests {
             r#"{"metadata":{"exit_code":1},"output":"a"}"#,
             r#"{"output": "a"}"#,
             r#"{"output":"\ud800","metadata":{}}"#,
+            r#"{"output":"a",}"#,
+            r#"{"output":"a", }"#,
         ] {
             assert_eq!(output_doc_first(doc), None, "{doc}");
+            assert_eq!(
+                output_text(doc.to_owned()),
+                output_text_parsed(doc.to_owned())
+            );
         }
     }
 

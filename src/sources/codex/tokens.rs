@@ -5,11 +5,13 @@
 //! and counts nothing, and a run's figures end at its last totals. Input tokens count the
 //! cached ones; output tokens count the reasoning ones.
 //!
-//! An event's `info` is read into the fields below as a JSON value of it was read before (a
-//! rollout holds an event per model call, and building a value of each was most of the
-//! allocations of a cold listing): anything but an object holds no usage; a figure absent or
-//! `null` is 0, and one that is no count damages its event. (A key written twice damages the
-//! line, as for any field read so: see `sources/lax.rs`.)
+//! An event's `info` is read into the fields below, not into a JSON value (a rollout holds an
+//! event per model call, and building a value of each was most of the allocations of a cold
+//! listing). The fields read as their values did: anything but an object holds no usage, a
+//! figure absent or `null` is 0, one that is no count damages its event. The rest of `info` is
+//! passed over as a line's other fields are, checked for JSON's syntax only (a number out of
+//! range or a lone surrogate there no longer damages the line), and a key written twice
+//! damages the line (see `sources/lax.rs`).
 
 use crate::model::Usage;
 use crate::sources::lax::{others_are_default, LaxStr};

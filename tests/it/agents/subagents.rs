@@ -590,6 +590,51 @@ fn a_side_conversations_read_stops_past_its_last_line_and_past_any_glued_one() {
     assert_eq!(read["run"]["sidechainLines"], 7, "{}", read["run"]);
 }
 
+#[test]
+fn reads_stop_early_only_where_the_scan_can_say_whose_lines_follow() {
+    let store = tempfile::tempdir().unwrap();
+    let project = store.path().join("-home-ana-app");
+    std::fs::create_dir_all(&project).unwrap();
+    let main = |uuid: &str, text: &str| {
+        json!({"type": "assistant", "uuid": uuid, "sessionId": SESSION,
+            "timestamp": "2026-04-02T10:05:00.000Z", "message": said(text)})
+    };
+    let asked = |text: &str| json!({"role": "user", "content": text});
+    let lines = [
+        main("m1", "hello"),
+        side("r", None, "user", asked("first root")),
+        // The same uuid again, under a line of the session: a conversation of its own for the
+        // scan, though the first one's fold takes it too.
+        side("r", Some("m1"), "user", asked("second root")),
+        main("m2", "between"),
+        side("k", Some("r"), "assistant", said("child_marker")),
+        main("m3", "after"),
+    ];
+    let mut text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    // A side line whose bytes do not say `"isSidechain":true` as Claude Code writes it, and
+    // whose message is no object: the session reports it damaged, as it always did.
+    text.push_str(r#"{"type":"user","uuid":"u","isSidechain": true,"agentId":"a1","message":5}"#);
+    text.push('\n');
+    text.push_str(&format!("{}\n", main("m4", "last")));
+    let path = project.join(format!("{SESSION}.jsonl"));
+    std::fs::write(&path, text).unwrap();
+    crate::support::set_mtime(&path, crate::support::OLD_MS);
+    let reads = reads_as_scanned(store.path());
+    assert_eq!(
+        reads.ended, 0,
+        "a uuid on two side lines: no read stops early"
+    );
+    assert_eq!(
+        reads.passed_over, 1,
+        "the session passes over the side lines it can"
+    );
+    let dir = unindexed(store.path());
+    let layout = dir.layout().unwrap();
+    let session = mission_control::runs::analyze_run(&layout, SESSION, &dir.opts, false).unwrap();
+    let damaged = (session.problems.iter()).filter(|p| p.line == 7).count();
+    assert_eq!(damaged, 1, "{:?}", session.problems);
+}
+
 /// Store `root`, read without an index (each listing reads its layout again).
 fn unindexed(root: &Path) -> mission_control::runs::RunsDir {
     use mission_control::runs::{RunOptions, RunsDir};
