@@ -32,6 +32,17 @@ pub(crate) struct LaxBool(pub Option<bool>);
 #[derive(Debug, Default)]
 pub(crate) struct ObjectOr<T>(pub T);
 
+/// An object read into `T`; any other value gives `None` (where an object that holds nothing
+/// and no object at all read differently).
+#[derive(Debug)]
+pub(crate) struct Object<T>(pub Option<T>);
+
+impl<T> Default for Object<T> {
+    fn default() -> Self {
+        Object(None)
+    }
+}
+
 /// The visitor methods of every JSON type a field does not take: each value is passed over
 /// and reads as `Default::default()`.
 macro_rules! others_are_default {
@@ -119,20 +130,27 @@ impl<'de> Deserialize<'de> for LaxBool {
     }
 }
 
-impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for ObjectOr<T> {
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Object<T>(std::marker::PhantomData<T>);
-        impl<'de, T: Deserialize<'de> + Default> Visitor<'de> for Object<T> {
-            type Value = ObjectOr<T>;
+        struct Map<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for Map<T> {
+            type Value = Object<T>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("any JSON value")
             }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ObjectOr<T>, A::Error> {
-                T::deserialize(MapAccessDeserializer::new(map)).map(ObjectOr)
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Object<T>, A::Error> {
+                T::deserialize(MapAccessDeserializer::new(map)).map(|t| Object(Some(t)))
             }
             others_are_default!(seq, str, bool, numbers, unit);
         }
-        d.deserialize_any(Object(std::marker::PhantomData))
+        d.deserialize_any(Map(std::marker::PhantomData))
+    }
+}
+
+impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for ObjectOr<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let Object(object) = Object::deserialize(d)?;
+        Ok(ObjectOr(object.unwrap_or_default()))
     }
 }
 

@@ -147,7 +147,8 @@ const TAIL: usize = 64;
 
 /// The top-level keys a scan reads; the rest of a line is skipped unparsed. The short strings
 /// are borrowed from the line (copied only when they hold an escape): a session's side lines
-/// are all read.
+/// are all read. Its links are [`SideFields`]' keys, typed alike: a line this reads, that
+/// reads too, to the same links (what lets a session pass over the side lines a scan read).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ScanLine<'a> {

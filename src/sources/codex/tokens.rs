@@ -14,8 +14,8 @@
 //! damages the line (see `sources/lax.rs`).
 
 use crate::model::Usage;
-use crate::sources::lax::{others_are_default, LaxStr};
-use serde::de::{value::MapAccessDeserializer, MapAccess, Visitor};
+use crate::sources::lax::{others_are_default, LaxStr, Object};
+use serde::de::Visitor;
 use serde::{Deserialize, Deserializer};
 use std::fmt;
 
@@ -26,15 +26,12 @@ type Reading = [u64; 4];
 #[derive(Deserialize, Default, Debug)]
 #[serde(default)]
 pub(super) struct Info<'a> {
-    total_token_usage: UsageObject,
-    last_token_usage: UsageObject,
+    /// A usage object's figures: `None` when absent or not an object.
+    total_token_usage: Object<Figures>,
+    last_token_usage: Object<Figures>,
     #[serde(borrow)]
     model: LaxStr<'a>,
 }
-
-/// A usage object's figures: `None` when absent or not an object.
-#[derive(Default, Debug)]
-struct UsageObject(Option<Figures>);
 
 #[derive(Deserialize, Default, Debug)]
 #[serde(default)]
@@ -51,23 +48,6 @@ enum Figure {
     Count(u64),
     #[default]
     Damaged,
-}
-
-impl<'de> Deserialize<'de> for UsageObject {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Object;
-        impl<'de> Visitor<'de> for Object {
-            type Value = UsageObject;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<UsageObject, A::Error> {
-                Figures::deserialize(MapAccessDeserializer::new(map)).map(|f| UsageObject(Some(f)))
-            }
-            others_are_default!(seq, str, bool, numbers, unit);
-        }
-        d.deserialize_any(Object)
-    }
 }
 
 impl<'de> Deserialize<'de> for Figure {
@@ -95,7 +75,7 @@ impl<'de> Deserialize<'de> for Figure {
 
 /// A usage object read: `Ok(None)` when there is none, `Err` when a figure is not a count (a
 /// negative, a string): damage, never summed.
-fn reading(v: &UsageObject) -> Result<Option<Reading>, Damaged> {
+fn reading(v: &Object<Figures>) -> Result<Option<Reading>, Damaged> {
     let Some(f) = &v.0 else {
         return Ok(None);
     };
