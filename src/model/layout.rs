@@ -99,22 +99,23 @@ pub struct LineStart {
 }
 
 /// Where a read of a run may stop: just past the run's last line (and any line before it a
-/// reading of the file warns of), as a scan of the file found them when it was `file_len`
-/// bytes long.
+/// reading of the file warns of), as a scan of the file found them when it had stamp
+/// `scanned`. A read stops there only while the file still has that stamp: a file rewritten
+/// since, even to the same length, is read to its end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadEnd {
     pub offset: u64,
-    pub file_len: u64,
+    pub(crate) scanned: FileStamp,
 }
 
 /// The lines of a transcript that are other runs' (a session's side lines, for the session),
-/// as a scan read them when the file was `file_len` bytes long: ranges of lines back to back,
-/// each from its first line's offset to just past its last. A read of the run passes over
-/// them unparsed while the file is still that length.
+/// as a scan read them when the file had stamp `scanned`: ranges of lines back to back, each
+/// from its first line's offset to just past its last. A read of the run passes over them
+/// unparsed while the file still has that stamp.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OthersLines {
     pub ranges: Vec<(u64, u64)>,
-    pub file_len: u64,
+    pub(crate) scanned: FileStamp,
 }
 
 /// Where a run's files are.

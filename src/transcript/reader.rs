@@ -8,6 +8,7 @@
 
 use super::spans::{bounds, BigString, Compacted, Compactor};
 use crate::model::layout::ReadEnd;
+use crate::model::stamp::FileStamp;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
@@ -156,19 +157,19 @@ pub(crate) fn read_lines_within(
     end: Option<ReadEnd>,
     each: impl FnMut(RawLine<'_>),
 ) -> io::Result<ReadOutcome> {
-    let (reader, file_len) = open_at(path, from)?;
+    let (reader, stamp) = open_stamped_at(path, from)?;
     let stop = end
-        .filter(|e| e.file_len == file_len && e.offset >= from.offset)
+        .filter(|e| e.scanned == stamp && e.offset >= from.offset)
         .map(|e| e.offset - from.offset);
     let mut outcome = read_lines_at(
         reader.take(stop.unwrap_or(u64::MAX)),
         from,
-        file_len,
+        stamp.len,
         None,
         each,
     )?;
     if stop.is_some() {
-        // (Only a file rewritten to the same length since its scan could end mid-line here.)
+        // (A file with the stamp its scan read ends a line here.)
         outcome.pending_bytes = 0;
     }
     Ok(outcome)
@@ -187,10 +188,15 @@ pub(crate) fn read_transcript_lines(
 }
 
 fn open_at(path: &Path, from: Cursor) -> io::Result<(BufReader<File>, u64)> {
+    open_stamped_at(path, from).map(|(reader, stamp)| (reader, stamp.len))
+}
+
+/// The file at `path` open at `from`, with the stamp of what was opened.
+fn open_stamped_at(path: &Path, from: Cursor) -> io::Result<(BufReader<File>, FileStamp)> {
     let mut file = File::open(path)?;
-    let file_len = file.metadata()?.len();
+    let stamp = FileStamp::from_meta(&file.metadata()?);
     file.seek(SeekFrom::Start(from.offset))?;
-    Ok((BufReader::with_capacity(READ_BUFFER, file), file_len))
+    Ok((BufReader::with_capacity(READ_BUFFER, file), stamp))
 }
 
 /// [`read_lines`] over any reader from its start (a decompressed rollout): offsets count the

@@ -14,6 +14,7 @@ use super::threads::{is_agent_file, Lines, Take};
 use crate::fold::{Analyzer, ForeignResult, Terminal};
 use crate::model::layout::{OthersLines, RunFiles};
 use crate::model::options::Verify;
+use crate::model::stamp::FileStamp;
 use crate::model::values::{matches_content, ValueFile};
 use crate::model::{ProblemKind, RetentionState, TimelineEvent};
 use crate::retained::{count_format_chars, count_lines};
@@ -242,12 +243,12 @@ impl ClaudeFold {
         let mut sessions = vec![id.split('@').next().unwrap_or(id).to_owned()];
         sessions.extend(parent.map(|p| p.split('@').next().unwrap_or(p).to_owned()));
         let lines = Lines::of(files);
-        // Only while the file is the length its scan read: a file rewritten since is read
-        // line by line.
+        // Only while the file has the stamp its scan read: a file written since, even to the
+        // same length, is read line by line.
         let scanned = |o: &&Arc<OthersLines>| {
             (files.transcript.as_deref())
                 .and_then(|p| std::fs::metadata(p).ok())
-                .is_some_and(|m| m.len() == o.file_len)
+                .is_some_and(|m| FileStamp::from_meta(&m) == o.scanned)
         };
         let others = (files.others())
             .filter(|_| matches!(lines, Lines::Main))

@@ -209,7 +209,7 @@ impl Found {
                 .filter(|s| !s.replacements)
                 .map_or(0, |s| s.scanned_to);
             let nesting = Nesting {
-                others: scan.as_ref().and_then(|s| s.others()),
+                others: scan.as_ref().and_then(|s| s.others(stamp)),
                 ..Default::default()
             };
             if let Some(scan) = scan {
@@ -342,7 +342,7 @@ impl Found {
                             side: Some(side.side.clone()),
                             revision: None,
                             start: scan.start_of(side),
-                            end: scan.end_of(side),
+                            end: scan.end_of(side, file.stamp),
                             others: None,
                         },
                     )

@@ -12,6 +12,7 @@
 //! ([`super::scan_cache`]); a file that grew is read on from where its scan stopped.
 
 use crate::model::layout::{LineStart, OthersLines, ReadEnd, RunFiles};
+use crate::model::stamp::FileStamp;
 use crate::transcript::{needle, read_lines, Cursor};
 use memchr::memmem::Finder;
 use serde::{Deserialize, Serialize};
@@ -94,25 +95,35 @@ impl SessionScan {
 
     /// Where a read of side conversation `s` may stop: past its last line and past every line
     /// a reading of the file warns of or the scan could not read (a run's fold may take it),
-    /// while the file is the length the scan read. `None`: at the file's end (as for every
-    /// conversation of a file where a uuid was on two side lines).
-    pub(crate) fn end_of(&self, s: &Sidechain) -> Option<ReadEnd> {
+    /// while the file has the stamp `listed` (its folder's listing took it, before the scan
+    /// read it). `None`: at the file's end (as for every conversation of a file where a uuid
+    /// was on two side lines, or when the scan read another length than `listed` says).
+    pub(crate) fn end_of(&self, s: &Sidechain, listed: Option<FileStamp>) -> Option<ReadEnd> {
         let end = s.end.filter(|_| !self.uuid_twice)?;
         Some(ReadEnd {
             offset: self.unread_to.map_or(end, |u| u.max(end)),
-            file_len: self.scanned_to,
+            scanned: self.scanned_as(listed)?,
         })
     }
 
-    /// The side lines a read of the session passes over unparsed, while its file is the
-    /// length this scan read; `None` when the scan read none.
-    pub(crate) fn others(&self) -> Option<std::sync::Arc<OthersLines>> {
+    /// The side lines a read of the session passes over unparsed, while its file has the stamp
+    /// `listed`; `None` when the scan read none, or read another length than `listed` says.
+    pub(crate) fn others(&self, listed: Option<FileStamp>) -> Option<std::sync::Arc<OthersLines>> {
+        let scanned = self.scanned_as(listed)?;
         (!self.side_lines.is_empty()).then(|| {
             std::sync::Arc::new(OthersLines {
                 ranges: self.side_lines.clone(),
-                file_len: self.scanned_to,
+                scanned,
             })
         })
+    }
+
+    /// The stamp the places this scan found hold for: `listed`, when the scan read as many
+    /// bytes as it says. (A stamp taken before the scan and a scan of that length may still
+    /// disagree: the file rewritten to its length in between. A read then finds the stamp
+    /// moved, and trusts none of the places.)
+    fn scanned_as(&self, listed: Option<FileStamp>) -> Option<FileStamp> {
+        listed.filter(|s| s.len == self.scanned_to)
     }
 
     /// The call that started side conversation `s`.
@@ -684,13 +695,19 @@ mod tests {
     fn a_read_may_stop_past_its_last_line_and_past_any_later_unread_one() {
         let offset =
             |lines: &[&str], n: usize| -> u64 { (0..n).map(|i| lines[i].len() as u64 + 1).sum() };
+        // The stamp the file's folder's listing took: of the length the scan read.
+        let listed = |s: &SessionScan| FileStamp {
+            len: s.scanned_to,
+            mtime_ns: 1,
+            ctime_ns: 2,
+            ino: 3,
+        };
         let ends = |s: &SessionScan| -> Vec<Option<u64>> {
             (s.sidechains.iter())
-                .map(|c| s.end_of(c).map(|e| e.offset))
+                .map(|c| s.end_of(c, Some(listed(s))).map(|e| e.offset))
                 .collect()
         };
         let mut s = scan(LINES);
-        // Only while the file is the length the scan read.
         s.scanned_to = offset(LINES, LINES.len());
         assert_eq!(
             ends(&s),
@@ -700,10 +717,19 @@ mod tests {
                 Some(offset(LINES, 7))
             ]
         );
-        assert!(s
-            .sidechains
-            .iter()
-            .all(|c| s.end_of(c).unwrap().file_len == s.scanned_to));
+        assert!((s.sidechains.iter())
+            .all(|c| s.end_of(c, Some(listed(&s))).unwrap().scanned == listed(&s)));
+        assert_eq!(s.others(Some(listed(&s))).unwrap().scanned, listed(&s));
+        // A listing that stamped another length than the scan read (the file written between
+        // the two), or none: no read stops early.
+        let other = FileStamp {
+            len: s.scanned_to + 1,
+            ..listed(&s)
+        };
+        for listed in [Some(other), None] {
+            assert!((s.sidechains.iter()).all(|c| s.end_of(c, listed).is_none()));
+            assert!(s.others(listed).is_none());
+        }
         // A glued line after B's last and before A's: B's read goes on past it.
         let glued = format!("{}{}", TASK, TASK);
         let mut lines = LINES.to_vec();

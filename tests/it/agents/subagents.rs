@@ -591,6 +591,57 @@ fn a_side_conversations_read_stops_past_its_last_line_and_past_any_glued_one() {
 }
 
 #[test]
+fn a_file_rewritten_to_its_length_after_its_scan_is_read_to_its_end() {
+    let store = tempfile::tempdir().unwrap();
+    let s = session_with_side_conversations(&store.path().join("-home-ana-app"));
+    let path = s.write();
+    // A line of the session's after both conversations, long enough to become one of the
+    // parser's below.
+    let filler = json!({"type": "assistant", "uuid": "f1", "sessionId": SESSION,
+        "timestamp": "2026-04-02T10:06:00.000Z", "message": said(&"f".repeat(300))})
+    .to_string();
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    std::io::Write::write_all(&mut file, format!("{filler}\n").as_bytes()).unwrap();
+    crate::support::set_mtime(&path, crate::support::OLD_MS);
+    let dir = unindexed(store.path());
+    let layout = dir.layout().unwrap();
+    let parser = "sidechain-aaaaaaaa";
+    let text = std::fs::read_to_string(&path).unwrap();
+    let at = text.find(&filler).unwrap() as u64;
+    assert!(layout.runs[parser].end().is_some_and(|e| e.offset <= at));
+    assert!(layout.runs[SESSION].others().is_some());
+
+    // The file rewritten since the listing, to the same length: the filler is now the
+    // parser's last line. A read with the listing's places goes on to the file's end.
+    let more = |pad: usize| {
+        let text = format!("parser_same_length_marker{}", "p".repeat(pad));
+        let message = json!({"id": "msg_more", "role": "assistant", "model": "claude-x",
+            "content": [{"type": "text", "text": text}]});
+        side("a5", Some("a4"), "assistant", message).to_string()
+    };
+    let more = more(filler.len() - more(0).len());
+    assert_eq!(more.len(), filler.len());
+    std::fs::write(&path, text.replace(&filler, &more)).unwrap();
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), text.len() as u64);
+    let read = |layout: &mission_control::runs::Layout, id: &str| {
+        let detail = mission_control::runs::analyze_run(layout, id, &dir.opts, true);
+        serde_json::to_value(detail.unwrap()).unwrap()
+    };
+    let shown = read(&layout, parser);
+    assert!(
+        shown.to_string().contains("parser_same_length_marker"),
+        "{shown}"
+    );
+    // As a listing made now reads both runs.
+    let now = dir.layout().unwrap();
+    assert_eq!(shown, read(&now, parser));
+    assert_eq!(read(&layout, SESSION), read(&now, SESSION));
+}
+
+#[test]
 fn reads_stop_early_only_where_the_scan_can_say_whose_lines_follow() {
     let store = tempfile::tempdir().unwrap();
     let project = store.path().join("-home-ana-app");
