@@ -43,13 +43,13 @@ fn git_commit() -> Option<String> {
     let commit = git(&["rev-parse", "--short=12", "HEAD"])?;
     if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
         let dir = Path::new(&dir);
-        println!("cargo:rerun-if-changed={}", dir.join("HEAD").display());
-        println!(
-            "cargo:rerun-if-changed={}",
-            dir.join("packed-refs").display()
-        );
-        if let Some(head) = git(&["symbolic-ref", "-q", "HEAD"]) {
-            println!("cargo:rerun-if-changed={}", dir.join(head).display());
+        let mut watched = vec![dir.join("HEAD"), dir.join("packed-refs")];
+        watched.extend(git(&["symbolic-ref", "-q", "HEAD"]).map(|head| dir.join(head)));
+        // Only the files there are: cargo counts a missing one as changed on every build, and
+        // would build the whole crate again each time. (The branch's ref written loose, or
+        // packed, changes one that is there: the loose one, or `packed-refs`.)
+        for file in watched.iter().filter(|f| f.exists()) {
+            println!("cargo:rerun-if-changed={}", file.display());
         }
     }
     Some(commit)
