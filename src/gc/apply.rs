@@ -65,7 +65,7 @@ pub fn apply(
     let files = plan.files.len();
     let _span = tracing::info_span!("gc_apply", dir = %root.display(), files).entered();
     let started = std::time::Instant::now();
-    let _lock = journal::lock(dir.config_dir())?;
+    let _lock = journal::lock(dir.config_dir(), root)?;
     let mut audit = AuditLog::open(dir.config_dir(), root)?;
     let root_fd = rustix::fs::open(
         root,

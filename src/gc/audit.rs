@@ -107,7 +107,8 @@ impl AuditLog {
 }
 
 /// Writes one line, built whole first and handed to a file opened for appending in one call, so
-/// a reader never sees lines interleaved (two applies never run at once anyway: the GC lock).
+/// a reader never sees lines interleaved, though applies on two runs directories may write at
+/// once (each holds only its own directory's GC lock).
 fn write_line(file: &mut File, runs_dir: &str, f: &GcFile) -> io::Result<()> {
     let now = SystemTime::now();
     let time_ms = now

@@ -24,15 +24,18 @@ struct Journal {
 /// A journal older than this is not carried over: its plan is too old to trust.
 const JOURNAL_MAX_AGE_MS: i64 = 24 * 3600 * 1000;
 
-/// Holds the GC lock of this user (released when dropped, or when the process dies): two applies
-/// never run at once.
+/// Holds the GC lock of one runs directory (released when dropped, or when the process dies):
+/// two applies on one runs directory never run at once. Applies on two runs directories may:
+/// they delete no file of each other's, each has its own journal, and the audit log they share
+/// takes each line in one write.
 pub(crate) struct Lock(#[allow(dead_code)] Option<std::fs::File>);
 
-pub(crate) fn lock(config: Option<&Path>) -> Result<Lock> {
+pub(crate) fn lock(config: Option<&Path>, root: &Path) -> Result<Lock> {
     let Some(dir) = config else {
         return Ok(Lock(None));
     };
-    let file = crate::config::open_lock_file(&dir.join("gc.lock"))?;
+    let name = format!("gc-{:08x}.lock", fnv1a32(dir_key(root).as_bytes()));
+    let file = crate::config::open_lock_file(&dir.join(name))?;
     rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive)
         .map_err(|_| Error::new(ErrorCode::Busy, "another garbage collection is running"))?;
     Ok(Lock(Some(file)))
@@ -114,4 +117,31 @@ pub(crate) fn carry_over(
         }
     }
     Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_apply_at_a_time_on_a_runs_directory_and_none_waits_on_another() {
+        let config = tempfile::tempdir().unwrap();
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let held = lock(Some(config.path()), a.path()).unwrap();
+        let again = lock(Some(config.path()), a.path());
+        let busy = again.err().map(|e| (e.code, e.message));
+        assert_eq!(
+            busy,
+            Some((
+                ErrorCode::Busy,
+                "another garbage collection is running".to_owned()
+            ))
+        );
+        assert!(
+            lock(Some(config.path()), b.path()).is_ok(),
+            "another runs directory's apply goes on"
+        );
+        drop(held);
+        assert!(lock(Some(config.path()), a.path()).is_ok(), "released");
+    }
 }
