@@ -287,7 +287,7 @@ fn from_row(row: &Row, opts: &RunOptions, want: Want, stamp: &RunStamp) -> Optio
         sizes,
         error: None,
         transcript_len: stamp.transcript.map(|t| t.len),
-        transcript_ino: stamp.transcript.map(|t| t.ino),
+        transcript_stamp: stamp.transcript,
         clock_since_ms: row.clock_since_ms,
     })
 }

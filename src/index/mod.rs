@@ -80,8 +80,10 @@ pub struct Entry {
     /// The length of its transcript the index vouches for (a run taken from the index), up to
     /// which the run is what `run` says.
     pub transcript_len: Option<u64>,
-    /// The inode of that transcript: another file under its name is another transcript.
-    pub transcript_ino: Option<u64>,
+    /// The stamp of that transcript as the index vouched for it (its length is
+    /// `transcript_len`): another file under its name, or the file written since, even in
+    /// place to the same length, is another transcript.
+    pub(crate) transcript_stamp: Option<crate::model::stamp::FileStamp>,
     /// For a run whose status is told by the clock: the instant its running window starts.
     pub clock_since_ms: Option<i64>,
 }
@@ -104,7 +106,7 @@ impl Entry {
             results,
             error,
             transcript_len: None,
-            transcript_ino: None,
+            transcript_stamp: None,
             clock_since_ms: None,
         }
     }

@@ -11,6 +11,7 @@ use super::packed::PackedRun;
 use crate::fold::{Analyzer, FileFigures};
 use crate::index::Entry;
 use crate::model::layout::{is_link, is_regular_file, value_dir_name, RunPaths};
+use crate::model::stamp::FileStamp;
 use crate::model::values::{find_value_file, list_value_files};
 use crate::model::{now_ms, Run, RunOptions, RunStatus, TimelineEvent};
 use crate::transcript::{read_transcript_lines, Cursor};
@@ -85,23 +86,23 @@ struct Kept {
     pending_bytes: u64,
     /// For a run whose status is told by the clock: the instant its running window starts.
     clock_since_ms: Option<i64>,
-    len: u64,
-    ino: u64,
+    /// The transcript as `run` was had from it (its length, times and inode): a file with
+    /// another stamp is read, even one written in place to the same length.
+    stamp: FileStamp,
     /// A read was asked for (value files or the summary changed) and failed: the file's
-    /// unchanged length no longer proves the run unchanged.
+    /// unchanged stamp no longer proves the run unchanged.
     must_read: bool,
 }
 
 impl Kept {
-    /// `run` kept as it stands at `len` bytes of transcript `ino`; `None` when it cannot be
+    /// `run` kept as it stands while its transcript has `stamp`; `None` when it cannot be
     /// packed (the run is then read).
-    fn new(run: &Run, clock_since_ms: Option<i64>, len: u64, ino: u64) -> Option<Self> {
+    fn new(run: &Run, clock_since_ms: Option<i64>, stamp: FileStamp) -> Option<Self> {
         Some(Self {
             run: PackedRun::new(run)?,
             pending_bytes: run.pending_bytes,
             clock_since_ms,
-            len,
-            ino,
+            stamp,
             must_read: false,
         })
     }
@@ -131,8 +132,7 @@ impl Tail {
     /// A tail of a run the index vouches for (`entry` taken from it), nothing read: `None` for
     /// an entry the index did not vouch for.
     pub(crate) fn kept(root: Arc<Path>, id: &str, opts: RunOptions, entry: Entry) -> Option<Self> {
-        let (len, ino) = (entry.transcript_len?, entry.transcript_ino?);
-        let kept = Kept::new(&entry.run, entry.clock_since_ms, len, ino)?;
+        let kept = Kept::new(&entry.run, entry.clock_since_ms, entry.transcript_stamp?)?;
         // No fold until the run is read.
         Some(Self::with(root, id, opts, None, Some(Box::new(kept))))
     }
@@ -206,10 +206,10 @@ impl Tail {
             return;
         };
         // Where the complete lines the index knows of end.
-        let known_end = kept.len.saturating_sub(kept.pending_bytes);
+        let known_end = kept.stamp.len.saturating_sub(kept.pending_bytes);
         let transcript = self.transcript();
         let same_file = fs::metadata(&transcript)
-            .is_ok_and(|m| identity(&m).ino == kept.ino && m.len() >= known_end);
+            .is_ok_and(|m| identity(&m).ino == kept.stamp.ino && m.len() >= known_end);
         let mut analyzer = begin(&self.id, &self.values_dir(), self.opts);
         let read = read_transcript_lines(&transcript, Cursor::default(), |line| {
             let end = line.offset + line.raw_len + 1;
@@ -276,7 +276,7 @@ impl Tail {
         // only if the file changes (and then it is read).
         let clock_since_ms =
             matches!(run.status, RunStatus::Running | RunStatus::Interrupted).then_some(changed_ms);
-        let Some(kept) = Kept::new(&run, clock_since_ms, self.file_len, file.ino) else {
+        let Some(kept) = Kept::new(&run, clock_since_ms, FileStamp::from_meta(&meta)) else {
             return false;
         };
         self.kept = Some(Box::new(kept));
@@ -293,15 +293,10 @@ impl Tail {
     /// Reads what was appended since the last poll.
     pub fn poll(&mut self) -> io::Result<TailUpdate> {
         if let Some(kept) = &self.kept {
-            // Unchanged: nothing to read, nothing to tell. (A run whose status the clock tells
-            // is kept with the time its transcript was written: a file written again in place,
-            // its length the same, is running again.)
-            let unchanged = |m: &fs::Metadata| {
-                let since = kept.clock_since_ms;
-                m.len() == kept.len
-                    && identity(m).ino == kept.ino
-                    && since.is_none_or(|t| crate::model::options::modified_ms(m) == Some(t))
-            };
+            // Unchanged: nothing to read, nothing to tell. A file written again in place, its
+            // length the same, is read: a run whose status the clock tells is running again,
+            // and any run may now say something else.
+            let unchanged = |m: &fs::Metadata| FileStamp::from_meta(m) == kept.stamp;
             if !kept.must_read && fs::metadata(self.transcript()).is_ok_and(|m| unchanged(&m)) {
                 return Ok(TailUpdate::default());
             }
@@ -491,5 +486,49 @@ mod tests {
         assert!(update.events.is_empty() && !update.reset, "no line is new");
         assert!(!tail.is_kept());
         assert_eq!(tail.run().status, RunStatus::Running);
+    }
+
+    #[test]
+    fn a_settled_finished_run_written_in_place_to_its_length_is_read_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        let line = |text: &str| {
+            format!(
+                r#"{{"schemaVersion":1,"runId":"r","seq":0,"ts":1700000000000,"event":{{"type":"user_message","messageId":"u","text":"{text}","attachments":[]}}}}"#
+            )
+        };
+        let done = r#"{"schemaVersion":1,"runId":"r","seq":1,"ts":1700000001000,"event":{"type":"run_result","runId":"r","ts":1700000001000,"result":{"status":"done"}}}"#;
+        let hour = 60 * 60 * 1000;
+        fs::write(&path, format!("{}\n{done}\n", line("first ask"))).unwrap();
+        written_ago(&path, hour);
+        let mut tail = Tail::new(dir.path(), "r", RunOptions::default());
+        tail.poll().unwrap();
+        assert_eq!(tail.run().status, RunStatus::Done);
+        assert!(tail.settle() && tail.is_kept());
+        assert_eq!(tail.run().title, "first ask");
+
+        // Another ask of the same length, and the file's modification time put back as it was:
+        // only its change time tells of the write.
+        let settled = FileStamp::of(&path).unwrap();
+        let before = fs::metadata(&path).unwrap().modified().unwrap();
+        fs::write(&path, format!("{}\n{done}\n", line("other ask"))).unwrap();
+        let file = fs::File::options().write(true).open(&path).unwrap();
+        let put_back = || file.set_times(fs::FileTimes::new().set_modified(before));
+        put_back().unwrap();
+        // (Within one tick of the file system's clock the change time stays: set it again
+        // until it moves.)
+        while FileStamp::of(&path) == Some(settled) {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            put_back().unwrap();
+        }
+        let now = FileStamp::of(&path).unwrap();
+        assert_eq!(
+            (now.len, now.mtime_ns, now.ino),
+            (settled.len, settled.mtime_ns, settled.ino)
+        );
+        tail.poll().unwrap();
+        assert!(!tail.is_kept(), "read again");
+        assert_eq!(tail.run().title, "other ask");
+        assert_eq!(tail.run().status, RunStatus::Done);
     }
 }
