@@ -28,17 +28,23 @@ const JOURNAL_MAX_AGE_MS: i64 = 24 * 3600 * 1000;
 /// two applies on one runs directory never run at once. Applies on two runs directories may:
 /// they delete no file of each other's, each has its own journal, and the audit log they share
 /// takes each line in one write.
-pub(crate) struct Lock(#[allow(dead_code)] Option<std::fs::File>);
+///
+/// An apply also holds `gc.lock`, shared: older builds took that one alone, exclusively, for
+/// every apply of the user's, so an apply of theirs and one of this build never run at once.
+pub(crate) struct Lock(#[allow(dead_code)] Option<[std::fs::File; 2]>);
 
 pub(crate) fn lock(config: Option<&Path>, root: &Path) -> Result<Lock> {
+    use rustix::fs::FlockOperation::{NonBlockingLockExclusive, NonBlockingLockShared};
     let Some(dir) = config else {
         return Ok(Lock(None));
     };
+    let busy = |_| Error::new(ErrorCode::Busy, "another garbage collection is running");
+    let every = crate::config::open_lock_file(&dir.join("gc.lock"))?;
+    rustix::fs::flock(&every, NonBlockingLockShared).map_err(busy)?;
     let name = format!("gc-{:08x}.lock", fnv1a32(dir_key(root).as_bytes()));
-    let file = crate::config::open_lock_file(&dir.join(name))?;
-    rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive)
-        .map_err(|_| Error::new(ErrorCode::Busy, "another garbage collection is running"))?;
-    Ok(Lock(Some(file)))
+    let this = crate::config::open_lock_file(&dir.join(name))?;
+    rustix::fs::flock(&this, NonBlockingLockExclusive).map_err(busy)?;
+    Ok(Lock(Some([every, this])))
 }
 
 fn path(config: Option<&Path>, root: &Path) -> Option<PathBuf> {
@@ -143,5 +149,17 @@ mod tests {
         );
         drop(held);
         assert!(lock(Some(config.path()), a.path()).is_ok(), "released");
+
+        // An older build's apply holds `gc.lock` alone, exclusively: none starts beside it, and
+        // it starts beside none.
+        let old = crate::config::open_lock_file(&config.path().join("gc.lock")).unwrap();
+        let exclusive = rustix::fs::FlockOperation::NonBlockingLockExclusive;
+        rustix::fs::flock(&old, exclusive).unwrap();
+        assert!(lock(Some(config.path()), b.path()).is_err());
+        drop(old);
+        let held = lock(Some(config.path()), a.path()).unwrap();
+        let old = crate::config::open_lock_file(&config.path().join("gc.lock")).unwrap();
+        assert!(rustix::fs::flock(&old, exclusive).is_err());
+        drop(held);
     }
 }
