@@ -41,16 +41,22 @@ fn git_commit() -> Option<String> {
         out.status.success().then(|| text.trim().to_owned())
     };
     let commit = git(&["rev-parse", "--short=12", "HEAD"])?;
-    if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
-        let dir = Path::new(&dir);
-        let mut watched = vec![dir.join("HEAD"), dir.join("packed-refs")];
-        watched.extend(git(&["symbolic-ref", "-q", "HEAD"]).map(|head| dir.join(head)));
-        // Only the files there are: cargo counts a missing one as changed on every build, and
-        // would build the whole crate again each time. (The branch's ref written loose, or
-        // packed, changes one that is there: the loose one, or `packed-refs`.)
-        for file in watched.iter().filter(|f| f.exists()) {
-            println!("cargo:rerun-if-changed={}", file.display());
-        }
+    // Where each file is for this checkout (a linked worktree has its own HEAD and log, and
+    // shares the refs).
+    // (Given relative to the working directory, which is the package's.)
+    let here = std::env::current_dir().ok()?;
+    let path = |name: &str| git(&["rev-parse", "--git-path", name]).map(|p| here.join(p));
+    let head = git(&["symbolic-ref", "-q", "HEAD"]);
+    let watched = ["HEAD", "logs/HEAD", "packed-refs"]
+        .into_iter()
+        .map(str::to_owned)
+        .chain(head)
+        .filter_map(|name| path(&name));
+    // Only the files there are: cargo counts a missing one as changed on every build, and
+    // would build the whole crate again each time. A commit appends to `logs/HEAD`, whether
+    // the branch's ref is written loose or packed (and a detached HEAD is HEAD itself).
+    for file in watched.filter(|f| f.exists()) {
+        println!("cargo:rerun-if-changed={}", file.display());
     }
     Some(commit)
 }
