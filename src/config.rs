@@ -64,9 +64,11 @@ pub(crate) fn open_lock_file(path: &Path) -> crate::Result<std::fs::File> {
         std::fs::create_dir_all(dir)
             .map_err(|e| crate::Error::io(format!("creating {}", dir.display()), &e))?;
     }
+    // Readable too: a shared lock on NFS is a read lock, which needs the file open for reading.
     std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
+        .read(true)
         .write(true)
         .open(path)
         .map_err(|e| crate::Error::io(format!("opening {}", path.display()), &e))

@@ -38,13 +38,24 @@ pub(crate) fn lock(config: Option<&Path>, root: &Path) -> Result<Lock> {
     let Some(dir) = config else {
         return Ok(Lock(None));
     };
-    let busy = |_| Error::new(ErrorCode::Busy, "another garbage collection is running");
-    let every = crate::config::open_lock_file(&dir.join("gc.lock"))?;
-    rustix::fs::flock(&every, NonBlockingLockShared).map_err(busy)?;
-    let name = format!("gc-{:08x}.lock", fnv1a32(dir_key(root).as_bytes()));
-    let this = crate::config::open_lock_file(&dir.join(name))?;
-    rustix::fs::flock(&this, NonBlockingLockExclusive).map_err(busy)?;
-    Ok(Lock(Some([every, this])))
+    let every = dir.join("gc.lock");
+    let every_file = crate::config::open_lock_file(&every)?;
+    flock(&every_file, NonBlockingLockShared, &every)?;
+    let this = dir.join(format!("gc-{:08x}.lock", fnv1a32(dir_key(root).as_bytes())));
+    let this_file = crate::config::open_lock_file(&this)?;
+    flock(&this_file, NonBlockingLockExclusive, &this)?;
+    Ok(Lock(Some([every_file, this_file])))
+}
+
+/// Takes lock `how` on `file` (at `path`) without waiting. Held elsewhere: busy. Any other
+/// failure (a file system that cannot lock) says so.
+fn flock(file: &std::fs::File, how: rustix::fs::FlockOperation, path: &Path) -> Result<()> {
+    rustix::fs::flock(file, how).map_err(|e| match e {
+        rustix::io::Errno::WOULDBLOCK => {
+            Error::new(ErrorCode::Busy, "another garbage collection is running")
+        }
+        e => Error::io(format!("locking {}", path.display()), &e.into()),
+    })
 }
 
 fn path(config: Option<&Path>, root: &Path) -> Option<PathBuf> {

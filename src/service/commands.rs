@@ -303,6 +303,11 @@ impl Service {
         progress: Sink<c::gc_apply::Stream>,
     ) -> Res<c::gc_apply::Response> {
         self.may_change("garbage collection")?;
+        // Refused before the plan is taken: it is still there once the other apply is done.
+        let Some(_applying) = Applying::start(&self.gc_applying) else {
+            let message = "another garbage collection is running";
+            return Err(Error::new(ErrorCode::Busy, message));
+        };
         let planned = super::lock(&self.gc_plan).take();
         let Some((planned_dir, policy, plan)) = planned else {
             let message = "plan first: there is no plan to apply";
@@ -319,7 +324,7 @@ impl Service {
         report
     }
 
-    /// Stops a running apply between two files.
+    /// Stops the running apply between two files.
     pub fn gc_cancel(&self, _: ()) -> Res<c::gc_cancel::Response> {
         self.gc_cancel.store(true, Ordering::Relaxed);
         Ok(())
@@ -513,5 +518,55 @@ impl Service {
     /// The directories shown and the threshold, and what this front end may do.
     pub fn settings(&self, _: ()) -> Res<c::settings::Response> {
         Ok(self.current())
+    }
+}
+
+/// A front end's apply running, until dropped.
+struct Applying<'a>(&'a AtomicBool);
+
+impl<'a> Applying<'a> {
+    /// `None` while another apply runs.
+    fn start(running: &'a AtomicBool) -> Option<Self> {
+        (!running.swap(true, Ordering::AcqRel)).then_some(Self(running))
+    }
+}
+
+impl Drop for Applying<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::Allowed;
+    use crate::wire::DirsSource;
+
+    #[test]
+    fn a_second_apply_while_one_runs_is_refused_and_keeps_its_plan() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_string_lossy().into_owned();
+        let settings = crate::service::settings(vec![root.clone()], DirsSource::Cli, 20_480);
+        let svc = Service::new(settings, Allowed::ALL);
+        let policy: gc::GcPolicy = serde_json::from_value(serde_json::json!({
+            "orphans": true
+        }))
+        .unwrap();
+        let plan = c::gc_plan::Request {
+            dir: root.clone(),
+            policy,
+        };
+        svc.gc_plan(plan).unwrap();
+        let running = Applying::start(&svc.gc_applying).expect("none running");
+        let apply = c::gc_apply::Request { dir: root };
+        let refused = svc.gc_apply(apply, Box::new(|_| {})).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::Busy);
+        assert!(super::super::lock(&svc.gc_plan).is_some(), "the plan stays");
+        drop(running);
+        assert!(
+            Applying::start(&svc.gc_applying).is_some(),
+            "done: another may run"
+        );
     }
 }

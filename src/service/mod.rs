@@ -67,6 +67,10 @@ pub struct Service {
     gc_plan: Mutex<Option<(String, GcPolicy, GcReport)>>,
     /// Set to stop a running apply between two files.
     gc_cancel: AtomicBool,
+    /// Whether an apply is running. A front end has one Cancel, for the apply running: it
+    /// runs one at a time, whichever runs directories they are of (the lock on disk lets
+    /// applies on two directories run at once, from two processes).
+    gc_applying: AtomicBool,
     /// The cancel flag of the search running (a new search sets it, then puts its own).
     search: Mutex<Arc<AtomicBool>>,
     /// The result sizes the what-if last read, with the directory, run and watch key they were
@@ -136,6 +140,7 @@ impl Service {
             open: Mutex::new(VecDeque::new()),
             gc_plan: Mutex::new(None),
             gc_cancel: AtomicBool::new(false),
+            gc_applying: AtomicBool::new(false),
             search: Mutex::new(Arc::new(AtomicBool::new(false))),
             what_if_sizes: Mutex::new(None),
             buckets: Mutex::new(shown),
