@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 /// held at the nearest end): a watch holds three per run, and an `i128` makes an
 /// `Option<FileStamp>` 64 bytes instead of 40. A modification time past the end says nothing of
 /// a write, but the change time, which the kernel sets to the clock at each write, always does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct FileStamp {
     pub len: u64,
     pub mtime_ns: i64,

@@ -1,11 +1,13 @@
 //! Incremental tailing of one transcript: remember the offset of the last complete line and read
-//! only what was appended. A torn last line waits for its newline; a transcript that shrinks or
-//! is replaced (another file under the same name) is read again from the start.
+//! only what was appended. A torn last line waits for its newline; a transcript that shrinks, is
+//! replaced (another file under the same name) or is written in place (its length the same, its
+//! stamp not) is read again from the start.
 //!
 //! A tail can start from what the index vouches for ([`Tail::kept`]): the run as it stood at a
-//! length of its transcript, nothing read. It stays so while the file keeps that length; the
+//! stamp of its transcript, nothing read. It stays so while the file keeps that stamp; the
 //! first time more is needed (the file grew, a value file came or went, the summary changed) the
-//! transcript is read whole once, and only the lines past that length are news.
+//! transcript is read whole once, and only the lines past that length are news (all of them,
+//! as a reset, when it was written otherwise than appended to).
 
 use super::packed::PackedRun;
 use crate::fold::{Analyzer, FileFigures};
@@ -64,7 +66,10 @@ pub struct Tail {
     opts: RunOptions,
     cursor: Cursor,
     file: Option<Identity>,
-    file_len: u64,
+    /// The transcript as the last read found it: its stat just before the read, with the
+    /// length the read saw (a file that grew in between matches no later stat, and is read
+    /// again before its run is kept).
+    read_stamp: FileStamp,
     pending_bytes: u64,
     /// The fold of the lines read so far; none while the run is kept (a fold is over a
     /// kilobyte even empty, and a directory of 100,000 settled runs keeps one tail each).
@@ -77,8 +82,8 @@ pub struct Tail {
     stash: Option<TailUpdate>,
 }
 
-/// A run as the index vouches for it: what `run` says holds while the transcript is file `ino`
-/// of `len` bytes.
+/// A run as the index vouches for it (or as it settled): what `run` says holds while the
+/// transcript has `stamp`.
 struct Kept {
     /// A directory of 100,000 settled runs keeps one each.
     run: PackedRun,
@@ -152,7 +157,7 @@ impl Tail {
             opts,
             cursor: Cursor::default(),
             file: None,
-            file_len: 0,
+            read_stamp: FileStamp::default(),
             pending_bytes: 0,
             error: None,
             kept,
@@ -200,7 +205,8 @@ impl Tail {
 
     /// Reads a kept run's transcript whole, so that it can go on line by line; the lines past
     /// what the index vouched for are news, kept for the next poll (all of them, as a reset,
-    /// when the file is another one or shorter). A failure leaves it kept, to try again.
+    /// when the file is another one, or was written otherwise than appended to: shorter, or
+    /// written in place). A failure leaves it kept, to try again.
     pub(crate) fn read_kept(&mut self) {
         let Some(kept) = self.kept.take() else {
             return;
@@ -208,8 +214,13 @@ impl Tail {
         // Where the complete lines the index knows of end.
         let known_end = kept.stamp.len.saturating_sub(kept.pending_bytes);
         let transcript = self.transcript();
-        let same_file = fs::metadata(&transcript)
-            .is_ok_and(|m| identity(&m).ino == kept.stamp.ino && m.len() >= known_end);
+        // Taken before the read: what was read is at least this (see `settle`).
+        let before = fs::metadata(&transcript).map(|m| FileStamp::from_meta(&m));
+        // The lines it was kept with are still there: the file is as it was kept (a read asked
+        // for by its value files), or was appended to.
+        let same_file = before.as_ref().is_ok_and(|now| {
+            now.ino == kept.stamp.ino && (*now == kept.stamp || now.len > kept.stamp.len)
+        });
         let mut analyzer = begin(&self.id, &self.values_dir(), self.opts);
         let read = read_transcript_lines(&transcript, Cursor::default(), |line| {
             let end = line.offset + line.raw_len + 1;
@@ -232,7 +243,7 @@ impl Tail {
         let analyzer = self.analyzer.insert(Box::new(analyzer));
         self.file = Some(identity(&meta));
         self.cursor = outcome.cursor;
-        self.file_len = outcome.file_len;
+        self.read_stamp = read_stamp(before.ok(), outcome.file_len);
         self.pending_bytes = outcome.pending_bytes;
         self.error = None;
         let events = analyzer.take_events();
@@ -264,7 +275,9 @@ impl Tail {
         let Ok(meta) = fs::metadata(self.transcript()) else {
             return false;
         };
-        let same = identity(&meta) == file && meta.len() == self.file_len;
+        // The file as it was when last read, to its change time: a write since, even in place
+        // with its modification time put back, is read before the run is kept.
+        let same = identity(&meta) == file && FileStamp::from_meta(&meta) == self.read_stamp;
         let changed_ms = crate::model::options::modified_ms(&meta);
         let now = now_ms();
         let idle = changed_ms.is_some_and(|t| now.saturating_sub(t) > self.opts.running_window_ms);
@@ -276,7 +289,7 @@ impl Tail {
         // only if the file changes (and then it is read).
         let clock_since_ms =
             matches!(run.status, RunStatus::Running | RunStatus::Interrupted).then_some(changed_ms);
-        let Some(kept) = Kept::new(&run, clock_since_ms, FileStamp::from_meta(&meta)) else {
+        let Some(kept) = Kept::new(&run, clock_since_ms, self.read_stamp) else {
             return false;
         };
         self.kept = Some(Box::new(kept));
@@ -333,9 +346,14 @@ impl Tail {
         let transcript = self.transcript();
         let meta = fs::metadata(&transcript)?;
         let now = identity(&meta);
+        let stamp = FileStamp::from_meta(&meta);
         let mut update = TailUpdate::default();
         let replaced = self.file.is_some_and(|f| f != now);
-        if replaced || meta.len() < self.cursor.offset {
+        // Written in place since the last read: as long as it was, another stamp. (A read
+        // whose stat and length disagree knows no stamp, inode 0: the file grew meanwhile.)
+        let known = self.read_stamp;
+        let in_place = known.ino != 0 && stamp.len == known.len && stamp != known;
+        if replaced || meta.len() < self.cursor.offset || in_place {
             update.reset = self.file.is_some();
             self.cursor = Cursor::default();
             // The value files are read again too: they back the retention states.
@@ -349,7 +367,7 @@ impl Tail {
             (self.analyzer).get_or_insert_with(|| Box::new(begin(id, &values_dir, opts)));
         let outcome = read_transcript_lines(&transcript, self.cursor, |line| analyzer.line(line))?;
         self.cursor = outcome.cursor;
-        self.file_len = outcome.file_len;
+        self.read_stamp = read_stamp(Some(stamp), outcome.file_len);
         self.pending_bytes = outcome.pending_bytes;
         update.events = analyzer.take_events();
         analyzer.forget_details();
@@ -383,7 +401,7 @@ impl Tail {
         let files = FileFigures {
             transcript: self.file.map(|_| transcript.as_path()),
             summary,
-            transcript_bytes: self.file_len,
+            transcript_bytes: self.read_stamp.len,
             pending_bytes: self.pending_bytes,
         };
         files.complete(&mut run, &self.opts);
@@ -417,6 +435,18 @@ impl Tail {
     /// Lines read so far.
     pub fn lines(&self) -> u64 {
         self.cursor.lines
+    }
+}
+
+/// What a read found its transcript to be: the stat taken `before` it, when the read saw the
+/// length it says; else only that length (no inode: a stamp no stat equals).
+fn read_stamp(before: Option<FileStamp>, len: u64) -> FileStamp {
+    match before {
+        Some(stamp) if stamp.len == len => stamp,
+        _ => FileStamp {
+            len,
+            ..FileStamp::default()
+        },
     }
 }
 
@@ -462,6 +492,11 @@ mod tests {
         tail.poll().unwrap();
         assert!(!tail.settle(), "written just now: it may go on");
         written_ago(&path, hour);
+        // Its times moved since it was read: it is read again (whole: a write in place tells
+        // no more) before it is kept.
+        assert!(!tail.settle(), "its stamp moved since the read");
+        let update = tail.poll().unwrap();
+        assert!(update.reset && update.events.len() == 1, "{update:?}");
         let before = tail.run();
         assert_eq!(before.status, RunStatus::Interrupted);
         assert!(tail.settle() && tail.is_kept());
@@ -480,26 +515,67 @@ mod tests {
             "a read that found nothing new waits for nothing"
         );
 
-        // Written again in place, its length the same: running again.
+        // Written again in place, its length the same: running again, and read as a file
+        // whose lines may all have changed.
         written_ago(&path, 0);
         let update = tail.poll().unwrap();
-        assert!(update.events.is_empty() && !update.reset, "no line is new");
+        assert!(update.reset && update.events.len() == 1, "{update:?}");
         assert!(!tail.is_kept());
         assert_eq!(tail.run().status, RunStatus::Running);
+    }
+
+    /// Writes `text` over `path` in place, its modification time put back, until its change
+    /// time moves (within one tick of the file system's clock it stays): only that tells.
+    fn write_in_place(path: &Path, text: &str) {
+        let was = FileStamp::of(path).unwrap();
+        let modified = fs::metadata(path).unwrap().modified().unwrap();
+        fs::write(path, text).unwrap();
+        let file = fs::File::options().write(true).open(path).unwrap();
+        let put_back = || file.set_times(fs::FileTimes::new().set_modified(modified));
+        put_back().unwrap();
+        while FileStamp::of(path) == Some(was) {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            put_back().unwrap();
+        }
+        let now = FileStamp::of(path).unwrap();
+        assert_eq!(
+            (now.len, now.mtime_ns, now.ino),
+            (was.len, was.mtime_ns, was.ino)
+        );
+    }
+
+    fn ask(text: &str) -> String {
+        format!(
+            r#"{{"schemaVersion":1,"runId":"r","seq":0,"ts":1700000000000,"event":{{"type":"user_message","messageId":"u","text":"{text}","attachments":[]}}}}"#
+        )
+    }
+
+    #[test]
+    fn a_followed_run_written_in_place_is_read_again_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        fs::write(&path, format!("{}\n", ask("first ask"))).unwrap();
+        let mut tail = Tail::new(dir.path(), "r", RunOptions::default());
+        tail.poll().unwrap();
+        assert_eq!(tail.run().title, "first ask");
+        write_in_place(&path, &format!("{}\n", ask("other ask")));
+        let update = tail.poll().unwrap();
+        assert!(update.reset && update.events.len() == 1, "{update:?}");
+        assert_eq!(tail.run().title, "other ask");
+        // Appended to: read on, no reset.
+        let mut file = fs::OpenOptions::new().append(true).open(&path).unwrap();
+        std::io::Write::write_all(&mut file, format!("{}\n", ask("more")).as_bytes()).unwrap();
+        let update = tail.poll().unwrap();
+        assert!(!update.reset && update.events.len() == 1, "{update:?}");
     }
 
     #[test]
     fn a_settled_finished_run_written_in_place_to_its_length_is_read_again() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.jsonl");
-        let line = |text: &str| {
-            format!(
-                r#"{{"schemaVersion":1,"runId":"r","seq":0,"ts":1700000000000,"event":{{"type":"user_message","messageId":"u","text":"{text}","attachments":[]}}}}"#
-            )
-        };
         let done = r#"{"schemaVersion":1,"runId":"r","seq":1,"ts":1700000001000,"event":{"type":"run_result","runId":"r","ts":1700000001000,"result":{"status":"done"}}}"#;
         let hour = 60 * 60 * 1000;
-        fs::write(&path, format!("{}\n{done}\n", line("first ask"))).unwrap();
+        fs::write(&path, format!("{}\n{done}\n", ask("first ask"))).unwrap();
         written_ago(&path, hour);
         let mut tail = Tail::new(dir.path(), "r", RunOptions::default());
         tail.poll().unwrap();
@@ -509,25 +585,14 @@ mod tests {
 
         // Another ask of the same length, and the file's modification time put back as it was:
         // only its change time tells of the write.
-        let settled = FileStamp::of(&path).unwrap();
-        let before = fs::metadata(&path).unwrap().modified().unwrap();
-        fs::write(&path, format!("{}\n{done}\n", line("other ask"))).unwrap();
-        let file = fs::File::options().write(true).open(&path).unwrap();
-        let put_back = || file.set_times(fs::FileTimes::new().set_modified(before));
-        put_back().unwrap();
-        // (Within one tick of the file system's clock the change time stays: set it again
-        // until it moves.)
-        while FileStamp::of(&path) == Some(settled) {
-            std::thread::sleep(std::time::Duration::from_millis(2));
-            put_back().unwrap();
-        }
-        let now = FileStamp::of(&path).unwrap();
-        assert_eq!(
-            (now.len, now.mtime_ns, now.ino),
-            (settled.len, settled.mtime_ns, settled.ino)
-        );
-        tail.poll().unwrap();
+        write_in_place(&path, &format!("{}\n{done}\n", ask("other ask")));
+        let update = tail.poll().unwrap();
         assert!(!tail.is_kept(), "read again");
+        assert!(
+            update.reset,
+            "its front ends read it again whole: {update:?}"
+        );
+        assert_eq!(update.events.len(), 2);
         assert_eq!(tail.run().title, "other ask");
         assert_eq!(tail.run().status, RunStatus::Done);
     }
