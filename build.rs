@@ -44,7 +44,7 @@ fn git_commit() -> Option<String> {
     // Where each file is for this checkout (a linked worktree has its own HEAD and log, and
     // shares the refs).
     // (Given relative to the working directory, which is the package's.)
-    let here = std::env::current_dir().ok()?;
+    let here = std::env::current_dir().unwrap_or_default();
     let path = |name: &str| git(&["rev-parse", "--git-path", name]).map(|p| here.join(p));
     let head = git(&["symbolic-ref", "-q", "HEAD"]);
     let watched = ["HEAD", "logs/HEAD", "packed-refs"]

@@ -314,6 +314,8 @@ impl Service {
             return Err(Error::new(ErrorCode::Invalid, message));
         };
         if planned_dir != req.dir {
+            // Kept for its own directory's apply.
+            *super::lock(&self.gc_plan) = Some((planned_dir, policy, plan));
             let message = "the plan was made for another runs directory";
             return Err(Error::new(ErrorCode::Invalid, message));
         }
@@ -549,24 +551,26 @@ mod tests {
         let root = dir.path().to_string_lossy().into_owned();
         let settings = crate::service::settings(vec![root.clone()], DirsSource::Cli, 20_480);
         let svc = Service::new(settings, Allowed::ALL);
-        let policy: gc::GcPolicy = serde_json::from_value(serde_json::json!({
-            "orphans": true
-        }))
-        .unwrap();
-        let plan = c::gc_plan::Request {
-            dir: root.clone(),
-            policy,
-        };
-        svc.gc_plan(plan).unwrap();
+        // A plan shown (set here: planning reads the user's config folder).
+        let policy: gc::GcPolicy = serde_json::from_value(serde_json::json!({})).unwrap();
+        let plan = Some((root.clone(), policy, gc::GcReport::default()));
+        *super::super::lock(&svc.gc_plan) = plan;
         let running = Applying::start(&svc.gc_applying).expect("none running");
-        let apply = c::gc_apply::Request { dir: root };
-        let refused = svc.gc_apply(apply, Box::new(|_| {})).unwrap_err();
-        assert_eq!(refused.code, ErrorCode::Busy);
+        let apply = |dir: &str| {
+            let req = c::gc_apply::Request {
+                dir: dir.to_owned(),
+            };
+            svc.gc_apply(req, Box::new(|_| {})).unwrap_err()
+        };
+        assert_eq!(apply(&root).code, ErrorCode::Busy);
         assert!(super::super::lock(&svc.gc_plan).is_some(), "the plan stays");
         drop(running);
         assert!(
             Applying::start(&svc.gc_applying).is_some(),
             "done: another may run"
         );
+        // An apply for another directory than the plan's is refused; the plan stays too.
+        assert_eq!(apply("/elsewhere").code, ErrorCode::Invalid);
+        assert!(super::super::lock(&svc.gc_plan).is_some(), "the plan stays");
     }
 }
