@@ -308,17 +308,21 @@ impl Service {
             let message = "another garbage collection is running";
             return Err(Error::new(ErrorCode::Busy, message));
         };
-        let planned = super::lock(&self.gc_plan).take();
-        let Some((planned_dir, policy, plan)) = planned else {
+        // Taken only when it is this directory's: another's is kept for its own apply.
+        let planned = {
+            let mut slot = super::lock(&self.gc_plan);
+            match slot.as_ref() {
+                Some((planned_dir, ..)) if *planned_dir != req.dir => {
+                    let message = "the plan was made for another runs directory";
+                    return Err(Error::new(ErrorCode::Invalid, message));
+                }
+                _ => slot.take(),
+            }
+        };
+        let Some((_, policy, plan)) = planned else {
             let message = "plan first: there is no plan to apply";
             return Err(Error::new(ErrorCode::Invalid, message));
         };
-        if planned_dir != req.dir {
-            // Kept for its own directory's apply.
-            *super::lock(&self.gc_plan) = Some((planned_dir, policy, plan));
-            let message = "the plan was made for another runs directory";
-            return Err(Error::new(ErrorCode::Invalid, message));
-        }
         let d = self.runs_dir(&req.dir)?;
         self.gc_cancel.store(false, Ordering::Relaxed);
         let report = gc::apply(&d, &plan, &policy, now_ms(), &self.gc_cancel, progress);
