@@ -6,7 +6,7 @@
 
 use super::{GcFile, GcReason};
 use crate::config::{dir_key, write_atomic};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, Result};
 use crate::model::options::mtime_ns;
 use crate::retained::value_id::fnv1a32;
 use serde::{Deserialize, Serialize};
@@ -51,9 +51,7 @@ pub(crate) fn lock(config: Option<&Path>, root: &Path) -> Result<Lock> {
 /// failure (a file system that cannot lock) says so.
 fn flock(file: &std::fs::File, how: rustix::fs::FlockOperation, path: &Path) -> Result<()> {
     rustix::fs::flock(file, how).map_err(|e| match e {
-        rustix::io::Errno::WOULDBLOCK => {
-            Error::new(ErrorCode::Busy, "another garbage collection is running")
-        }
+        rustix::io::Errno::WOULDBLOCK => super::busy(),
         e => Error::io(format!("locking {}", path.display()), &e.into()),
     })
 }
@@ -139,6 +137,7 @@ pub(crate) fn carry_over(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorCode;
 
     #[test]
     fn one_apply_at_a_time_on_a_runs_directory_and_none_waits_on_another() {

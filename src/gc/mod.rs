@@ -21,6 +21,15 @@ pub use audit::AUDIT_FILE;
 pub use plan::plan;
 pub use storage::{storage, StorageRow, StorageRun, StorageStats};
 
+/// Why an apply cannot start: another holds what it needs (the lock of its runs directory, or
+/// the front end's one apply at a time).
+pub(crate) fn busy() -> crate::Error {
+    crate::Error::new(
+        crate::ErrorCode::Busy,
+        "another garbage collection is running",
+    )
+}
+
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 

@@ -286,7 +286,6 @@ fn from_row(row: &Row, opts: &RunOptions, want: Want, stamp: &RunStamp) -> Optio
         results,
         sizes,
         error: None,
-        transcript_len: stamp.transcript.map(|t| t.len),
         transcript_stamp: stamp.transcript,
         clock_since_ms: row.clock_since_ms,
     })

@@ -77,12 +77,9 @@ pub struct Entry {
     pub sizes: Option<ResultSizes>,
     /// Why the run could not be read (it is shown as unreadable).
     pub error: Option<String>,
-    /// The length of its transcript the index vouches for (a run taken from the index), up to
-    /// which the run is what `run` says.
-    pub transcript_len: Option<u64>,
-    /// The stamp of that transcript as the index vouched for it (its length is
-    /// `transcript_len`): another file under its name, or the file written since, even in
-    /// place to the same length, is another transcript.
+    /// The stamp of its transcript the index vouches for (a run taken from the index): up to
+    /// its length the run is what `run` says. Another file under its name, or the file written
+    /// since, even in place to the same length, is another transcript.
     pub(crate) transcript_stamp: Option<crate::model::stamp::FileStamp>,
     /// For a run whose status is told by the clock: the instant its running window starts.
     pub clock_since_ms: Option<i64>,
@@ -105,7 +102,6 @@ impl Entry {
             sizes: results.as_deref().and_then(ResultSizes::of),
             results,
             error,
-            transcript_len: None,
             transcript_stamp: None,
             clock_since_ms: None,
         }

@@ -305,8 +305,7 @@ impl Service {
         self.may_change("garbage collection")?;
         // Refused before the plan is taken: it is still there once the other apply is done.
         let Some(_applying) = Applying::start(&self.gc_applying) else {
-            let message = "another garbage collection is running";
-            return Err(Error::new(ErrorCode::Busy, message));
+            return Err(gc::busy());
         };
         // Taken only when it is this directory's: another's is kept for its own apply.
         let planned = {

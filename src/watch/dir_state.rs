@@ -151,7 +151,7 @@ impl DirState {
         self.seeds = index
             .entries(&layout, &opts, crate::index::Want::Runs, |_| ReadRun::Gone)
             .into_iter()
-            .filter(|(_, e)| e.transcript_len.is_some())
+            .filter(|(_, e)| e.transcript_stamp.is_some())
             .collect();
         tracing::debug!(
             runs = self.seeds.len(),

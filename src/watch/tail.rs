@@ -182,7 +182,10 @@ impl Tail {
         let layout = dir.layout().ok()?;
         let listing = dir.listing_opts(opts.now_ms);
         let entry = index.one(&layout, id, &listing, |_| crate::index::ReadRun::Gone)?;
-        let known_end = entry.transcript_len?.checked_sub(entry.run.pending_bytes)?;
+        let known_end = entry
+            .transcript_stamp?
+            .len
+            .checked_sub(entry.run.pending_bytes)?;
         (known_end == complete).then(|| Self::kept(Arc::from(root), id, opts, entry))?
     }
 
