@@ -19,7 +19,7 @@ pub(crate) use emit::ForeignResult;
 
 pub(crate) use figures::FileFigures;
 
-use crate::model::values::ValueFile;
+use crate::model::values::{find_value_file, ValueFile};
 use crate::model::{Problem, ProblemKind, ResultInfo, Run, RunOptions, SourceKind, TimelineEvent};
 use crate::transcript::RawLine;
 use std::collections::{BTreeMap, BTreeSet};
@@ -62,6 +62,9 @@ pub(crate) struct Analyzer {
     tool_ids: HashSet<String>,
     tool_names: BTreeSet<String>,
     matched_values: HashSet<String>,
+    /// Values whose result was classified against a file of another size (a live run's file
+    /// listed while it was being written, say): looked at again when their directory changes.
+    unsized_values: HashSet<String>,
     newer_versions: BTreeSet<u64>,
     last_user_line: Option<u64>,
     last_terminal: Option<(u64, Terminal)>,
@@ -106,6 +109,7 @@ impl Analyzer {
             tool_ids: HashSet::default(),
             tool_names: BTreeSet::new(),
             matched_values: HashSet::default(),
+            unsized_values: HashSet::default(),
             newer_versions: BTreeSet::new(),
             last_user_line: None,
             last_terminal: None,
@@ -143,6 +147,18 @@ impl Analyzer {
     /// (restored, or written after the result's line): its state is stale.
     pub(crate) fn missed_value(&self, id: &str) -> bool {
         self.matched_values.contains(id) && !self.values.contains_key(id)
+    }
+
+    /// Whether a value file a result was classified against has another size now (it was
+    /// being written): that result's state is stale, and the run must be read again.
+    pub(crate) fn value_resized(&self) -> bool {
+        let Some(dir) = &self.values_dir else {
+            return false;
+        };
+        self.unsized_values.iter().any(|id| {
+            let now = find_value_file(dir, id).map(|f| f.bytes);
+            now.is_some_and(|now| self.values.get(id).is_some_and(|f| f.bytes != now))
+        })
     }
 
     /// Counts a value file that appeared after the directory was listed.

@@ -19,6 +19,34 @@ impl Analyzer {
             .unwrap_or_else(|| "tool".to_owned())
     }
 
+    /// A live run's value file for a result of `bytes`: looked up when it was not there when
+    /// the directory was listed, and looked at again when it was listed with another size (it
+    /// was being written: the harness writes it before the result's line).
+    fn look_up_value(&mut self, vid: &str, bytes: u64) {
+        let Some(dir) = self.values_dir.as_deref() else {
+            return;
+        };
+        let listed = self.values.get(vid).map(|f| f.bytes);
+        if listed == Some(bytes) {
+            return;
+        }
+        let Some(file) = find_value_file(dir, vid) else {
+            return;
+        };
+        match listed {
+            None => self.add_value(file),
+            Some(was) if was != file.bytes => {
+                let run = &mut self.run;
+                run.value_bytes = run
+                    .value_bytes
+                    .saturating_sub(was)
+                    .saturating_add(file.bytes);
+                self.values.insert(vid.to_owned(), file);
+            }
+            Some(_) => {}
+        }
+    }
+
     /// Classifies one result (spec B.1) and adds it to the run's figures.
     pub(super) fn result(
         &mut self,
@@ -66,16 +94,13 @@ impl Analyzer {
             LineText::Inline(_) => text.len(),
         };
         self.matched_values.insert(vid.clone());
-        if bytes > self.opts.threshold && !self.values.contains_key(&vid) {
-            let found = self
-                .values_dir
-                .as_deref()
-                .and_then(|d| find_value_file(d, &vid));
-            if let Some(file) = found {
-                self.add_value(file);
-            }
+        if bytes > self.opts.threshold {
+            self.look_up_value(&vid, bytes);
         }
         let file = self.values.get(&vid);
+        if file.is_some_and(|f| f.bytes != bytes) && bytes > self.opts.threshold {
+            self.unsized_values.insert(vid.clone());
+        }
         let state = if bytes <= self.opts.threshold {
             RetentionState::Inline
         } else {

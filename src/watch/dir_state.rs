@@ -421,7 +421,7 @@ impl DirState {
                     if let Some(tail) = tail.filter(|t| !(first_look && t.is_kept())) {
                         // Made again with files for results already classified without them
                         // (a GC undone, say): those results' states change.
-                        reread = files.iter().any(|v| tail.missed_value(v));
+                        reread = files.iter().any(|v| tail.missed_value(v)) || tail.value_resized();
                         tail.add_values(&files.iter().cloned().collect::<Vec<_>>());
                     }
                     let seen = ValueDir {

@@ -430,6 +430,12 @@ impl Tail {
         (self.analyzer.as_ref()).is_some_and(|a| a.missed_value(id))
     }
 
+    /// Whether a value file a result was classified against has changed size since (it was
+    /// being written when it was listed): the run must be read again for that result's state.
+    pub fn value_resized(&self) -> bool {
+        (self.analyzer.as_ref()).is_some_and(|a| a.value_resized())
+    }
+
     /// Lines read so far.
     pub fn lines(&self) -> u64 {
         self.cursor.lines

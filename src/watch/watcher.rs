@@ -432,15 +432,17 @@ fn handle_batch(root: &Path, st: &mut DirState, batch: &[notify::Result<notify::
     }
 }
 
-/// Whether a notice on a file inside a value directory can change its listing: a file came,
-/// went or was renamed. Writing a value file changes none.
+/// Whether a notice on a file inside a value directory can change what it holds for its run: a
+/// file came, went or was renamed, or one written to was closed (a file listed while it was
+/// being written has its size now). Each write to a value file is not one.
 fn changes_listing(kind: &EventKind) -> bool {
-    use notify::event::ModifyKind;
+    use notify::event::{AccessKind, AccessMode, ModifyKind};
     matches!(
         kind,
         EventKind::Create(_)
             | EventKind::Remove(_)
             | EventKind::Modify(ModifyKind::Name(_) | ModifyKind::Any)
+            | EventKind::Access(AccessKind::Close(AccessMode::Write))
             | EventKind::Any
             | EventKind::Other
     )

@@ -502,6 +502,54 @@ fn a_value_file_written_after_the_tail_started_backs_its_retained_result() {
     );
 }
 
+#[test]
+fn a_value_file_listed_while_it_was_written_backs_its_result_once_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.jsonl");
+    append(&path, &user(0));
+    // The tail lists the directory while the harness has the file open, not written yet.
+    fs::create_dir(dir.path().join("r.values")).unwrap();
+    fs::write(dir.path().join("r.values/call-1.txt"), "").unwrap();
+    let mut tail = Tail::new(dir.path(), "r", opts());
+    tail.poll().unwrap();
+    let content = "line of a long tool output\n".repeat(1_000);
+    fs::write(dir.path().join("r.values/call-1.txt"), &content).unwrap();
+    append(&path, &tool_result(1, "call-1", &content));
+    tail.poll().unwrap();
+    let run = tail.run();
+    assert_eq!((run.retained, run.damaged), (1, 0));
+    assert_eq!(
+        (run.value_files, run.value_bytes),
+        (1, content.len() as u64)
+    );
+}
+
+#[test]
+fn a_result_read_before_its_value_file_was_written_is_read_again_once_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    let name = root.display().to_string();
+    let content = "a long tool output line\n".repeat(1_000);
+    fs::create_dir(root.join("r.values")).unwrap();
+    fs::write(root.join("r.values/call-1.txt"), "").unwrap();
+    let path = root.join("r.jsonl");
+    append(&path, &user(0));
+    let (handle, rx) = watch(std::slice::from_ref(&root), opts()).unwrap();
+    eventually("the value directory watched", || handle.value_dirs().0 == 1);
+    while rx.recv_timeout(Duration::from_millis(300)).is_ok() {}
+    // The line lands while its file is still empty: the result is damaged, as a resume sees it.
+    append(&path, &tool_result(1, "call-1", &content));
+    until(&rx, |c| matches!(c, Change::Appended { .. }));
+    let run = handle.run(&name, "r").unwrap();
+    assert_eq!((run.retained, run.damaged), (0, 1));
+    // Written and closed: the run is read again, with the file as it is now.
+    fs::write(root.join("r.values/call-1.txt"), &content).unwrap();
+    eventually("the result retained", || {
+        let run = handle.run(&name, "r").unwrap();
+        (run.retained, run.damaged, run.value_bytes) == (1, 0, content.len() as u64)
+    });
+}
+
 fn tool_result(seq: u64, call: &str, content: &str) -> String {
     line(
         seq,

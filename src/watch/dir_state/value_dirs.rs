@@ -239,7 +239,10 @@ impl DirState {
         let added: Vec<String> = files.difference(&seen.files).cloned().collect();
         let removed: Vec<String> = seen.files.difference(&files).cloned().collect();
         self.values.insert(id.to_owned(), ValueDir { stamp, files });
-        let mut reread = !removed.is_empty();
+        // A file listed while it was being written, its result classified against what was
+        // there then, is read again once written (its close tells the directory's watch).
+        let mut reread =
+            !removed.is_empty() || (self.tails.get(id)).is_some_and(|t| t.value_resized());
         if !added.is_empty() {
             if let Some(tail) = self.tails.get_mut(id) {
                 // A file for a result already classified without it (restored, or written
