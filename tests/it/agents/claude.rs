@@ -338,23 +338,37 @@ fn search_and_watch_read_a_claude_code_store_as_they_read_runs() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Its lines as they come, so that the append follows the first look, however slow.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap_or_default()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut text = String::new();
+    let mut wait_for = |what: &str| {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !text.contains(what) {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(line) => text += &(line + "\n"),
+                Err(_) => panic!("no {what} in: {text}"),
+            }
+        }
+    };
+    wait_for(&format!(
+        "\"kind\":\"run-added\",\"dir\":\"{}\",\"run\":\"{SESSION}\"",
+        dir.display()
+    ));
     s.prompt("And now?").write();
-    std::thread::sleep(std::time::Duration::from_millis(2500));
+    // The appended line is seen.
+    wait_for("\"kind\":\"reset\"");
     child.kill().unwrap();
-    let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains(&format!(
-            "\"kind\":\"run-added\",\"dir\":\"{}\",\"run\":\"{SESSION}\"",
-            dir.display()
-        )),
-        "{text}"
-    );
-    assert!(
-        text.contains("\"kind\":\"reset\""),
-        "the appended line is seen: {text}"
-    );
+    child.wait().unwrap();
 }
 
 #[test]
