@@ -516,7 +516,8 @@ fn an_apply_killed_half_way_is_finished_by_the_next_one() {
             "--apply",
         ])
         .env("MCTL_CONFIG_DIR", &config)
-        .env("MCTL_GC_PAUSE_MS", "25")
+        // (Slow enough that a loaded machine still kills it with files left: 8 s from 40.)
+        .env("MCTL_GC_PAUSE_MS", "200")
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();

@@ -767,7 +767,24 @@ fn serve_and_watch_follow_what_is_pushed_to_a_bucket() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(800));
+    // Its lines as they come: the run is written on once the watch's first look has told it.
+    let (tx, rx) = std::sync::mpsc::channel::<Value>();
+    let out = watch.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(out)) {
+            let Ok(line) = line else { return };
+            if tx.send(serde_json::from_str(&line).unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let ready = Instant::now() + Duration::from_secs(30);
+    while !seen.iter().any(|c: &Value| c["run"] == "run_live") {
+        let left = ready.saturating_duration_since(Instant::now());
+        let change = rx.recv_timeout(left);
+        seen.push(change.unwrap_or_else(|_| panic!("the watch said only {seen:?}")));
+    }
     run.done().write();
     // The collection below takes runs whose last activity is over a second old: this one.
     let live_written = Instant::now();
@@ -776,7 +793,7 @@ fn serve_and_watch_follow_what_is_pushed_to_a_bucket() {
         .done()
         .write();
     s3.push(dir.path(), url);
-    let deadline = Instant::now() + Duration::from_secs(15);
+    let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let now = ids(served.get("/api/runs").json());
         if now.len() == 2 {
@@ -789,17 +806,14 @@ fn serve_and_watch_follow_what_is_pushed_to_a_bucket() {
         std::thread::sleep(Duration::from_millis(100));
     }
     // The watch tells the append as an append (the mirror's copy grew in place) and the new run.
-    let mut lines = std::io::BufReader::new(watch.stdout.take().unwrap());
-    let mut seen = Vec::new();
     while !(seen
         .iter()
         .any(|c: &Value| c["kind"] == "appended" && c["run"] == "run_live")
         && seen.iter().any(|c| c["run"] == "run_new"))
     {
-        assert!(Instant::now() < deadline, "the watch said only {seen:?}");
-        let mut line = String::new();
-        std::io::BufRead::read_line(&mut lines, &mut line).unwrap();
-        seen.push(serde_json::from_str(&line).unwrap());
+        let left = deadline.saturating_duration_since(Instant::now());
+        let change = rx.recv_timeout(left);
+        seen.push(change.unwrap_or_else(|_| panic!("the watch said only {seen:?}")));
     }
     assert!(!seen.iter().any(|c| c["kind"] == "reset"), "{seen:?}");
     let _ = watch.kill();

@@ -12,9 +12,9 @@ use std::path::Path;
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
-/// The changes until one matches `want` (at most 10 s).
+/// The changes until one matches `want` (at most 30 s).
 fn until(rx: &Receiver<Change>, want: impl Fn(&Change) -> bool) -> Vec<Change> {
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Instant::now() + Duration::from_secs(30);
     let mut seen = Vec::new();
     while let Some(left) = deadline.checked_duration_since(Instant::now()) {
         let Ok(change) = rx.recv_timeout(left) else {

@@ -44,14 +44,20 @@ describe('the window', () => {
 
   it('opens where and as large as it was left', async () => {
     const browser = session.browser;
+    const file = path.join(session.home, 'config', 'app.missioncontrol.desktop', '.window-state.json');
+    const saved = () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null);
+    // The state the first start saved, if any: the one after the resize is another.
+    const first = saved();
     await browser.setWindowRect(20, 10, 980, 610);
     const left = await waitFor(async () => {
       const r = await browser.getWindowRect();
       return r.width === 980 && r.height === 610 ? r : null;
     }, 'the window resized');
     // The state is written a moment after a move or resize settles.
-    const file = path.join(session.home, 'config', 'app.missioncontrol.desktop', '.window-state.json');
-    await waitFor(async () => fs.existsSync(file) && JSON.parse(fs.readFileSync(file, 'utf8')).main?.width > 0, 'the saved state');
+    await waitFor(async () => {
+      const now = saved();
+      return now !== null && now !== first && JSON.parse(now).main?.width > 0;
+    }, 'the saved state');
     await sleep(600);
     await session.stop();
     const again = await start();

@@ -351,7 +351,8 @@ fn search_and_watch_read_a_claude_code_store_as_they_read_runs() {
     });
     let mut text = String::new();
     let mut wait_for = |what: &str| {
-        let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        // (A foreign store is looked at again after several times its last look's length.)
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
         while !text.contains(what) {
             let left = until.saturating_duration_since(std::time::Instant::now());
             match rx.recv_timeout(left) {

@@ -360,7 +360,8 @@ fn a_side_conversation_started_while_watched_is_added() {
     });
     let mut seen = Vec::new();
     let mut wait_for = |what: &str| {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        // (A foreign store is looked at again after several times its last look's length.)
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         while !seen.iter().any(|l: &String| l.contains(what)) {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             match rx.recv_timeout(left) {

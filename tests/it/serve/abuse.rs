@@ -39,6 +39,19 @@ fn wait_closed(socks: &mut [TcpStream], deadline: Instant) -> usize {
     open.len()
 }
 
+/// What the server logged to `path` once `done` holds of it (read again until it does, for
+/// up to 30 s: its summaries are written on a timer).
+fn log_until(path: &std::path::Path, done: impl Fn(&str) -> bool) -> String {
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let said = std::fs::read_to_string(path).unwrap_or_default();
+        if done(&said) || Instant::now() > until {
+            return said;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 fn hooks(header_ms: u64) -> Vec<(&'static str, String)> {
     vec![("MCTL_TEST_HEADER_TIMEOUT_MS", header_ms.to_string())]
 }
@@ -46,9 +59,10 @@ fn hooks(header_ms: u64) -> Vec<(&'static str, String)> {
 #[test]
 fn half_sent_requests_and_idle_sockets_are_dropped_at_the_timeout() {
     let t = demo();
-    let timeout = Duration::from_millis(1500);
+    // Long enough that setting the sockets up on a loaded machine does not reach it.
+    let timeout = Duration::from_millis(5000);
     let how = Launch {
-        env: hooks(1500),
+        env: hooks(5000),
         ..Launch::default()
     };
     let s = Served::start_with(&[&t.path().join("runs")], &[], how);
@@ -72,7 +86,7 @@ fn half_sent_requests_and_idle_sockets_are_dropped_at_the_timeout() {
             std::thread::spawn(move || {
                 let begun = Instant::now();
                 let _ = c.write_all(b"GET / HTTP/1.1\r\nX-Slow: ");
-                while begun.elapsed() < Duration::from_secs(20) {
+                while begun.elapsed() < Duration::from_secs(60) {
                     if c.write_all(b"a").is_err() || closed(&c) {
                         return begun.elapsed();
                     }
@@ -100,8 +114,9 @@ fn half_sent_requests_and_idle_sockets_are_dropped_at_the_timeout() {
     assert_eq!(early, 0, "{early} sockets were closed before the timeout");
     // …and a real request is answered meanwhile.
     assert_eq!(s.get("/api/runs").status, 200);
-    // Every one of them is dropped soon after it.
-    let deadline = started + timeout + Duration::from_secs(3);
+    // Every one of them is dropped after it (a loaded machine gets a margin; a socket never
+    // dropped stands for a minute).
+    let deadline = started + timeout + Duration::from_secs(20);
     assert_eq!(
         wait_closed(&mut half, deadline),
         0,
@@ -111,7 +126,7 @@ fn half_sent_requests_and_idle_sockets_are_dropped_at_the_timeout() {
     for t in trickling {
         let lasted = t.join().unwrap();
         assert!(
-            lasted < timeout + Duration::from_secs(3),
+            lasted < timeout + Duration::from_secs(20),
             "a trickling socket lasted {lasted:?}"
         );
     }
@@ -121,7 +136,7 @@ fn half_sent_requests_and_idle_sockets_are_dropped_at_the_timeout() {
 fn a_descriptor_flood_keeps_no_real_request_out() {
     let t = demo();
     let log = tempfile::NamedTempFile::new().unwrap();
-    let mut env = hooks(3000);
+    let mut env = hooks(10_000);
     env.push(("MCTL_LOG", "info".into()));
     env.push(("MCTL_TEST_LOG_INTERVAL_MS", "300".into()));
     // 128 descriptors: the server holds at most 64 connections.
@@ -141,7 +156,7 @@ fn a_descriptor_flood_keeps_no_real_request_out() {
     let runs = s.get("/api/runs");
     assert_eq!(runs.status, 200);
     assert!(
-        asked.elapsed() < Duration::from_secs(2),
+        asked.elapsed() < Duration::from_secs(5),
         "answered after {:?}",
         asked.elapsed()
     );
@@ -149,27 +164,29 @@ fn a_descriptor_flood_keeps_no_real_request_out() {
     let open = flood.iter().filter(|c| !closed(c)).count();
     assert!(open <= 64, "{open} idle connections held, over the cap");
     // Once the timeout has passed, none stands, and requests are still answered.
-    let deadline = Instant::now() + Duration::from_secs(6);
+    let deadline = Instant::now() + Duration::from_secs(30);
     assert_eq!(wait_closed(&mut flood, deadline), 0);
     assert_eq!(s.get("/api/runs").status, 200);
-    std::thread::sleep(Duration::from_millis(700));
+    // The summaries are written on a timer: read until they tell the whole flood.
+    let shed_in = |said: &str| -> u64 {
+        said.lines()
+            .filter_map(|l| {
+                l.split("shed ")
+                    .nth(1)?
+                    .split(' ')
+                    .next()?
+                    .parse::<u64>()
+                    .ok()
+            })
+            .sum()
+    };
+    let said = log_until(log.path(), |said| shed_in(said) >= 128);
     drop(s);
-    let said = std::fs::read_to_string(log.path()).unwrap();
     assert!(
         said.contains("at most 64 connections at once"),
         "the cap follows the descriptor limit: {said}"
     );
-    let shed: u64 = said
-        .lines()
-        .filter_map(|l| {
-            l.split("shed ")
-                .nth(1)?
-                .split(' ')
-                .next()?
-                .parse::<u64>()
-                .ok()
-        })
-        .sum();
+    let shed = shed_in(&said);
     assert!(shed >= 128, "{shed} connections said to be shed: {said}");
     // Accepts that found no descriptor free (while closed sockets were on their way out) are
     // waited out and said in the summaries, never once each.
@@ -190,6 +207,7 @@ fn refusals_are_counted_in_a_summary_not_logged_one_by_one() {
         ..Launch::default()
     };
     let s = Served::start_with(&[&t.path().join("runs")], &[], how);
+    let begun = Instant::now();
     for _ in 0..150 {
         assert_eq!(s.send("GET", "/api/runs", &[], b"").status, 401);
     }
@@ -202,25 +220,33 @@ fn refusals_are_counted_in_a_summary_not_logged_one_by_one() {
         );
         assert_eq!(r.status, 421);
     }
-    std::thread::sleep(Duration::from_millis(900));
-    drop(s);
-    let said = std::fs::read_to_string(log.path()).unwrap();
-    let lines: Vec<&str> = said.lines().filter(|l| l.contains("refused")).collect();
-    assert!(
-        (1..=5).contains(&lines.len()),
-        "200 refusals took {} lines",
-        lines.len()
-    );
-    let count = |why: &str| -> u64 {
-        let clause = |l: &&str| {
+    let count = |said: &str, why: &str| -> u64 {
+        let clause = |l: &str| {
             let (_, reasons) = l.split_once(" in the last ")?.1.split_once(": ")?;
             let c = reasons.split("; ").find(|c| c.ends_with(why))?;
             c.split(' ').next()?.parse::<u64>().ok()
         };
-        lines.iter().filter_map(clause).sum()
+        said.lines()
+            .filter(|l| l.contains("refused"))
+            .filter_map(clause)
+            .sum()
     };
-    assert_eq!(count("without the token (401)"), 150, "{said}");
-    assert_eq!(count("for another host (421)"), 50, "{said}");
+    let (unknown, elsewhere) = ("without the token (401)", "for another host (421)");
+    // The summaries are written on a timer: read until they tell every refusal.
+    let said = log_until(log.path(), |said| {
+        count(said, unknown) >= 150 && count(said, elsewhere) >= 50
+    });
+    let took = begun.elapsed();
+    drop(s);
+    // One line a summary at most, never one a refusal.
+    let lines = said.lines().filter(|l| l.contains("refused")).count();
+    let summaries = (took.as_millis() / 300) as usize + 2;
+    assert!(
+        (1..=summaries.min(100)).contains(&lines),
+        "200 refusals took {lines} lines in {took:?}"
+    );
+    assert_eq!(count(&said, unknown), 150, "{said}");
+    assert_eq!(count(&said, elsewhere), 50, "{said}");
 }
 
 /// Every command of the page's transport that names a run, with `run` in its place.

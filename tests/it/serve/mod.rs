@@ -731,7 +731,6 @@ fn a_page_calls_streaming_commands_on_its_own_stream_only() {
     );
     page.as_mut().unwrap().until("done", |v| v["call"] == 1);
     drop(page);
-    std::thread::sleep(Duration::from_millis(300));
     let headers = [
         s.bearer(),
         s.origin(),
@@ -739,11 +738,16 @@ fn a_page_calls_streaming_commands_on_its_own_stream_only() {
         "X-Mctl-Call: 2".into(),
     ];
     let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
-    assert_eq!(
-        s.send("POST", "/api/call/watch_changes", &headers, b"")
-            .status,
-        409
-    );
+    // The server learns of the closed stream when it next writes to it: asked until it has.
+    let until = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        let status = (s.send("POST", "/api/call/watch_changes", &headers, b"")).status;
+        if status == 409 || Instant::now() > until {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(status, 409);
 }
 
 #[test]
@@ -787,8 +791,9 @@ fn a_search_streams_its_hits_and_a_page_that_stops_reading_holds_up_no_one() {
             other => panic!("{other}: {data}"),
         }
     };
+    // (A search held up by the page would wait out the 30 s read timeouts.)
     assert!(
-        started.elapsed() < Duration::from_secs(8),
+        started.elapsed() < Duration::from_secs(20),
         "{:?}",
         started.elapsed()
     );
@@ -805,7 +810,7 @@ fn a_search_streams_its_hits_and_a_page_that_stops_reading_holds_up_no_one() {
         assert_eq!(s.get("/api/runs").status, 200);
     }
     assert!(
-        started.elapsed() < Duration::from_secs(5),
+        started.elapsed() < Duration::from_secs(15),
         "{:?}",
         started.elapsed()
     );
@@ -814,7 +819,13 @@ fn a_search_streams_its_hits_and_a_page_that_stops_reading_holds_up_no_one() {
 #[test]
 fn sigterm_ends_the_server_and_its_streams_at_once() {
     let t = demo();
-    let mut s = Served::start(&[&t.path().join("runs")], &[]);
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let how = client::Launch {
+        env: vec![("MCTL_LOG", "info".into())],
+        log: Some(log.reopen().unwrap()),
+        ..client::Launch::default()
+    };
+    let mut s = Served::start_with(&[&t.path().join("runs")], &[], how);
     let mut live = s.open_stream("GET", "/api/events", &[&s.bearer()], b"");
     let mut page = None;
     page_call(
@@ -845,12 +856,9 @@ fn sigterm_ends_the_server_and_its_streams_at_once() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(status.success(), "{status:?}");
-    // Streams are ended by the server (not cut after the grace period of 5 s).
-    assert!(
-        started.elapsed() < Duration::from_secs(4),
-        "{:?}",
-        started.elapsed()
-    );
+    // Streams are ended by the server (not cut after the grace period of 5 s, which it says).
+    let said = std::fs::read_to_string(log.path()).unwrap();
+    assert!(!said.contains("did not end in time"), "{said}");
     assert!(
         live.next_event().is_none() && live.ended_cleanly(),
         "the stream ended"
