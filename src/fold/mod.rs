@@ -39,6 +39,14 @@ pub(crate) trait StoreFold: Send {
     fn taken(&self) -> bool {
         true
     }
+    /// Whether the places a scan found, by which the fold passed lines over unparsed, still
+    /// held when the read ended (the file has the stamp the scan read): when not, the run is
+    /// read again with a fold that has forgotten them.
+    fn places_held(&self) -> bool {
+        true
+    }
+    /// Reads every line itself, whatever a scan found.
+    fn forget_places(&mut self) {}
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,6 +167,12 @@ impl Analyzer {
             let now = find_value_file(dir, id).map(|f| f.bytes);
             now.is_some_and(|now| self.values.get(id).is_some_and(|f| f.bytes != now))
         })
+    }
+
+    /// Whether the store's fold's places held to the end of the read (see
+    /// [`StoreFold::places_held`]).
+    pub(crate) fn places_held(&self) -> bool {
+        self.foreign.as_ref().is_none_or(|f| f.places_held())
     }
 
     /// Counts a value file that appeared after the directory was listed.

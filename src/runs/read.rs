@@ -36,6 +36,10 @@ pub(crate) fn analyze_run_with(
 /// model took it (with the model as it stands then), so that a caller that needs the lines as
 /// well reads the transcript once. A last line without its newline that the model takes as
 /// settled is not shown: a reader of complete lines never sees it.
+///
+/// A Claude Code session whose file was written between its scan's stamp check and the end of
+/// the read is read again without its scan's places, and `observe` then sees its lines again
+/// (the resume replay, its only observer, reads harness runs, which have no places).
 pub(crate) fn analyze_run_observed(
     layout: &Layout,
     id: &str,
@@ -44,9 +48,32 @@ pub(crate) fn analyze_run_observed(
     values: BTreeMap<String, ValueFile>,
     observe: &mut dyn FnMut(RawLine<'_>, &Analyzer),
 ) -> io::Result<RunDetail> {
+    let how = (opts, keep_timeline, true);
+    let (detail, held) = read_whole(layout, id, how, values, observe)?;
+    if held {
+        return Ok(detail);
+    }
+    let values = layout.store().run_values(layout, id)?;
+    let how = (opts, keep_timeline, false);
+    read_whole(layout, id, how, values, observe).map(|(detail, _)| detail)
+}
+
+/// One read of run `id`, with its scan's places when `places` (the third of `how`, after the
+/// options and whether to keep the timeline), and whether the places it passed lines over by
+/// still held when it ended.
+fn read_whole(
+    layout: &Layout,
+    id: &str,
+    (opts, keep_timeline, places): (&RunOptions, bool, bool),
+    values: BTreeMap<String, ValueFile>,
+    observe: &mut dyn FnMut(RawLine<'_>, &Analyzer),
+) -> io::Result<(RunDetail, bool)> {
     let files = layout.runs.get(id).cloned().unwrap_or_default();
     let mut analyzer = Analyzer::new(id, values, *opts, keep_timeline);
-    if let Some(fold) = layout.store().fold(layout, id, opts)? {
+    if let Some(mut fold) = layout.store().fold(layout, id, opts)? {
+        if !places {
+            fold.forget_places();
+        }
         analyzer = analyzer.with_source(layout.source, fold);
         // Several runs share a Claude Code session's folder: none can call a file a stray.
         analyzer.no_strays();
@@ -63,6 +90,8 @@ pub(crate) fn analyze_run_observed(
     // line's time (not the file's, which its session moves) is its last activity.
     let side = files.side().is_some();
     if let Some(path) = &files.transcript {
+        #[cfg(test)]
+        tests::before_read(path);
         let mut own_bytes = 0u64;
         let observing = std::cell::Cell::new(true);
         let mut take = |line: RawLine<'_>| {
@@ -113,6 +142,7 @@ pub(crate) fn analyze_run_observed(
             message: "no transcript: only a summary file".to_owned(),
         });
     }
+    let held = analyzer.places_held();
     let mut detail = analyzer.finish(mtime);
     if files.parent_values().is_some() && layout.value_dir(id).is_none() {
         // Its values sit in its session's folder beside the session's and its siblings': its
@@ -126,7 +156,7 @@ pub(crate) fn analyze_run_observed(
         pending_bytes: pending,
     };
     files.complete(&mut detail.run, opts);
-    Ok(detail)
+    Ok((detail, held))
 }
 
 /// The value files and bytes of a run whose values share a folder with other runs': those its
@@ -140,4 +170,92 @@ fn shared_folder_figures(detail: &mut RunDetail) {
     }
     detail.run.value_files = named.len() as u64;
     detail.run.value_bytes = named.values().fold(0u64, |a, b| a.saturating_add(*b));
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::stamp::FileStamp;
+    use crate::model::RunOptions;
+    use crate::runs::RunsDir;
+    use serde_json::json;
+    use std::cell::RefCell;
+    use std::path::Path;
+
+    type Hook = Box<dyn FnOnce(&Path)>;
+
+    thread_local! {
+        /// What a test does to a run's file once its fold is made, before the read opens it.
+        static BEFORE_READ: RefCell<Option<Hook>> = const { RefCell::new(None) };
+    }
+
+    pub(super) fn before_read(path: &Path) {
+        if let Some(hook) = BEFORE_READ.with(|b| b.borrow_mut().take()) {
+            hook(path);
+        }
+    }
+
+    const SESSION: &str = "00000000-0000-4000-8000-00000000000a";
+
+    fn line(uuid: &str, parent: Option<&str>, side: bool, message: serde_json::Value) -> String {
+        let kind = message["role"].clone();
+        let line = json!({"parentUuid": parent, "isSidechain": side, "type": kind,
+            "uuid": uuid, "sessionId": SESSION, "timestamp": "2026-04-02T10:00:00.000Z",
+            "message": message});
+        format!("{line}\n")
+    }
+
+    fn answer(id: &str, text: &str) -> serde_json::Value {
+        json!({"id": id, "role": "assistant", "model": "claude-x",
+            "content": [{"type": "text", "text": text}],
+            "usage": {"input_tokens": 10, "output_tokens": 5}})
+    }
+
+    #[test]
+    fn a_session_written_in_place_after_its_places_were_checked_is_read_again_without_them() {
+        let store = tempfile::tempdir().unwrap();
+        let project = store.path().join("-home-ana-app");
+        std::fs::create_dir_all(&project).unwrap();
+        let path = project.join(format!("{SESSION}.jsonl"));
+        let asked = |text: &str| json!({"role": "user", "content": text});
+        let side_answer = line("s2", Some("s1"), true, answer("msg_s", "side answer!"));
+        let text = line("m1", None, false, asked("hello"))
+            + &line("s1", None, true, asked("side question"))
+            + &side_answer
+            + &line("m2", Some("m1"), false, answer("msg_m", "main answer"));
+        std::fs::write(&path, &text).unwrap();
+        let dir = RunsDir::open(store.path(), RunOptions::default()).unwrap();
+        let layout = dir.layout().unwrap();
+        assert!(
+            layout.runs[SESSION].others().is_some(),
+            "the scan read side lines"
+        );
+        let read = |layout: &crate::model::Layout| {
+            let detail = super::analyze_run(layout, SESSION, &dir.opts, true).unwrap();
+            serde_json::to_value(detail).unwrap()
+        };
+        let before = read(&layout);
+
+        // Once the fold has checked the places, the side answer becomes the session's, the
+        // file keeping its length.
+        let main_answer = line("s2", Some("s1"), false, answer("msg_s", "side answer"));
+        assert_eq!(main_answer.len(), side_answer.len());
+        let rewritten = text.replace(&side_answer, &main_answer);
+        let hook = move |path: &Path| {
+            let stamp = |p: &Path| FileStamp::from_meta(&std::fs::metadata(p).unwrap());
+            let was = stamp(path);
+            // (Written until its stamp moves, whatever the file system's clock.)
+            while stamp(path) == was {
+                std::fs::write(path, &rewritten).unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        };
+        BEFORE_READ.with(|b| *b.borrow_mut() = Some(Box::new(hook)));
+        let shown = read(&layout);
+        assert_ne!(shown, before, "the session's figures follow the write");
+        assert_eq!(
+            shown,
+            read(&dir.layout().unwrap()),
+            "as a listing made now reads it"
+        );
+    }
 }

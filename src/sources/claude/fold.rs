@@ -76,9 +76,19 @@ pub(crate) struct ClaudeFold {
     verify: Verify,
     /// The last local command typed (what a `<local-command-stdout>` line is the output of).
     last_command: Option<String>,
-    /// The side lines a session's scan read, with the index of the first range a line may
-    /// still be in: counted and passed over unparsed (lines come in the file's order).
-    others: Option<(Arc<OthersLines>, usize)>,
+    /// The side lines a session's scan read: counted and passed over unparsed.
+    pub(super) others: Option<Places>,
+}
+
+/// The side lines a session's scan read (see [`OthersLines`]), as a session's fold uses them.
+pub(super) struct Places {
+    lines: Arc<OthersLines>,
+    /// The first range a line may still be in (lines come in the file's order).
+    next: usize,
+    /// The session's file, whose stamp is looked at again when the read ends.
+    path: std::path::PathBuf,
+    /// Whether a line was passed over by them.
+    used: bool,
 }
 
 /// A session line's top-level keys. The short strings every line repeats are borrowed from
@@ -253,7 +263,13 @@ impl ClaudeFold {
         let others = (files.others())
             .filter(|_| matches!(lines, Lines::Main))
             .filter(scanned)
-            .map(|o| (Arc::clone(o), 0));
+            .zip(files.transcript.as_deref())
+            .map(|(o, path)| Places {
+                lines: Arc::clone(o),
+                next: 0,
+                path: path.to_path_buf(),
+                used: false,
+            });
         Self {
             sessions,
             agent_file: is_agent_file(files) && files.side().is_none(),
@@ -271,14 +287,27 @@ impl ClaudeFold {
     /// Whether the line at `offset` is one of the side lines the session's scan read (see
     /// [`OthersLines`]).
     fn scanned_side_line(&mut self, offset: u64) -> bool {
-        let Some((others, next)) = &mut self.others else {
+        let Some(places) = &mut self.others else {
             return false;
         };
-        let ranges = &others.ranges;
-        while ranges.get(*next).is_some_and(|r| r.1 <= offset) {
-            *next += 1;
+        let ranges = &places.lines.ranges;
+        while ranges.get(places.next).is_some_and(|r| r.1 <= offset) {
+            places.next += 1;
         }
-        ranges.get(*next).is_some_and(|r| r.0 <= offset)
+        let passed = ranges.get(places.next).is_some_and(|r| r.0 <= offset);
+        places.used |= passed;
+        passed
+    }
+
+    /// Whether the scan's places this fold passed lines over by still hold: the file has the
+    /// stamp the scan read now that the read has ended. (They were checked when the fold was
+    /// made; a write between then and the read's open, or during the read, is found here.)
+    pub(crate) fn places_held(&self) -> bool {
+        let Some(places) = self.others.as_ref().filter(|p| p.used) else {
+            return true;
+        };
+        std::fs::metadata(&places.path)
+            .is_ok_and(|m| FileStamp::from_meta(&m) == places.lines.scanned)
     }
 
     /// What the model got instead of these results (read ahead of the fold: the record is

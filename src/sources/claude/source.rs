@@ -32,6 +32,14 @@ impl StoreFold for ClaudeFold {
     fn taken(&self) -> bool {
         self.taken
     }
+
+    fn places_held(&self) -> bool {
+        ClaudeFold::places_held(self)
+    }
+
+    fn forget_places(&mut self) {
+        self.others = None;
+    }
 }
 
 impl LineFilter for Lines {
