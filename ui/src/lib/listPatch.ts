@@ -35,10 +35,39 @@ export function applyPatches(list: RunList, patches: RunPatch[]): RunList {
       added.delete(k);
     }
   }
-  const runs = [...[...added.values()].reverse(), ...rows.values()];
+  const runs = withChildren([...[...added.values()].reverse(), ...rows.values()]);
   const counts = list.dirs.map(() => 0);
   for (const r of runs) counts[r.dir]++;
   return { dirs: list.dirs.map((d, i) => ({ ...d, runs: counts[i] })), runs };
+}
+
+/** How deep a chain of parents is followed: a loop of parents (a damaged summary) stops here. */
+const DEPTH_MAX = 64;
+
+/** `runs` with each one's tokens and cost with every run's under it (its subagents, theirs...),
+ *  as the core's listing tells them (`model::family`): a patch brings a run's own figures, and
+ *  a child's patch moves its parents' totals too. A child is found by its `parentId` among the
+ *  runs of its own directory. Rows whose totals hold are kept as they are. */
+export function withChildren(runs: RunList['runs']): RunList['runs'] {
+  const key = (dir: number, id: string) => `${dir}\n${id}`;
+  const at = new Map(runs.map((r, i) => [key(r.dir, r.run.id), i]));
+  const parents = runs.map((r) => (r.run.parentId === null ? undefined : at.get(key(r.dir, r.run.parentId))));
+  const tokens = runs.map((r) => r.run.inputTokens + r.run.outputTokens);
+  const costs = runs.map((r) => r.run.costUsd);
+  runs.forEach((r, child) => {
+    const own = r.run.inputTokens + r.run.outputTokens;
+    let next = parents[child];
+    for (let depth = 0; depth < DEPTH_MAX && next !== undefined && next !== child; depth++) {
+      tokens[next] += own;
+      const cost = costs[next];
+      costs[next] = cost === null || r.run.costUsd === null ? null : cost + r.run.costUsd;
+      next = parents[next];
+    }
+  });
+  return runs.map((r, i) => {
+    const same = r.run.tokensWithChildren === tokens[i] && r.run.costWithChildrenUsd === costs[i];
+    return same ? r : { ...r, run: { ...r.run, tokensWithChildren: tokens[i], costWithChildrenUsd: costs[i] } };
+  });
 }
 
 /** What the window says about directories that are polled instead of watched. */
