@@ -45,8 +45,8 @@ pub(crate) trait StoreFold: Send {
     fn places_held(&self) -> bool {
         true
     }
-    /// Reads every line itself, whatever a scan found.
-    fn forget_places(&mut self) {}
+    /// Reads every line of `transcript` itself, whatever a scan found.
+    fn forget_places(&mut self, _transcript: &Path) {}
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

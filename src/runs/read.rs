@@ -71,8 +71,8 @@ fn read_whole(
     let files = layout.runs.get(id).cloned().unwrap_or_default();
     let mut analyzer = Analyzer::new(id, values, *opts, keep_timeline);
     if let Some(mut fold) = layout.store().fold(layout, id, opts)? {
-        if !places {
-            fold.forget_places();
+        if let Some(path) = files.transcript.as_deref().filter(|_| !places) {
+            fold.forget_places(path);
         }
         analyzer = analyzer.with_source(layout.source, fold);
         // Several runs share a Claude Code session's folder: none can call a file a stray.
@@ -218,10 +218,18 @@ mod tests {
         let path = project.join(format!("{SESSION}.jsonl"));
         let asked = |text: &str| json!({"role": "user", "content": text});
         let side_answer = line("s2", Some("s1"), true, answer("msg_s", "side answer!"));
+        let call = json!({"id": "msg_m", "role": "assistant", "model": "claude-x",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                "input": {"command": "ls"}}]});
+        let result = json!({"role": "user", "content": [{"type": "tool_result",
+            "tool_use_id": "toolu_1", "content": "file one\nfile two\n".repeat(50)}]});
+        let filler = line("m4", Some("m3"), false, answer("msg_f", &"f".repeat(400)));
         let text = line("m1", None, false, asked("hello"))
             + &line("s1", None, true, asked("side question"))
             + &side_answer
-            + &line("m2", Some("m1"), false, answer("msg_m", "main answer"));
+            + &line("m2", Some("m1"), false, call)
+            + &line("m3", Some("m2"), false, result)
+            + &filler;
         std::fs::write(&path, &text).unwrap();
         let dir = RunsDir::open(store.path(), RunOptions::default()).unwrap();
         let layout = dir.layout().unwrap();
@@ -239,7 +247,19 @@ mod tests {
         // file keeping its length.
         let main_answer = line("s2", Some("s1"), false, answer("msg_s", "side answer"));
         assert_eq!(main_answer.len(), side_answer.len());
-        let rewritten = text.replace(&side_answer, &main_answer);
+        // And a line before where the scan found no replacement record becomes one.
+        let record = |pad: usize| {
+            let stub = format!("<persisted-output>{}</persisted-output>", "p".repeat(pad));
+            let line = json!({"type": "content-replacement", "sessionId": SESSION,
+                "replacements": [{"kind": "tool-result", "toolUseId": "toolu_1",
+                    "replacement": stub}]});
+            format!("{line}\n")
+        };
+        let record = record(filler.len() - record(0).len());
+        assert_eq!(record.len(), filler.len());
+        let rewritten = text
+            .replace(&side_answer, &main_answer)
+            .replace(&filler, &record);
         let hook = move |path: &Path| {
             let stamp = |p: &Path| FileStamp::from_meta(&std::fs::metadata(p).unwrap());
             let was = stamp(path);

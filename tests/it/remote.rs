@@ -778,13 +778,22 @@ fn serve_and_watch_follow_what_is_pushed_to_a_bucket() {
             }
         }
     });
+    // The last line of run `run_live` the watch has told (its first look tells them all).
+    let told = |seen: &[Value]| {
+        (seen.iter())
+            .filter(|c| c["kind"] == "appended" && c["run"] == "run_live")
+            .flat_map(|c| c["lines"].as_array().cloned().unwrap_or_default())
+            .filter_map(|l| l["line"].as_u64())
+            .max()
+    };
     let mut seen = Vec::new();
     let ready = Instant::now() + Duration::from_secs(30);
-    while !seen.iter().any(|c: &Value| c["run"] == "run_live") {
+    while told(&seen).is_none() {
         let left = ready.saturating_duration_since(Instant::now());
         let change = rx.recv_timeout(left);
         seen.push(change.unwrap_or_else(|_| panic!("the watch said only {seen:?}")));
     }
+    let first_look = told(&seen);
     run.done().write();
     // The collection below takes runs whose last activity is over a second old: this one.
     let live_written = Instant::now();
@@ -806,11 +815,7 @@ fn serve_and_watch_follow_what_is_pushed_to_a_bucket() {
         std::thread::sleep(Duration::from_millis(100));
     }
     // The watch tells the append as an append (the mirror's copy grew in place) and the new run.
-    while !(seen
-        .iter()
-        .any(|c: &Value| c["kind"] == "appended" && c["run"] == "run_live")
-        && seen.iter().any(|c| c["run"] == "run_new"))
-    {
+    while !(told(&seen) > first_look && seen.iter().any(|c| c["run"] == "run_new")) {
         let left = deadline.saturating_duration_since(Instant::now());
         let change = rx.recv_timeout(left);
         seen.push(change.unwrap_or_else(|_| panic!("the watch said only {seen:?}")));

@@ -154,17 +154,21 @@ describe('Mission Control desktop app', () => {
     assert.ok(web.length > 0, "the app's web process is found");
     // The page at rest: the pulse of a run that started running has run out, and the web view
     // has finished starting (for about 8 s after the first paint it compiles and lays out).
-    // On a loaded machine starting takes longer: the quietest of up to six 10 s windows counts
-    // (a page that keeps working uses more in every one).
+    // On a loaded machine starting takes longer: up to six 10 s windows are measured, until
+    // two in a row are quiet (a page that works in bursts is caught by one of the two).
     await sleep(10_000);
-    let share = Infinity;
-    for (let round = 0; round < 6 && share >= 0.05; round++) {
+    const shares = [];
+    for (let round = 0; round < 6; round++) {
       const before = cpuTicks(web);
       await sleep(10_000);
-      share = Math.min(share, (cpuTicks(web) - before) / ticksPerSecond() / 10);
+      shares.push((cpuTicks(web) - before) / ticksPerSecond() / 10);
+      if (shares.length >= 2 && Math.max(...shares.slice(-2)) < 0.05) break;
     }
+    // The busier of the last two windows.
+    const share = Math.max(...shares.slice(-2));
     timings['idle web process: CPU per second, over 10 s'] = Math.round(share * 1000);
-    assert.ok(share < 0.05, `the idle web process used ${(share * 100).toFixed(1)} % of a core`);
+    const said = shares.map((s) => `${(s * 100).toFixed(1)} %`).join(', ');
+    assert.ok(share < 0.05, `the idle web process used ${said} of a core in its last windows`);
   });
 
   it('says the same duration and cost in a run\'s row and in its header', async () => {

@@ -46,19 +46,22 @@ describe('the window', () => {
     const browser = session.browser;
     const file = path.join(session.home, 'config', 'app.missioncontrol.desktop', '.window-state.json');
     const saved = () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null);
-    // The state the first start saved, if any: the one after the resize is another.
+    // The state the first start saved, if any: the one after the resize is another, and the
+    // last written (the first start's fit to the screen may be saved late, 400 ms after it).
     const first = saved();
     await browser.setWindowRect(20, 10, 980, 610);
     const left = await waitFor(async () => {
       const r = await browser.getWindowRect();
       return r.width === 980 && r.height === 610 ? r : null;
     }, 'the window resized');
-    // The state is written a moment after a move or resize settles.
+    // The state is written a moment after a move or resize settles: it is taken once it has
+    // stood for a second.
+    let last = { text: saved(), since: Date.now() };
     await waitFor(async () => {
       const now = saved();
-      return now !== null && now !== first && JSON.parse(now).main?.width > 0;
+      if (now !== last.text) last = { text: now, since: Date.now() };
+      return now !== null && now !== first && JSON.parse(now).main?.width > 0 && Date.now() - last.since > 1000;
     }, 'the saved state');
-    await sleep(600);
     await session.stop();
     const again = await start();
     const rect = await again.getWindowRect();

@@ -299,6 +299,17 @@ impl ClaudeFold {
         passed
     }
 
+    /// Reads every line of `transcript` itself. The scan's word on where the file's
+    /// `content-replacement` records are goes with its places: all of them are read again (a
+    /// file that cannot be read leaves those read before).
+    pub(crate) fn forget_places(&mut self, transcript: &std::path::Path) {
+        self.others = None;
+        if let Ok(records) = super::read_replacements(transcript, 0) {
+            self.replacements.clear();
+            self.replace(records);
+        }
+    }
+
     /// Whether the scan's places this fold passed lines over by still hold: the file has the
     /// stamp the scan read now that the read has ended. (They were checked when the fold was
     /// made; a write between then and the read's open, or during the read, is found here.)

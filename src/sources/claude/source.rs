@@ -37,8 +37,8 @@ impl StoreFold for ClaudeFold {
         ClaudeFold::places_held(self)
     }
 
-    fn forget_places(&mut self) {
-        self.others = None;
+    fn forget_places(&mut self, transcript: &std::path::Path) {
+        ClaudeFold::forget_places(self, transcript)
     }
 }
 

@@ -856,9 +856,15 @@ fn sigterm_ends_the_server_and_its_streams_at_once() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(status.success(), "{status:?}");
-    // Streams are ended by the server (not cut after the grace period of 5 s, which it says).
+    // Streams are ended by the server (not cut after the grace period of 5 s, which it says),
+    // and nothing else holds the exit up that long.
     let said = std::fs::read_to_string(log.path()).unwrap();
     assert!(!said.contains("did not end in time"), "{said}");
+    assert!(
+        started.elapsed() < Duration::from_millis(4_900),
+        "{:?}",
+        started.elapsed()
+    );
     assert!(
         live.next_event().is_none() && live.ended_cleanly(),
         "the stream ended"
