@@ -760,13 +760,14 @@ fn serve_and_watch_follow_what_is_pushed_to_a_bucket() {
             .collect()
     };
     assert_eq!(ids(served.get("/api/runs").json()), ["run_live"]);
-    let mut watch = s3
-        .mctl()
-        .env("MCTL_BUCKET_POLL", "200ms")
-        .args(["--runs-dir", url, "watch", "--json"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut watch = crate::support::Killed(
+        s3.mctl()
+            .env("MCTL_BUCKET_POLL", "200ms")
+            .args(["--runs-dir", url, "watch", "--json"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     // Its lines as they come: the run is written on once the watch's first look has told it.
     let (tx, rx) = std::sync::mpsc::channel::<Value>();
     let out = watch.stdout.take().unwrap();
@@ -821,8 +822,7 @@ fn serve_and_watch_follow_what_is_pushed_to_a_bucket() {
         seen.push(change.unwrap_or_else(|_| panic!("the watch said only {seen:?}")));
     }
     assert!(!seen.iter().any(|c| c["kind"] == "reset"), "{seen:?}");
-    let _ = watch.kill();
-    let _ = watch.wait();
+    drop(watch);
 
     // A server allowed to collect deletes in the bucket, and keeps its pins there.
     let value = s3.root.path().join("team/live/run_live.values/toolu_v.txt");

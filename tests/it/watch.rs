@@ -254,17 +254,19 @@ fn mctl_watch_json(extra: &[&str]) -> Vec<serde_json::Value> {
     use std::io::BufRead;
     let dir = tempfile::tempdir().unwrap();
     append(&dir.path().join("ready.jsonl"), &user(0));
-    let mut child = mctl_command()
-        .args([
-            "--runs-dir",
-            dir.path().to_str().unwrap(),
-            "watch",
-            "--json",
-        ])
-        .args(extra)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = Killed(
+        mctl_command()
+            .args([
+                "--runs-dir",
+                dir.path().to_str().unwrap(),
+                "watch",
+                "--json",
+            ])
+            .args(extra)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     let (tx, rx) = std::sync::mpsc::channel::<serde_json::Value>();
     let stdout = child.stdout.take().unwrap();
     std::thread::spawn(move || {
@@ -301,8 +303,7 @@ fn mctl_watch_json(extra: &[&str]) -> Vec<serde_json::Value> {
             }
         }
     }
-    child.kill().unwrap();
-    let _ = child.wait();
+    drop(child);
     seen
 }
 
@@ -347,15 +348,6 @@ fn mctl_watch_of_a_relative_runs_directory_reports_value_files_removed() {
         &root.join("r.jsonl"),
         &(user(0) + &tool_result(1, "call-1", &content)),
     );
-    /// Ends the watch however the test ends (a failed one must not leave it holding the
-    /// harness's output open).
-    struct Killed(std::process::Child);
-    impl Drop for Killed {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
     let mut child = Killed(
         mctl_command()
             .current_dir(cwd.path())
@@ -536,7 +528,7 @@ fn a_result_read_before_its_value_file_was_written_is_read_again_once_it_is() {
     append(&path, &user(0));
     let (handle, rx) = watch(std::slice::from_ref(&root), opts()).unwrap();
     eventually("the value directory watched", || handle.value_dirs().0 == 1);
-    while rx.recv_timeout(Duration::from_millis(300)).is_ok() {}
+    drain(&rx);
     // The line lands while its file is still empty: the result is damaged, as a resume sees it.
     append(&path, &tool_result(1, "call-1", &content));
     until(&rx, |c| matches!(c, Change::Appended { .. }));
@@ -628,6 +620,18 @@ fn the_watcher_reports_value_files_removed_inside_a_value_directory() {
     );
 }
 
+/// Takes every change until none comes for 300 ms (a watcher that never goes quiet fails it
+/// within 30 s).
+fn drain(rx: &std::sync::mpsc::Receiver<Change>) {
+    let until = std::time::Instant::now() + Duration::from_secs(30);
+    while rx.recv_timeout(Duration::from_millis(300)).is_ok() {
+        assert!(
+            std::time::Instant::now() < until,
+            "the watcher never went quiet"
+        );
+    }
+}
+
 /// Waits (up to 30 s) until `ok` holds.
 fn eventually(what: &str, ok: impl Fn() -> bool) {
     let until = std::time::Instant::now() + Duration::from_secs(30);
@@ -653,7 +657,7 @@ fn value_directories_are_watched_natively_not_looked_at_each_second() {
     eventually("every value directory watched", || {
         handle.value_dirs().0 == 3
     });
-    while rx.recv_timeout(Duration::from_millis(300)).is_ok() {}
+    drain(&rx);
 
     // Nothing changing: no value directory is looked at, and nothing wakes the watcher.
     let (looks, wakeups) = (handle.value_dirs().1, handle.wakeups());
@@ -884,7 +888,7 @@ fn the_watchers_runs_follow_files_coming_and_going() {
     )
     .unwrap();
     let (handle, rx) = watch(std::slice::from_ref(&root), opts()).unwrap();
-    while rx.recv_timeout(Duration::from_millis(300)).is_ok() {}
+    drain(&rx);
     let run = handle.run(&name, "r").unwrap();
     assert_eq!((run.unretained, run.parent_id.as_deref()), (1, Some("p")));
 

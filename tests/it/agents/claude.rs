@@ -331,13 +331,15 @@ fn search_and_watch_read_a_claude_code_store_as_they_read_runs() {
     );
 
     // A line appended to the session is seen by the watch.
-    let mut child = crate::support::mctl_command()
-        .args(["--runs-dir"])
-        .arg(dir)
-        .args(["--json", "watch"])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = crate::support::Killed(
+        crate::support::mctl_command()
+            .args(["--runs-dir"])
+            .arg(dir)
+            .args(["--json", "watch"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     // Its lines as they come, so that the append follows the first look, however slow.
     let (tx, rx) = std::sync::mpsc::channel();
     let stdout = child.stdout.take().unwrap();
@@ -368,8 +370,7 @@ fn search_and_watch_read_a_claude_code_store_as_they_read_runs() {
     s.prompt("And now?").write();
     // The appended line is seen.
     wait_for("\"kind\":\"reset\"");
-    child.kill().unwrap();
-    child.wait().unwrap();
+    drop(child);
 }
 
 #[test]

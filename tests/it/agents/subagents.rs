@@ -337,13 +337,15 @@ fn a_side_conversation_started_while_watched_is_added() {
     // An older build's agent file, which the session names only later.
     agent_file(&project, "a22", SESSION, "Add a section");
     let dir = store.path();
-    let mut child = mctl_command()
-        .args(["--runs-dir"])
-        .arg(dir)
-        .args(["--json", "watch"])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = crate::support::Killed(
+        mctl_command()
+            .args(["--runs-dir"])
+            .arg(dir)
+            .args(["--json", "watch"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     // Its lines as they come, on a thread: the test waits for what it needs, not for a time.
     let (tx, rx) = std::sync::mpsc::channel::<String>();
     let stdout = child.stdout.take().unwrap();
@@ -389,8 +391,7 @@ fn a_side_conversation_started_while_watched_is_added() {
         dir.display()
     );
     wait_for(&reset);
-    child.kill().unwrap();
-    child.wait().unwrap();
+    drop(child);
 }
 
 #[test]
