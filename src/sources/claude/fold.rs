@@ -77,11 +77,11 @@ pub(crate) struct ClaudeFold {
     /// The last local command typed (what a `<local-command-stdout>` line is the output of).
     last_command: Option<String>,
     /// The side lines a session's scan read: counted and passed over unparsed.
-    pub(super) others: Option<Places>,
+    others: Option<Places>,
 }
 
 /// The side lines a session's scan read (see [`OthersLines`]), as a session's fold uses them.
-pub(super) struct Places {
+struct Places {
     lines: Arc<OthersLines>,
     /// The first range a line may still be in (lines come in the file's order).
     next: usize,
