@@ -21,7 +21,8 @@ impl Analyzer {
 
     /// A live run's value file for a result of `bytes`: looked up when it was not there when
     /// the directory was listed, and looked at again when it was listed with another size (it
-    /// was being written: the harness writes it before the result's line).
+    /// was being written: the harness writes it before the result's line). One whose size
+    /// still differs is noted, to be looked at when its directory changes.
     fn look_up_value(&mut self, vid: &str, bytes: u64) {
         let Some(dir) = self.values_dir.as_deref() else {
             return;
@@ -33,6 +34,9 @@ impl Analyzer {
         let Some(file) = find_value_file(dir, vid) else {
             return;
         };
+        if file.bytes != bytes {
+            self.unsized_values.insert(vid.to_owned());
+        }
         match listed {
             None => self.add_value(file),
             Some(was) if was != file.bytes => {
@@ -98,9 +102,6 @@ impl Analyzer {
             self.look_up_value(&vid, bytes);
         }
         let file = self.values.get(&vid);
-        if file.is_some_and(|f| f.bytes != bytes) && bytes > self.opts.threshold {
-            self.unsized_values.insert(vid.clone());
-        }
         let state = if bytes <= self.opts.threshold {
             RetentionState::Inline
         } else {

@@ -218,3 +218,54 @@ impl std::ops::DerefMut for Killed {
         &mut self.0
     }
 }
+
+/// `mctl --runs-dir <dir> --json watch` running (until dropped), its lines read on a thread as
+/// they come: a test waits for what it needs, not for a time.
+pub struct WatchLines {
+    _child: Killed,
+    lines: std::sync::mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl WatchLines {
+    pub fn start(dir: &Path) -> Self {
+        let mut child = Killed(
+            mctl_command()
+                .arg("--runs-dir")
+                .arg(dir)
+                .args(["--json", "watch"])
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap(),
+        );
+        let (tx, lines) = std::sync::mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Self {
+            _child: child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Waits until a line holding `what` has come (up to 60 s: a foreign store is looked at
+    /// again after several times its last look's length).
+    pub fn wait_for(&mut self, what: &str) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while !self.seen.iter().any(|l| l.contains(what)) {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => self.seen.push(line),
+                Err(_) => panic!("no {what} in {:?}", self.seen),
+            }
+        }
+    }
+}

@@ -331,46 +331,15 @@ fn search_and_watch_read_a_claude_code_store_as_they_read_runs() {
     );
 
     // A line appended to the session is seen by the watch.
-    let mut child = crate::support::Killed(
-        crate::support::mctl_command()
-            .args(["--runs-dir"])
-            .arg(dir)
-            .args(["--json", "watch"])
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    // Its lines as they come, so that the append follows the first look, however slow.
-    let (tx, rx) = std::sync::mpsc::channel();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        use std::io::BufRead;
-        for line in std::io::BufReader::new(stdout).lines() {
-            if tx.send(line.unwrap_or_default()).is_err() {
-                break;
-            }
-        }
-    });
-    let mut text = String::new();
-    let mut wait_for = |what: &str| {
-        // (A foreign store is looked at again after several times its last look's length.)
-        let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        while !text.contains(what) {
-            let left = until.saturating_duration_since(std::time::Instant::now());
-            match rx.recv_timeout(left) {
-                Ok(line) => text += &(line + "\n"),
-                Err(_) => panic!("no {what} in: {text}"),
-            }
-        }
-    };
-    wait_for(&format!(
+    // The append follows the first look, however slow.
+    let mut watch = crate::support::WatchLines::start(dir);
+    watch.wait_for(&format!(
         "\"kind\":\"run-added\",\"dir\":\"{}\",\"run\":\"{SESSION}\"",
         dir.display()
     ));
     s.prompt("And now?").write();
     // The appended line is seen.
-    wait_for("\"kind\":\"reset\"");
-    drop(child);
+    watch.wait_for("\"kind\":\"reset\"");
 }
 
 #[test]

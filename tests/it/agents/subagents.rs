@@ -337,43 +337,9 @@ fn a_side_conversation_started_while_watched_is_added() {
     // An older build's agent file, which the session names only later.
     agent_file(&project, "a22", SESSION, "Add a section");
     let dir = store.path();
-    let mut child = crate::support::Killed(
-        mctl_command()
-            .args(["--runs-dir"])
-            .arg(dir)
-            .args(["--json", "watch"])
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    // Its lines as they come, on a thread: the test waits for what it needs, not for a time.
-    let (tx, rx) = std::sync::mpsc::channel::<String>();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        use std::io::BufRead;
-        for line in std::io::BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-        {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    let mut seen = Vec::new();
-    let mut wait_for = |what: &str| {
-        // (A foreign store is looked at again after several times its last look's length.)
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        while !seen.iter().any(|l: &String| l.contains(what)) {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            match rx.recv_timeout(left) {
-                Ok(line) => seen.push(line),
-                Err(_) => panic!("no {what} in {seen:?}"),
-            }
-        }
-    };
+    let mut watch = crate::support::WatchLines::start(dir);
     // The first look has met the agent's file before the session names it.
-    wait_for("\"run\":\"agent-a22\"");
+    watch.wait_for("\"run\":\"agent-a22\"");
     let review = json!({"role": "user", "content": "Review"});
     s.line(side("dddddddd-1", None, "user", review)).result(
         "toolu_T3",
@@ -381,7 +347,7 @@ fn a_side_conversation_started_while_watched_is_added() {
         Some(json!({"status": "completed", "agentId": "a22"})),
     );
     s.write();
-    wait_for(&format!(
+    watch.wait_for(&format!(
         "\"kind\":\"run-added\",\"dir\":\"{}\",\"run\":\"sidechain-dddddddd\"",
         dir.display()
     ));
@@ -390,8 +356,7 @@ fn a_side_conversation_started_while_watched_is_added() {
         "\"kind\":\"reset\",\"dir\":\"{}\",\"run\":\"agent-a22\"",
         dir.display()
     );
-    wait_for(&reset);
-    drop(child);
+    watch.wait_for(&reset);
 }
 
 #[test]
