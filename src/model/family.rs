@@ -45,7 +45,18 @@ pub(crate) fn add_children<M: Member>(runs: &mut [M]) {
         .map(|r| r.parent_id().and_then(|p| at.get(p).copied()))
         .collect();
     drop(at);
-    let mut totals = own.clone();
+    for (r, figures) in runs.iter_mut().zip(totals(&own, &parents)) {
+        r.set_with_children(figures);
+    }
+}
+
+/// Each run's figures with its children's: `own` are the runs' own figures, `parents` the
+/// place of each run's parent among them (none when it has none, or it is not one of them).
+pub(crate) fn totals(
+    own: &[(u64, Option<f64>)],
+    parents: &[Option<usize>],
+) -> Vec<(u64, Option<f64>)> {
+    let mut totals = own.to_vec();
     for (child, figures) in own.iter().enumerate() {
         let mut next = parents[child];
         for _ in 0..DEPTH_MAX {
@@ -56,9 +67,7 @@ pub(crate) fn add_children<M: Member>(runs: &mut [M]) {
             next = parents[p];
         }
     }
-    for (r, figures) in runs.iter_mut().zip(totals) {
-        r.set_with_children(figures);
-    }
+    totals
 }
 
 /// Sets `run`'s figures with its children, given theirs (`children`: every run under it).

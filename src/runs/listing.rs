@@ -5,7 +5,8 @@
 //!
 //! Past the first [`HELD_BYTES`] of packed runs, the others are written to a file in the cache
 //! folder (unnamed: it goes with the process, whatever ends it) and read back as they are
-//! printed. What a listing holds per run is then only what orders it. A listing that cannot
+//! printed. What a listing holds per run is then only what orders it: no id, only where the
+//! id sorts among the layout's ([`Packer::rank`]), about 80 bytes a run. A listing that cannot
 //! write there holds every run, as it does without a cache folder.
 
 use crate::model::family::Member;
@@ -29,13 +30,18 @@ pub struct Listing {
 }
 
 /// One run, packed: what ordering the listing and adding the children's figures need, beside
-/// the run in `postcard`'s form (as the index keeps it), held or written apart.
+/// the run in `postcard`'s form (as the index keeps it), held or written apart. Neither its id
+/// nor its parent's is held (a listing of 100,000 runs held 7 MB of them): their ranks stand
+/// in for them.
 pub(crate) struct Packed {
-    id: Box<str>,
-    parent_id: Option<Box<str>>,
+    /// Where its id sorts among the layout's ([`Packer::rank`]): a tie of recency is broken
+    /// by it as by the id.
+    rank: u32,
+    /// Its parent's rank, when its parent is a run of the layout.
+    parent: Option<u32>,
     updated_ms: Option<i64>,
-    own: (u64, Option<f64>),
-    with_children: (u64, Option<f64>),
+    /// Its own tokens and cost; once the listing is made, with its children's.
+    figures: (u64, Option<f64>),
     run: Bytes,
 }
 
@@ -50,7 +56,9 @@ enum Bytes {
 }
 
 /// Packs the runs of one listing, on any thread, and writes those past [`HELD_BYTES`] apart.
-pub(crate) struct Packer {
+pub(crate) struct Packer<'a> {
+    /// The ids of the layout's runs, in their order (bytewise): what a run's rank is told by.
+    ids: &'a [&'a str],
     /// The folder the spill file is made in, if any.
     dir: Option<PathBuf>,
     /// How many bytes it holds before it writes ([`HELD_BYTES`]).
@@ -63,10 +71,12 @@ pub(crate) struct Packer {
     end: AtomicU64,
 }
 
-impl Packer {
-    /// A packer whose spill file, if one is needed, is made in `dir`.
-    pub(crate) fn new(dir: Option<&Path>) -> Self {
+impl<'a> Packer<'a> {
+    /// A packer of the runs of a layout whose ids are `ids` (in order), whose spill file, if
+    /// one is needed, is made in `dir`.
+    pub(crate) fn new(dir: Option<&Path>, ids: &'a [&'a str]) -> Self {
         Self {
+            ids,
             dir: dir.map(Path::to_path_buf),
             budget: HELD_BYTES,
             held: AtomicUsize::new(0),
@@ -80,13 +90,25 @@ impl Packer {
         // empty bytes unpack as a run shown unreadable, with why.
         let bytes = pack_bytes(&run);
         Packed {
-            own: run.own_figures(),
-            with_children: run.own_figures(),
+            rank: self.rank(&run.id),
+            parent: (run.parent_id.as_deref())
+                .filter(|p| self.ids.binary_search(p).is_ok())
+                .map(|p| self.rank(p)),
             updated_ms: run.updated_ms,
-            parent_id: run.parent_id.map(String::into_boxed_str),
-            id: run.id.into_boxed_str(),
+            figures: run.own_figures(),
             run: self.place(bytes),
         }
+    }
+
+    /// Where `id` sorts among the layout's ids: twice its place, and one more when it is one
+    /// of them, so that ranks order as the ids do whether or not they are. (Every run of a
+    /// listing is one of the layout's: a store reads a run under the id it is asked for.)
+    fn rank(&self, id: &str) -> u32 {
+        let place = match self.ids.binary_search(&id) {
+            Ok(at) => 2 * at + 1,
+            Err(at) => 2 * at,
+        };
+        u32::try_from(place).unwrap_or(u32::MAX)
     }
 
     /// Where `bytes` are kept: held while the listing holds little, else written to the spill
@@ -105,6 +127,11 @@ impl Packer {
             }
         }
         Bytes::Held(bytes.into_boxed_slice())
+    }
+
+    /// The spill file, if one was made: the listing reads its runs back from it.
+    pub(crate) fn into_spill(self) -> Option<File> {
+        self.spill.into_inner().flatten()
     }
 
     fn file(&self) -> Option<&File> {
@@ -160,46 +187,52 @@ impl Packed {
             if matches!(self.run, Bytes::Written { .. }) && !WARNED.swap(true, Ordering::Relaxed) {
                 tracing::warn!("listing: a run could not be read back from its file ({e})");
             }
-            super::unreadable_run(&self.id, &e)
+            // Its id went with its bytes: the listing's place stands in for it.
+            super::unreadable_run(&format!("(run {} of the listing)", self.rank / 2), &e)
         });
-        run.set_with_children(self.with_children);
+        run.set_with_children(self.figures);
         run
     }
 }
 
-impl Member for Packed {
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn parent_id(&self) -> Option<&str> {
-        self.parent_id.as_deref()
-    }
-    fn own_figures(&self) -> (u64, Option<f64>) {
-        self.own
-    }
-    fn set_with_children(&mut self, figures: (u64, Option<f64>)) {
-        self.with_children = figures;
-    }
-}
-
 impl Listing {
-    /// The runs, packed, in a listing's order and with their figures with their children.
-    pub(crate) fn of(mut runs: Vec<Packed>, packer: Packer) -> Self {
-        crate::model::family::add_children(&mut runs);
-        // Ids are unique: an unstable sort gives the one order, and allocates nothing.
-        runs.sort_unstable_by(|a, b| {
-            super::by_recency((a.updated_ms, &a.id), (b.updated_ms, &b.id))
-        });
-        let spill = packer.spill.into_inner().flatten();
+    /// The runs, packed, in a listing's order and with their figures with their children;
+    /// `spill` is their packer's ([`Packer::into_spill`]).
+    pub(crate) fn of(mut runs: Vec<Packed>, spill: Option<File>) -> Self {
+        // Each run's parent found by its rank.
+        let mut at: Vec<(u32, usize)> = (runs.iter().enumerate())
+            .map(|(i, r)| (r.rank, i))
+            .collect();
+        at.sort_unstable();
+        let parents: Vec<Option<usize>> = (runs.iter())
+            .map(|r| {
+                let p = r.parent?;
+                at.binary_search_by_key(&p, |&(rank, _)| rank)
+                    .ok()
+                    .map(|k| at[k].1)
+            })
+            .collect();
+        drop(at);
+        let own: Vec<(u64, Option<f64>)> = runs.iter().map(|r| r.figures).collect();
+        let totals = crate::model::family::totals(&own, &parents);
+        drop((own, parents));
+        for (r, figures) in runs.iter_mut().zip(totals) {
+            r.figures = figures;
+        }
+        // Ranks are unique (ids are): an unstable sort gives the one order, and allocates
+        // nothing. Most recently active first (a run with no time last), then by id.
+        runs.sort_unstable_by(|a, b| (b.updated_ms.cmp(&a.updated_ms)).then(a.rank.cmp(&b.rank)));
         Self { runs, spill }
     }
 
     /// A listing of `runs`, held, as a listing orders them (for tests of what prints one).
     #[cfg(feature = "test-hooks")]
     pub fn of_runs(runs: Vec<Run>) -> Self {
-        let packer = Packer::new(None);
-        let packed = runs.into_iter().map(|r| packer.pack(r)).collect();
-        Self::of(packed, packer)
+        let mut ids: Vec<&str> = runs.iter().map(|r| r.id.as_str()).collect();
+        ids.sort_unstable();
+        let packer = Packer::new(None, &ids);
+        let packed = runs.iter().map(|r| packer.pack(r.clone())).collect();
+        Self::of(packed, packer.into_spill())
     }
 
     /// How many runs.
@@ -212,9 +245,9 @@ impl Listing {
         self.runs.is_empty()
     }
 
-    /// The runs' ids, in order.
-    pub fn ids(&self) -> impl Iterator<Item = &str> {
-        self.runs.iter().map(|r| &*r.id)
+    /// The runs' ids, in order (each run unpacked: the listing holds no id).
+    pub fn ids(&self) -> impl Iterator<Item = String> + '_ {
+        self.runs().map(|r| r.id)
     }
 
     /// The runs, in order, each unpacked when it is reached.
@@ -262,9 +295,12 @@ mod tests {
         ]
     }
 
+    /// The layout's ids of [`runs`], in order.
+    const IDS: &[&str] = &["a", "b", "child", "old"];
+
     fn listing(packer: Packer) -> Listing {
         let packed = runs().into_iter().map(|r| packer.pack(r)).collect();
-        Listing::of(packed, packer)
+        Listing::of(packed, packer.into_spill())
     }
 
     fn written(listing: &Listing) -> usize {
@@ -275,17 +311,17 @@ mod tests {
     #[test]
     fn a_listing_past_its_budget_writes_its_runs_apart_and_prints_the_same() {
         let dir = tempfile::tempdir().unwrap();
-        let packer = Packer::new(Some(dir.path()));
+        let packer = Packer::new(Some(dir.path()), IDS);
         let small: Vec<Packed> = runs().into_iter().map(|r| packer.pack(r)).collect();
         assert!(
             packer.spill.get().is_none(),
             "a small listing makes no file"
         );
-        let held = Listing::of(small, packer);
+        let held = Listing::of(small, packer.into_spill());
         assert_eq!(written(&held), 0, "a small listing holds its runs");
         let spilled = listing(Packer {
             budget: 0,
-            ..Packer::new(Some(dir.path()))
+            ..Packer::new(Some(dir.path()), IDS)
         });
         assert_eq!(written(&spilled), 4);
         assert_eq!(
@@ -300,7 +336,7 @@ mod tests {
         // Nowhere to write it: every run held, the same listing.
         let nowhere = listing(Packer {
             budget: 0,
-            ..Packer::new(Some(&dir.path().join("missing")))
+            ..Packer::new(Some(&dir.path().join("missing")), IDS)
         });
         assert_eq!(written(&nowhere), 0);
         assert_eq!(
@@ -311,7 +347,7 @@ mod tests {
 
     #[test]
     fn a_packed_listing_prints_what_the_runs_print_in_a_listings_order() {
-        let listing = listing(Packer::new(None));
+        let listing = listing(Packer::new(None, IDS));
         let mut want = runs();
         crate::model::family::add_children(&mut want);
         super::super::sort_runs(&mut want);
@@ -327,5 +363,47 @@ mod tests {
         let b = listing.runs().find(|r| r.id == "b").unwrap();
         assert_eq!(b.tokens_with_children, 110);
         assert_eq!(b.input_tokens, 100, "its own figures are its own");
+    }
+
+    #[test]
+    fn ranks_order_and_nest_runs_as_their_ids_do() {
+        // Runs of a few times (many ties), each under a run of the listing, under an id no run
+        // has, or under none; some of the layout's runs gone before the listing, and one run
+        // whose id the layout lacks. The listing holds no id: it must order the runs and add
+        // up their children as the runs themselves are.
+        let mut rng = fastrand::Rng::with_seed(7);
+        for round in 0..50 {
+            let n = rng.usize(1..60);
+            let id = |i: usize| format!("r{:03}", i * 7 % 101);
+            let layout: Vec<String> = (0..n).map(id).collect();
+            let kept: Vec<usize> = (0..n).filter(|_| rng.u8(..) > 40).collect();
+            let mut runs: Vec<Run> = (kept.into_iter())
+                .map(|i| {
+                    let parent = match rng.u8(..4) {
+                        0 => Some(id(rng.usize(..n))),
+                        1 => Some("gone".to_owned()),
+                        _ => None,
+                    };
+                    let updated = (rng.u8(..5) > 0).then(|| rng.i64(0..4));
+                    run(&id(i), parent.as_deref(), updated, rng.u64(..1000))
+                })
+                .collect();
+            if round % 2 == 0 {
+                runs.push(run("r050x", Some(&id(0)), Some(2), 5));
+            }
+            let mut ids: Vec<&str> = layout.iter().map(String::as_str).collect();
+            ids.sort_unstable();
+            let packer = Packer::new(None, &ids);
+            let packed = runs.iter().map(|r| packer.pack(r.clone())).collect();
+            let listing = Listing::of(packed, packer.into_spill());
+            let mut want = runs.clone();
+            crate::model::family::add_children(&mut want);
+            super::super::sort_runs(&mut want);
+            assert_eq!(
+                serde_json::to_string(&listing).unwrap(),
+                serde_json::to_string(&want).unwrap(),
+                "round {round}"
+            );
+        }
     }
 }

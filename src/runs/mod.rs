@@ -170,11 +170,18 @@ impl RunsDir {
     /// [`list`](Self::list), each run packed as soon as it is read: what a listing of tens of
     /// thousands of runs holds while the others are read and until it is printed.
     pub fn listing(&self) -> Result<Listing> {
+        let layout = self.layout()?;
+        // A packed run holds no id, only where its id sorts among these.
+        let ids: Vec<&str> = layout.runs.keys().map(String::as_str).collect();
         // Runs past the first 10,000 or so are written to a file in the cache folder until
         // they are printed.
-        let packer = listing::Packer::new(self.cache.as_deref());
-        let runs = self.list_as(|run| packer.pack(run))?;
-        Ok(Listing::of(runs, packer))
+        let packer = listing::Packer::new(self.cache.as_deref(), &ids);
+        let runs = self.list_in(&layout, |run| packer.pack(run))?;
+        let spill = packer.into_spill();
+        // Gone before the runs are ordered: the layout is most of what a listing holds.
+        drop(ids);
+        drop(layout);
+        Ok(Listing::of(runs, spill))
     }
 
     /// Brings the index up to date as a listing would, keeping nothing of the runs (`mctl
@@ -186,17 +193,21 @@ impl RunsDir {
     /// Every run, each given to `out` as soon as it is read (on the thread that read it), in
     /// the layout's order.
     fn list_as<T: Send>(&self, out: impl Fn(Run) -> T + Sync) -> Result<Vec<T>> {
+        self.list_in(&self.layout()?, out)
+    }
+
+    /// [`list_as`](Self::list_as) of the runs of `layout`, this directory's.
+    fn list_in<T: Send>(&self, layout: &Layout, out: impl Fn(Run) -> T + Sync) -> Result<Vec<T>> {
         let _span = tracing::info_span!("runs_list", dir = %self.root.display()).entered();
-        let layout = self.layout()?;
         tracing::debug!(runs = layout.runs.len(), "read the runs directory");
         let opts = self.listing_opts(self.opts.now_ms);
         let runs = match self.index() {
-            Some(mut index) => index.list(&layout, &opts, |id| read_row(&layout, id, &opts), out),
+            Some(mut index) => index.list(layout, &opts, |id| read_row(layout, id, &opts), out),
             None => {
                 // Every run read, on every core; the order stays the layout's.
                 use rayon::prelude::*;
                 let ids: Vec<(&String, u64)> = (layout.runs.keys())
-                    .map(|id| (id, crate::progress::transcript_len(&layout, id)))
+                    .map(|id| (id, crate::progress::transcript_len(layout, id)))
                     .collect();
                 let bytes = ids.iter().map(|(_, len)| len).sum();
                 crate::progress::to_read(ids.len() as u64, bytes);
@@ -205,7 +216,7 @@ impl RunsDir {
                 let runs: Vec<Option<T>> = ids
                     .par_iter()
                     .map(|(id, len)| {
-                        let run = list_row(&layout, id, &opts);
+                        let run = list_row(layout, id, &opts);
                         crate::progress::read_one(*len);
                         run.map(&out)
                     })

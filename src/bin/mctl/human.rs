@@ -116,7 +116,7 @@ pub fn write_runs_table(
 ) -> std::io::Result<()> {
     // An id is never cut (it is what the other commands take): its column is as wide as the
     // longest; the title is cut instead.
-    let width = column_width(runs.ids().map(safe), 3);
+    let width = column_width(runs.ids().map(|id| safe(&id)), 3);
     writeln!(
         out,
         "{:<11} {:<width$} {:>5} {:<18} {:>7} {:>7} {:>8} {:<16} TITLE",
