@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub(crate) const TRANSCRIPT_SUFFIX: &str = ".jsonl";
 pub(crate) const SUMMARY_SUFFIX: &str = ".summary.json";
@@ -142,18 +143,29 @@ pub struct RunFiles {
 }
 
 /// The files and places only some runs have: those a store nests under another run, or keeps
-/// inside a file it shares with others.
+/// inside a file it shares with others. (About 70 bytes: a store of thousands of subagents
+/// holds one per subagent while a listing reads, and what a subagent shares with its
+/// session's other subagents, the session's id and value folder, is shared.)
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Nesting {
     /// The run this one is a subagent of, when the store's layout says so (Claude Code's
     /// `<session>/subagents/`).
-    pub parent: Option<String>,
+    pub parent: Option<Arc<str>>,
     /// Where the run's values are when they sit in its parent's folder (a Claude Code
     /// subagent's persisted outputs go to its session's `tool-results/`).
-    pub parent_values: Option<PathBuf>,
+    pub parent_values: Option<Arc<Path>>,
     /// The tool call of the parent that started this run, when the store says (Claude Code's
     /// `Task` calls).
     pub parent_call: Option<String>,
+    /// The lines of the run's transcript that are other runs' (a session file's side lines).
+    pub others: Option<Arc<OthersLines>>,
+    /// What only a run inside a shared file has, apart again.
+    pub inside: Option<Box<Inside>>,
+}
+
+/// Where a run is inside a file it shares with other runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Inside {
     /// The side conversation this run is inside its transcript, which it shares with its
     /// session (Claude Code's older builds wrote subagents into the session's file).
     pub side: Option<SideKey>,
@@ -168,12 +180,17 @@ pub struct Nesting {
     /// Where a read of the run may stop, when that is not the file's end (a side
     /// conversation's last line in its session's file).
     pub end: Option<ReadEnd>,
-    /// The lines of the run's transcript that are other runs' (a session file's side lines).
-    pub others: Option<std::sync::Arc<OthersLines>>,
 }
 
 impl Nesting {
     /// Boxed for a [`RunFiles`], or nothing when it says nothing.
+    pub fn boxed(self) -> Option<Box<Self>> {
+        (self != Self::default()).then(|| Box::new(self))
+    }
+}
+
+impl Inside {
+    /// Boxed for a [`Nesting`], or nothing when it says nothing.
     pub fn boxed(self) -> Option<Box<Self>> {
         (self != Self::default()).then(|| Box::new(self))
     }
@@ -214,28 +231,32 @@ impl RunFiles {
         self.nesting.as_ref()?.parent_call.as_deref()
     }
 
-    /// See [`Nesting::side`].
+    /// See [`Inside::side`].
     pub fn side(&self) -> Option<&SideKey> {
-        self.nesting.as_ref()?.side.as_ref()
+        self.inside()?.side.as_ref()
     }
 
-    /// See [`Nesting::revision`].
+    /// See [`Inside::revision`].
     pub fn revision(&self) -> Option<&str> {
-        self.nesting.as_ref()?.revision.as_deref()
+        self.inside()?.revision.as_deref()
     }
 
-    /// See [`Nesting::start`].
+    /// See [`Inside::start`].
     pub fn start(&self) -> Option<LineStart> {
-        self.nesting.as_ref()?.start
+        self.inside()?.start
     }
 
-    /// See [`Nesting::end`].
+    /// See [`Inside::end`].
     pub fn end(&self) -> Option<ReadEnd> {
-        self.nesting.as_ref()?.end
+        self.inside()?.end
+    }
+
+    fn inside(&self) -> Option<&Inside> {
+        self.nesting.as_ref()?.inside.as_deref()
     }
 
     /// See [`Nesting::others`].
-    pub fn others(&self) -> Option<&std::sync::Arc<OthersLines>> {
+    pub fn others(&self) -> Option<&Arc<OthersLines>> {
         self.nesting.as_ref()?.others.as_ref()
     }
 

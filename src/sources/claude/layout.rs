@@ -7,7 +7,7 @@
 
 use super::scan_cache::{Scans, SessionMeta};
 use super::threads::SessionScan;
-use crate::model::layout::{Layout, Nesting, RunFiles};
+use crate::model::layout::{Inside, Layout, Nesting, RunFiles};
 use crate::model::stamp::FileStamp;
 use crate::model::SourceKind;
 use rayon::prelude::*;
@@ -251,7 +251,7 @@ impl Found {
                 Ok(m) if m.file_type().is_symlink() => self.linked.push(session.clone()),
                 _ => {}
             }
-            let values = self.value_dirs.get(&session).cloned();
+            let values = self.values_of(&session);
             self.subagents(&folder.join(SUBAGENTS), &session, values);
         }
         for (session, file, scan) in scans {
@@ -272,7 +272,9 @@ impl Found {
         scan: &SessionScan,
     ) {
         // The session's own real folder (a link, or a folder that is one, is never read).
-        let values = self.value_dirs.get(session).cloned();
+        let values = self.values_of(session);
+        // One id for every run under the session.
+        let parent: Arc<str> = Arc::from(session);
         // Each call started one run: the first link that names it keeps it.
         let mut used = std::collections::HashSet::new();
         for (agent, call) in &scan.agent_calls {
@@ -297,7 +299,7 @@ impl Found {
                             continue;
                         }
                         let nesting = files.nesting_mut();
-                        nesting.parent = Some(session.to_owned());
+                        nesting.parent = Some(Arc::clone(&parent));
                         nesting.parent_values = values.clone();
                     }
                 }
@@ -336,14 +338,17 @@ impl Found {
                     ..RunFiles::nested(
                         file.path.to_path_buf(),
                         Nesting {
-                            parent: Some(session.to_owned()),
+                            parent: Some(Arc::clone(&parent)),
                             parent_values: values.clone(),
                             parent_call: call,
-                            side: Some(side.side.clone()),
-                            revision: None,
-                            start: scan.start_of(side),
-                            end: scan.end_of(side, file.stamp),
                             others: None,
+                            inside: Inside {
+                                side: Some(side.side.clone()),
+                                revision: None,
+                                start: scan.start_of(side),
+                                end: scan.end_of(side, file.stamp),
+                            }
+                            .boxed(),
                         },
                     )
                 },
@@ -353,7 +358,7 @@ impl Found {
 
     /// The subagents of `session`: `agent-<id>.jsonl` files, each a run whose parent is the
     /// session and whose values sit in the session's `tool-results/`.
-    fn subagents(&mut self, dir: &Path, session: &str, values: Option<PathBuf>) {
+    fn subagents(&mut self, dir: &Path, session: &str, values: Option<Arc<Path>>) {
         // A link is not followed; symlink_metadata does not follow one.
         if !fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
             return;
@@ -375,6 +380,7 @@ impl Found {
         if !agents.is_empty() {
             self.owned.push(session.to_owned());
         }
+        let parent: Arc<str> = Arc::from(session);
         for (stem, path) in agents {
             let id = match self.runs.contains_key(&stem) {
                 false => stem,
@@ -385,13 +391,20 @@ impl Found {
                 RunFiles::nested(
                     path,
                     Nesting {
-                        parent: Some(session.to_owned()),
+                        parent: Some(Arc::clone(&parent)),
                         parent_values: values.clone(),
                         ..Default::default()
                     },
                 ),
             );
         }
+    }
+
+    /// Session `session`'s value folder, shared by the runs under it.
+    fn values_of(&self, session: &str) -> Option<Arc<Path>> {
+        self.value_dirs
+            .get(session)
+            .map(|dir| Arc::from(dir.as_path()))
     }
 
     fn into_layout(self, root: &Path) -> Layout {

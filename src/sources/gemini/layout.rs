@@ -113,6 +113,7 @@ fn read_chats(chats: &Path, runs: &mut BTreeMap<String, RunFiles>) {
 }
 
 fn read_subagents(dir: &Path, parent: Option<String>, runs: &mut BTreeMap<String, RunFiles>) {
+    let parent: Option<std::sync::Arc<str>> = parent.map(Into::into);
     let Ok(names) = folder_names(dir) else {
         return;
     };

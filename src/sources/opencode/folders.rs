@@ -278,7 +278,8 @@ pub(crate) fn value_dirs(root: &Path, layout: &mut Layout, spans: &BTreeMap<Stri
         let hash = crate::retained::value_id::fnv1a32(mine.join("/").as_bytes());
         // A session told by its files' times (no revision) keeps them: the folder's own stamp
         // then stands for its files, as for any store.
-        if let Some(revision) = files.nesting.as_mut().and_then(|n| n.revision.as_mut()) {
+        let inside = files.nesting.as_mut().and_then(|n| n.inside.as_mut());
+        if let Some(revision) = inside.and_then(|i| i.revision.as_mut()) {
             revision.push_str(&format!("|{}:{hash:08x}", mine.len()));
         }
         layout.value_dirs.insert(id.clone(), dir.clone());
@@ -355,9 +356,13 @@ mod tests {
             ("b", (t + day, t + 2 * day)),
             ("c", (t + 3 * day - 5, t + 3 * day)),
         ] {
+            let inside = crate::model::layout::Inside {
+                revision: Some("rows".into()),
+                ..Default::default()
+            };
             let rows = crate::model::RunFiles {
                 nesting: crate::model::layout::Nesting {
-                    revision: Some("rows".into()),
+                    inside: inside.boxed(),
                     ..Default::default()
                 }
                 .boxed(),

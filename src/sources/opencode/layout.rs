@@ -6,7 +6,7 @@
 //! with a parent (`parentID`) is a run under it.
 
 use super::db;
-use crate::model::layout::{Layout, Nesting, RunFiles};
+use crate::model::layout::{Inside, Layout, Nesting, RunFiles};
 use crate::model::SourceKind;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -34,8 +34,12 @@ pub(crate) fn read(root: &Path) -> io::Result<Layout> {
                 RunFiles::nested(
                     database.clone(),
                     Nesting {
-                        parent: s.parent,
-                        revision: Some(s.revision),
+                        parent: s.parent.map(Into::into),
+                        inside: Inside {
+                            revision: Some(s.revision),
+                            ..Default::default()
+                        }
+                        .boxed(),
                         ..Default::default()
                     },
                 ),
@@ -89,8 +93,12 @@ fn read_tree(
                 RunFiles::nested(
                     f.path(),
                     Nesting {
-                        parent,
-                        revision,
+                        parent: parent.map(Into::into),
+                        inside: Inside {
+                            revision,
+                            ..Default::default()
+                        }
+                        .boxed(),
                         ..Default::default()
                     },
                 ),

@@ -418,7 +418,12 @@ pub(super) fn reads_as_scanned(root: &Path) -> ScannedReads {
     let mut whole = layout.clone();
     (whole.runs.values_mut())
         .filter_map(|f| f.nesting.as_mut())
-        .for_each(|n| (n.start, n.end, n.others) = (None, None, None));
+        .for_each(|n| {
+            n.others = None;
+            if let Some(inside) = n.inside.as_mut() {
+                (inside.start, inside.end) = (None, None);
+            }
+        });
     let mut reads = ScannedReads {
         started: 0,
         ended: 0,
