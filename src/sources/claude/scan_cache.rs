@@ -79,8 +79,8 @@ struct Header {
 /// the root finds it, and the root's is not written 20,000 times), its stamp and its scan.
 type Line = (String, Stamp, SessionScan);
 
-/// [`Line`] as it is written, borrowed from the kept scans.
-type LineRef<'a> = (&'a str, &'a Stamp, &'a SessionScan);
+/// [`Line`] as it is written, borrowed from the scans.
+type LineRef<'a> = (&'a str, Stamp, &'a SessionScan);
 
 /// The scans of one store's session files, as one layout read asks for them.
 pub(crate) struct Scans<'a> {
@@ -92,6 +92,10 @@ pub(crate) struct Scans<'a> {
     changed: bool,
     /// Whether a file's stamp moved with nothing new in it.
     moved: bool,
+    /// Whether this process reads the layout once ([`one_look`]): the scans made are then
+    /// not kept in the process, and the cache file is written from the caller's.
+    one_look: bool,
+    /// The files this read met, when they are kept in the process.
     seen: Vec<PathBuf>,
     /// This read, numbered in the order reads start: each kept scan it meets is marked with it,
     /// so the store's scans it did not meet are told apart without a set of what it met.
@@ -121,16 +125,20 @@ impl<'a> Scans<'a> {
             root,
             changed: false,
             moved: false,
+            one_look: ONE_LOOK.load(std::sync::atomic::Ordering::Relaxed),
             seen: Vec::new(),
             read: READS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
 
     /// The scans of session files `files` (each with its metadata, links not followed), in
-    /// their order; a file that cannot be read has nothing in or under it to show. The files
-    /// are read on every core, and no lock is held while one is read: one store's first scan
-    /// does not hold up another's layout.
-    pub(crate) fn scan_all(&mut self, files: &[(&Path, SessionMeta)]) -> Vec<Arc<SessionScan>> {
+    /// their order; none for a file that cannot be read (nothing in or under it to show). The
+    /// files are read on every core, and no lock is held while one is read: one store's first
+    /// scan does not hold up another's layout.
+    pub(crate) fn scan_all(
+        &mut self,
+        files: &[(&Path, SessionMeta)],
+    ) -> Vec<Option<Arc<SessionScan>>> {
         use rayon::prelude::*;
         self.load_once();
         // Those whose stamp has not moved (on a warm listing, all of them) are taken under one
@@ -146,14 +154,17 @@ impl<'a> Scans<'a> {
                 })
                 .collect()
         };
-        let scanned: Vec<(Arc<SessionScan>, Outcome)> = (files.par_iter().zip(kept))
+        let keep = !self.one_look;
+        let scanned: Vec<(Option<Arc<SessionScan>>, Outcome)> = (files.par_iter().zip(kept))
             .map(|((path, meta), kept)| match kept {
-                Some(scan) => (scan, Outcome::Kept),
-                None => scan_one(path, *meta, read),
+                Some(scan) => (Some(scan), Outcome::Kept),
+                None => scan_one(path, *meta, read, keep),
             })
             .collect();
         for ((path, _), (_, outcome)) in files.iter().zip(&scanned) {
-            self.seen.push(path.to_path_buf());
+            if keep {
+                self.seen.push(path.to_path_buf());
+            }
             match outcome {
                 Outcome::Kept => {}
                 Outcome::Moved => self.moved = true,
@@ -178,11 +189,17 @@ impl<'a> Scans<'a> {
 
     /// Ends a read of the store's layout: forgets the files of the store it did not meet (gone,
     /// or renamed), and writes the cache file again when a scan changed (said on the log when
-    /// it cannot be).
-    pub(crate) fn save(self) {
+    /// it cannot be). `scanned` are the files [`scan_all`](Self::scan_all) gave a scan, each
+    /// with its stamp and that scan: what the file is written from when the process reads the
+    /// layout once.
+    pub(crate) fn save<'f>(
+        self,
+        scanned: impl Iterator<Item = (&'f Path, Stamp, &'f SessionScan)>,
+    ) {
         let root = self.root;
-        self.write_out();
-        if ONE_LOOK.load(std::sync::atomic::Ordering::Relaxed) {
+        let one_look = self.one_look;
+        self.write_out(scanned);
+        if one_look {
             // Read again, the store's scans come from its cache file.
             let mut cache = lock();
             cache.files.retain(|p, _| !is_under(p, root));
@@ -193,7 +210,7 @@ impl<'a> Scans<'a> {
         }
     }
 
-    fn write_out(self) {
+    fn write_out<'f>(self, scanned: impl Iterator<Item = (&'f Path, Stamp, &'f SessionScan)>) {
         // One write at a time, each from what the cache holds when it starts: an older
         // snapshot is never renamed over a newer one. (Taken before the cache's lock, never
         // after: nothing that holds that lock waits for this one.)
@@ -213,6 +230,16 @@ impl<'a> Scans<'a> {
         cache
             .written
             .insert(file.clone(), std::time::Instant::now());
+        if self.one_look {
+            // The only read of the store in this process: its own scans are the newest, and
+            // the process kept none of them (20,000 sessions' paths and scans twice over).
+            drop(cache);
+            let lines = scanned.filter_map(|(path, stamp, scan)| {
+                // A path that is not UTF-8 is scanned again by the next process.
+                Some((path.strip_prefix(self.root).ok()?.to_str()?, stamp, scan))
+            });
+            return self.write_lines(file, lines);
+        }
         // Written from the kept scans themselves (shared, not copied: a copy of every scan, or
         // of the whole file's text, would double what a store of tens of thousands of sessions
         // holds), once the lock is let go: other stores' scans go on meanwhile.
@@ -225,7 +252,11 @@ impl<'a> Scans<'a> {
             })
             .collect();
         drop(cache);
-        let lines = (kept.iter()).map(|(p, stamp, scan)| (*p, stamp, &**scan));
+        let lines = (kept.iter()).map(|(p, stamp, scan)| (*p, *stamp, &**scan));
+        self.write_lines(file, lines);
+    }
+
+    fn write_lines<'l>(&self, file: &Path, lines: impl Iterator<Item = LineRef<'l>>) {
         if let Err(e) = write(file, lines) {
             tracing::warn!(file = %file.display(), error = %e, "could not keep the session scans");
         }
@@ -280,10 +311,16 @@ impl Kept {
     }
 }
 
-/// The scan of session file `path`, from this process's cache when its stamp has not moved.
-/// (Shared with the kept one: a store's layout is read every second while it is watched, and a
-/// copy of each session's scan each time would be wasted.)
-fn scan_one(path: &Path, meta: SessionMeta, read: u64) -> (Arc<SessionScan>, Outcome) {
+/// The scan of session file `path`, from this process's cache when its stamp has not moved;
+/// none when it cannot be read. (Shared with the kept one: a store's layout is read every
+/// second while it is watched, and a copy of each session's scan each time would be wasted.)
+/// A scan made is kept in the process when `keep` says so.
+fn scan_one(
+    path: &Path,
+    meta: SessionMeta,
+    read: u64,
+    keep: bool,
+) -> (Option<Arc<SessionScan>>, Outcome) {
     let stamp = meta.stamp;
     let kept = {
         let mut cache = lock();
@@ -292,7 +329,7 @@ fn scan_one(path: &Path, meta: SessionMeta, read: u64) -> (Arc<SessionScan>, Out
                 // Another read may have kept it since this one looked.
                 kept.met_by = kept.met_by.max(read);
                 match kept.unmoved(&meta) {
-                    Some(scan) => return (scan, Outcome::Kept),
+                    Some(scan) => return (Some(scan), Outcome::Kept),
                     None => cache.files.remove(path.as_os_str()),
                 }
             }
@@ -313,12 +350,15 @@ fn scan_one(path: &Path, meta: SessionMeta, read: u64) -> (Arc<SessionScan>, Out
         None => (Scanner::default(), None),
     };
     if scanner.read_on(path).is_err() {
-        return (Arc::default(), Outcome::Kept);
+        return (None, Outcome::Kept);
     }
     let outcome = match before.as_deref() == Some(&scanner.scan) {
         true => Outcome::Moved,
         false => Outcome::Changed,
     };
+    if !keep {
+        return (Some(Arc::new(scanner.scan)), outcome);
+    }
     let scan = Arc::new(scanner.scan.clone());
     let mut kept = Kept {
         stamp,
@@ -332,7 +372,7 @@ fn scan_one(path: &Path, meta: SessionMeta, read: u64) -> (Arc<SessionScan>, Out
         kept.met_by = kept.met_by.max(other.met_by);
     }
     cache.files.insert(path.as_os_str().to_owned(), kept);
-    (scan, outcome)
+    (Some(scan), outcome)
 }
 
 /// How long after its last write a session file's scan is kept ready to be read on. What
@@ -520,8 +560,12 @@ mod tests {
             .collect();
         let files: Vec<(&Path, SessionMeta)> = files.iter().map(|(p, m)| (&**p, *m)).collect();
         let mut scans = Scans::new(root, Some(cache));
-        scans.scan_all(&files);
-        scans.save();
+        let scanned = scans.scan_all(&files);
+        let scanned = files
+            .iter()
+            .zip(&scanned)
+            .filter_map(|((path, meta), scan)| Some((*path, meta.stamp(), scan.as_deref()?)));
+        scans.save(scanned);
     }
 
     #[test]
@@ -560,6 +604,70 @@ mod tests {
     }
 
     #[test]
+    fn a_read_of_a_process_that_looks_once_keeps_nothing_and_writes_what_it_scanned() {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, cache) = (dir.path().join("store"), dir.path().join("cache"));
+        fs::create_dir(&root).unwrap();
+        let side = r#"{"type":"user","uuid":"x1","parentUuid":null,"isSidechain":true}"#;
+        fs::write(root.join("a.jsonl"), format!("{side}\n")).unwrap();
+        fs::write(root.join("b.jsonl"), "{\"type\":\"user\"}\n").unwrap();
+        // Listed, then gone before it is read: it has no scan, and none is written.
+        let gone = root.join("c.jsonl");
+        fs::write(&gone, "{\"type\":\"user\"}\n").unwrap();
+        let mut files: Vec<(PathBuf, SessionMeta)> = (fs::read_dir(&root).unwrap())
+            .map(|e| e.unwrap())
+            .map(|e| (e.path(), SessionMeta::of(&e.metadata().unwrap())))
+            .collect();
+        files.sort_by(|a, b| a.0.cmp(&b.0));
+        fs::remove_file(&gone).unwrap();
+        let files: Vec<(&Path, SessionMeta)> = files.iter().map(|(p, m)| (&**p, *m)).collect();
+        let mut scans = Scans::new(&root, Some(&cache));
+        scans.one_look = true;
+        let scanned = scans.scan_all(&files);
+        assert_eq!(
+            scanned.iter().map(Option::is_some).collect::<Vec<_>>(),
+            [true, true, false]
+        );
+        assert_eq!(scanned[0].as_ref().unwrap().sidechains.len(), 1);
+        let lines = files
+            .iter()
+            .zip(&scanned)
+            .filter_map(|((path, meta), scan)| Some((*path, meta.stamp(), scan.as_deref()?)));
+        scans.save(lines);
+        assert_eq!(
+            kept_under(&root),
+            Vec::<String>::new(),
+            "the process keeps none"
+        );
+        // The next process reads both scans back, as a process that keeps them writes them.
+        let written = load(&file_of(&root, &cache), &root);
+        let mut read: Vec<(String, u64, SessionScan)> = (written.into_iter())
+            .map(|(p, k)| (p.display().to_string(), k.stamp.len, (*k.scan).clone()))
+            .collect();
+        read.sort_by(|a, b| a.0.cmp(&b.0));
+        let want: Vec<(String, u64, SessionScan)> = (files[..2].iter().zip(&scanned))
+            .map(|((p, m), s)| {
+                (
+                    p.display().to_string(),
+                    m.stamp().len,
+                    (**s.as_ref().unwrap()).clone(),
+                )
+            })
+            .collect();
+        assert_eq!(read, want);
+        fs::remove_file(file_of(&root, &cache)).unwrap();
+        read_store(&root, &cache);
+        assert_eq!(kept_under(&root), ["a.jsonl", "b.jsonl"]);
+        let mut again: Vec<(String, u64, SessionScan)> = (load(&file_of(&root, &cache), &root)
+            .into_iter())
+        .map(|(p, k)| (p.display().to_string(), k.stamp.len, (*k.scan).clone()))
+        .collect();
+        again.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(again, want);
+        forget(&root, Some(&cache));
+    }
+
+    #[test]
     fn a_file_scanned_again_keeps_the_mark_of_a_later_read_that_met_it() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("store");
@@ -574,11 +682,11 @@ mod tests {
         // An earlier read scans the grown file again: the later read's mark stays.
         fs::write(&file, "{\"type\":\"user\"}\n{\"type\":\"user\"}\n").unwrap();
         let meta = SessionMeta::of(&fs::metadata(&file).unwrap());
-        let (_, outcome) = scan_one(&file, meta, 1);
+        let (_, outcome) = scan_one(&file, meta, 1, true);
         assert!(matches!(outcome, Outcome::Changed));
         assert_eq!(met_by(&file), Some(later));
         // A read past it that finds the scan unmoved marks it.
-        let (_, outcome) = scan_one(&file, meta, later + 1);
+        let (_, outcome) = scan_one(&file, meta, later + 1, true);
         assert!(matches!(outcome, Outcome::Kept));
         assert_eq!(met_by(&file), Some(later + 1));
         forget(&root, None);
@@ -590,7 +698,7 @@ mod tests {
         let file = dir.path().join("claude-sessions-0-v4.jsonl");
         let (s1, s2, s3) = (scan(10), scan(20), scan(30));
         let (t1, t2, t3) = (stamp(10), stamp(20), stamp(30));
-        let lines = [("p/a.jsonl", &t1, &s1), ("p/b.jsonl", &t2, &s2)];
+        let lines = [("p/a.jsonl", t1, &s1), ("p/b.jsonl", t2, &s2)];
         write(&file, lines.into_iter()).unwrap();
         let text = fs::read_to_string(&file).unwrap();
         assert_eq!(
