@@ -239,9 +239,12 @@ impl Analyzer {
                     None => LineText::Inline(&result.content),
                 };
                 let info = self.result(n, offset, ts, tool_call_id, result.ok, text);
-                item.tool = Some(info.tool.clone());
-                self.results.push(info.clone());
-                item.result = Some(info);
+                // A row is only kept for a timeline: a listing's read copies nothing into it.
+                if self.keep_timeline {
+                    item.tool = Some(info.tool.clone());
+                    item.result = Some(info.clone());
+                }
+                self.results.push(info);
             }
             Event::RunResult { .. } => self.last_terminal = Some((n, Terminal::Done)),
             Event::ContextCompacted { .. } => run.compacted_at_line = Some(n),
