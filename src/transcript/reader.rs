@@ -70,9 +70,18 @@ pub(crate) fn first_value(line: &[u8]) -> &[u8] {
 
 /// Whether `line` may be JSON values glued together: two objects may meet in it (`}{`), and it
 /// is not one value. [`split_glued`] reads only such a line again, as values.
+///
+/// Where two objects meet, the second's first byte past any white space opens its first key
+/// (`"`) or closes it (`}`); a `}{` inside a string (code, a JSON text quoted in an output) is
+/// almost always followed by something else (an escaped quote is `\"`), and its line is not
+/// parsed here once more before its reading parses it.
 pub(crate) fn may_be_glued(line: &[u8]) -> bool {
     super::needle!(MEET, b"}{");
-    MEET.find(line).is_some() && serde_json::from_slice::<serde::de::IgnoredAny>(line).is_err()
+    let meets = MEET.find_iter(line).any(|at| {
+        let next = line[at + 2..].iter().find(|b| !b.is_ascii_whitespace());
+        matches!(next, Some(b'"' | b'}'))
+    });
+    meets && serde_json::from_slice::<serde::de::IgnoredAny>(line).is_err()
 }
 
 /// Hands `line` on to `each`: a line that is two or more complete JSON values back to back (a
@@ -477,6 +486,20 @@ mod tests {
                 (60, r#"{"a":1}{"b":"#.into(), None),
             ]
         );
+        // Two objects meet where a key or the second's end follows `}{`, past any white
+        // space; a `}{` inside a string (a quote in it is escaped) is passed over unparsed.
+        for glued in [r#"{"a":1}{"b":2}"#, r#"{"a":1}{ "b":2}"#, r#"{"a":1}{}"#] {
+            assert!(may_be_glued(glued.as_bytes()), "{glued}");
+        }
+        for whole in [
+            r#"{"t":"x}{\"y\"}"}"#,
+            r#"{"t":"\\frac{a}{b}"}"#,
+            r#"{"t":"a }{ b"}"#,
+            r#"{"t":"}{"}"#,
+            r#"{"a":1}"#,
+        ] {
+            assert!(!may_be_glued(whole.as_bytes()), "{whole}");
+        }
     }
 
     #[test]
