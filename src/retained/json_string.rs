@@ -355,6 +355,10 @@ mod tests {
             "é",
             "日",
             "🦀",
+            // Wide characters holding a byte that is `"` or `\\` with its high bit set.
+            "¢",
+            "ܐ",
+            "₢",
             "\\n",
             "\\\"",
             "\\\\",

@@ -91,9 +91,10 @@ impl<'a> Packer<'a> {
         let bytes = pack_bytes(&run);
         Packed {
             rank: self.rank(&run.id),
+            // Only a parent the layout has is one of the listing's runs.
             parent: (run.parent_id.as_deref())
-                .filter(|p| self.ids.binary_search(p).is_ok())
-                .map(|p| self.rank(p)),
+                .and_then(|p| self.ids.binary_search(&p).ok())
+                .map(found_rank),
             updated_ms: run.updated_ms,
             figures: run.own_figures(),
             run: self.place(bytes),
@@ -102,13 +103,14 @@ impl<'a> Packer<'a> {
 
     /// Where `id` sorts among the layout's ids: twice its place, and one more when it is one
     /// of them, so that ranks order as the ids do whether or not they are. (Every run of a
-    /// listing is one of the layout's: a store reads a run under the id it is asked for.)
+    /// listing is one of the layout's: a store reads a run under the id it is asked for. Were
+    /// two runs not, and between the same two of the layout's ids, they would share a rank:
+    /// their order would not be told by their ids, and neither is anyone's parent.)
     fn rank(&self, id: &str) -> u32 {
-        let place = match self.ids.binary_search(&id) {
-            Ok(at) => 2 * at + 1,
-            Err(at) => 2 * at,
-        };
-        u32::try_from(place).unwrap_or(u32::MAX)
+        match self.ids.binary_search(&id) {
+            Ok(at) => found_rank(at),
+            Err(at) => u32::try_from(2 * at).unwrap_or(u32::MAX),
+        }
     }
 
     /// Where `bytes` are kept: held while the listing holds little, else written to the spill
@@ -148,6 +150,12 @@ impl<'a> Packer<'a> {
     }
 }
 
+/// The rank of the layout's id at place `at` (see [`Packer::rank`]). (A listing of more than
+/// two billion runs would share the last rank.)
+fn found_rank(at: usize) -> u32 {
+    u32::try_from(2 * at + 1).unwrap_or(u32::MAX)
+}
+
 /// `run` in `postcard`'s form, encoded in a buffer each thread keeps (a run grown a byte at a
 /// time reallocates its bytes again and again) and then copied out at its size.
 fn pack_bytes(run: &Run) -> Vec<u8> {
@@ -174,24 +182,47 @@ static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::ne
 impl Packed {
     /// The run as it was packed, with its figures with its children as the listing told them.
     fn unpack(&self, spill: Option<&File>) -> Run {
+        let read = self.decode(spill, |bytes| postcard::from_bytes(bytes));
+        let mut run = read.unwrap_or_else(|e| super::unreadable_run(&self.lost_id(), &e));
+        run.set_with_children(self.figures);
+        run
+    }
+
+    /// The run's id alone: the first field of its packed bytes, the rest not decoded.
+    fn id(&self, spill: Option<&File>) -> String {
+        let read = self.decode(spill, |bytes| {
+            postcard::take_from_bytes(bytes).map(|(id, _)| id)
+        });
+        read.unwrap_or_else(|_| self.lost_id())
+    }
+
+    /// What `decode` makes of the run's packed bytes, held or read back from `spill`.
+    fn decode<T>(
+        &self,
+        spill: Option<&File>,
+        decode: impl FnOnce(&[u8]) -> postcard::Result<T>,
+    ) -> Result<T, String> {
         let read = match &self.run {
-            Bytes::Held(bytes) => postcard::from_bytes(bytes).map_err(|e| e.to_string()),
+            Bytes::Held(bytes) => decode(bytes).map_err(|e| e.to_string()),
             Bytes::Written { at, len } => {
                 let mut bytes = vec![0; *len as usize];
                 let file = spill.ok_or_else(|| "its listing's file is gone".to_owned());
                 (file.and_then(|f| f.read_exact_at(&mut bytes, *at).map_err(|e| e.to_string())))
-                    .and_then(|()| postcard::from_bytes(&bytes).map_err(|e| e.to_string()))
+                    .and_then(|()| decode(&bytes).map_err(|e| e.to_string()))
             }
         };
-        let mut run = read.unwrap_or_else(|e| {
+        if let Err(e) = &read {
             if matches!(self.run, Bytes::Written { .. }) && !WARNED.swap(true, Ordering::Relaxed) {
                 tracing::warn!("listing: a run could not be read back from its file ({e})");
             }
-            // Its id went with its bytes: the listing's place stands in for it.
-            super::unreadable_run(&format!("(run {} of the listing)", self.rank / 2), &e)
-        });
-        run.set_with_children(self.figures);
-        run
+        }
+        read
+    }
+
+    /// What stands for the id of a run that could not be read back (its id went with its
+    /// bytes): where its id sorted among the layout's.
+    fn lost_id(&self) -> String {
+        format!("(unreadable: place {} in the layout)", self.rank / 2)
     }
 }
 
@@ -245,9 +276,9 @@ impl Listing {
         self.runs.is_empty()
     }
 
-    /// The runs' ids, in order (each run unpacked: the listing holds no id).
+    /// The runs' ids, in order (each read from its packed bytes: the listing holds no id).
     pub fn ids(&self) -> impl Iterator<Item = String> + '_ {
-        self.runs().map(|r| r.id)
+        self.runs.iter().map(|r| r.id(self.spill.as_ref()))
     }
 
     /// The runs, in order, each unpacked when it is reached.
@@ -328,6 +359,12 @@ mod tests {
             serde_json::to_string(&spilled).unwrap(),
             serde_json::to_string(&held).unwrap()
         );
+        // An id alone is read from a run's bytes, held or written.
+        for listing in [&held, &spilled] {
+            let ids: Vec<String> = listing.ids().collect();
+            assert_eq!(ids, ["child", "a", "b", "old"]);
+            assert_eq!(ids, listing.runs().map(|r| r.id).collect::<Vec<_>>());
+        }
         assert_eq!(
             std::fs::read_dir(dir.path()).unwrap().count(),
             0,

@@ -488,15 +488,25 @@ mod tests {
         );
         // Two objects meet where a key or the second's end follows `}{`, past any white
         // space; a `}{` inside a string (a quote in it is escaped) is passed over unparsed.
-        for glued in [r#"{"a":1}{"b":2}"#, r#"{"a":1}{ "b":2}"#, r#"{"a":1}{}"#] {
+        for glued in [
+            r#"{"a":1}{"b":2}"#,
+            r#"{"a":1}{ "b":2}"#,
+            "{\"a\":1}{\t\"b\":2}",
+            r#"{"a":1}{}"#,
+            r#"{"a":1}{"b":"#,
+        ] {
             assert!(may_be_glued(glued.as_bytes()), "{glued}");
         }
+        // Not parsed here: a `}{` followed by anything else cannot join two objects, whether
+        // the line is one value or no value at all (it is read as one unreadable line).
         for whole in [
             r#"{"t":"x}{\"y\"}"}"#,
             r#"{"t":"\\frac{a}{b}"}"#,
             r#"{"t":"a }{ b"}"#,
             r#"{"t":"}{"}"#,
             r#"{"a":1}"#,
+            r#"{"t":"a}{b"} {"c":1}"#,
+            r#"{"t":"a}{b" broken"#,
         ] {
             assert!(!may_be_glued(whole.as_bytes()), "{whole}");
         }

@@ -20,7 +20,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 
 /// Bumped when what a scan finds changes, or how the file says it: an older file is then not
 /// read.
-const VERSION: u32 = 4;
+const VERSION: u32 = 5;
 
 struct Kept {
     stamp: Stamp,
@@ -665,6 +665,43 @@ mod tests {
         again.sort_by(|a, b| a.0.cmp(&b.0));
         assert_eq!(again, want);
         forget(&root, Some(&cache));
+
+        // Read once again with nothing changed, the file is not written again; with a session
+        // gone, it is, without it.
+        let one_look = |files: &[(&Path, SessionMeta)]| {
+            let mut scans = Scans::new(&root, Some(&cache));
+            scans.one_look = true;
+            let scanned = scans.scan_all(files);
+            let lines = files
+                .iter()
+                .zip(&scanned)
+                .filter_map(|((path, meta), scan)| Some((*path, meta.stamp(), scan.as_deref()?)));
+            scans.save(lines);
+        };
+        let file = file_of(&root, &cache);
+        one_look(&files[..2]);
+        let written = Stamp::of(&file).unwrap();
+        forget_in_process(&root);
+        one_look(&files[..2]);
+        assert_eq!(
+            Stamp::of(&file),
+            Some(written),
+            "nothing changed: not written"
+        );
+        forget_in_process(&root);
+        fs::remove_file(files[1].0).unwrap();
+        one_look(&files[..1]);
+        assert_ne!(Stamp::of(&file), Some(written));
+        let left: Vec<String> = (load(&file, &root).into_iter())
+            .map(|(p, _)| p.display().to_string())
+            .collect();
+        assert_eq!(left, [files[0].0.display().to_string()]);
+        forget(&root, Some(&cache));
+    }
+
+    /// Forgets what this process keeps of store `root`, its cache file kept.
+    fn forget_in_process(root: &Path) {
+        forget(root, None);
     }
 
     #[test]
@@ -695,7 +732,7 @@ mod tests {
     #[test]
     fn a_cache_file_is_read_in_batches_and_a_bad_line_costs_only_its_session() {
         let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("claude-sessions-0-v4.jsonl");
+        let file = dir.path().join("claude-sessions-0-v5.jsonl");
         let (s1, s2, s3) = (scan(10), scan(20), scan(30));
         let (t1, t2, t3) = (stamp(10), stamp(20), stamp(30));
         let lines = [("p/a.jsonl", t1, &s1), ("p/b.jsonl", t2, &s2)];
@@ -728,13 +765,13 @@ mod tests {
         // Another version's file, or no file, gives nothing.
         fs::write(
             &file,
-            text.replacen("{\"version\":4}", "{\"version\":3}", 1),
+            text.replacen("{\"version\":5}", "{\"version\":4}", 1),
         )
         .unwrap();
         assert_eq!(loaded(&file), Vec::new());
         assert_eq!(loaded(&dir.path().join("none.jsonl")), Vec::new());
         let absolute = serde_json::to_string(&("/etc/x.jsonl", &t3, &scan(1))).unwrap();
-        fs::write(&file, format!("{{\"version\":4}}\n{absolute}\n")).unwrap();
+        fs::write(&file, format!("{{\"version\":5}}\n{absolute}\n")).unwrap();
         assert_eq!(
             loaded(&file),
             Vec::new(),
@@ -743,7 +780,7 @@ mod tests {
 
         // Past a batch, in order, a damaged line on each side of the boundary.
         let n = LOADED_AT_ONCE * 2 + 3;
-        let mut text = "{\"version\":4}\n".to_owned();
+        let mut text = "{\"version\":5}\n".to_owned();
         let mut want = Vec::new();
         for i in 0..n as u64 {
             if i == LOADED_AT_ONCE as u64 - 2 || i == LOADED_AT_ONCE as u64 + 1 {
