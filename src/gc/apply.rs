@@ -253,10 +253,17 @@ fn delete(
     if ns.to_string() != f.mtime_ns {
         return Err("modified since the plan".into());
     }
-    if let Some(elsewhere) = elsewhere {
-        elsewhere.delete(f)?;
+    let Some(elsewhere) = elsewhere else {
+        return rustix::fs::unlinkat(&dir, name, AtFlags::empty())
+            .map_err(|e| format!("could not delete: {e}"));
+    };
+    elsewhere.delete(f)?;
+    // Its object is gone: the mirror's own look may have taken its copy first (as it takes the
+    // copy of any object gone), and the file is collected either way.
+    match rustix::fs::unlinkat(&dir, name, AtFlags::empty()) {
+        Ok(()) | Err(rustix::io::Errno::NOENT) => Ok(()),
+        Err(e) => Err(format!("could not delete: {e}")),
     }
-    rustix::fs::unlinkat(&dir, name, AtFlags::empty()).map_err(|e| format!("could not delete: {e}"))
 }
 
 /// Removes `<x>.values/` once empty (the caller has checked that no run `x.values` exists: then

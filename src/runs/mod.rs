@@ -170,6 +170,7 @@ impl RunsDir {
     /// [`list`](Self::list), each run packed as soon as it is read: what a listing of tens of
     /// thousands of runs holds while the others are read and until it is printed.
     pub fn listing(&self) -> Result<Listing> {
+        let _span = self.list_span();
         let layout = self.layout()?;
         // A packed run holds no id, only where its id sorts among these.
         let ids: Vec<&str> = layout.runs.keys().map(String::as_str).collect();
@@ -193,12 +194,17 @@ impl RunsDir {
     /// Every run, each given to `out` as soon as it is read (on the thread that read it), in
     /// the layout's order.
     fn list_as<T: Send>(&self, out: impl Fn(Run) -> T + Sync) -> Result<Vec<T>> {
+        let _span = self.list_span();
         self.list_in(&self.layout()?, out)
+    }
+
+    /// What a listing's log lines are under: its reading of the layout too.
+    fn list_span(&self) -> tracing::span::EnteredSpan {
+        tracing::info_span!("runs_list", dir = %self.root.display()).entered()
     }
 
     /// [`list_as`](Self::list_as) of the runs of `layout`, this directory's.
     fn list_in<T: Send>(&self, layout: &Layout, out: impl Fn(Run) -> T + Sync) -> Result<Vec<T>> {
-        let _span = tracing::info_span!("runs_list", dir = %self.root.display()).entered();
         tracing::debug!(runs = layout.runs.len(), "read the runs directory");
         let opts = self.listing_opts(self.opts.now_ms);
         let runs = match self.index() {

@@ -331,6 +331,43 @@ fn apply_deletes_exactly_the_plan_and_keeps_a_runs_own_folder() {
     assert_eq!(show["results"][0]["state"], "unretained");
 }
 
+/// What a bucket's mirror does while GC deletes: each object goes, and the mirror's own look,
+/// finding it gone, takes the local copy before GC does.
+struct MirrorLooksFirst {
+    root: PathBuf,
+    deleted: std::sync::Mutex<Vec<String>>,
+}
+
+impl gc::DeleteElsewhere for MirrorLooksFirst {
+    fn delete(&self, f: &gc::GcFile) -> Result<(), String> {
+        self.deleted.lock().unwrap().push(f.path.clone());
+        fs::remove_file(self.root.join(&f.path)).map_err(|e| e.to_string())
+    }
+}
+
+#[test]
+fn a_file_whose_object_went_and_whose_copy_the_mirror_took_first_is_collected() {
+    let w = world();
+    let pol = policy();
+    let before = snap_all(&w);
+    let p = plan(&w, &pol);
+    assert!(!p.files.is_empty());
+    let mirror = std::sync::Arc::new(MirrorLooksFirst {
+        root: w.root.clone(),
+        deleted: Default::default(),
+    });
+    gc::delete_elsewhere(w.root.clone(), mirror.clone());
+    let r = apply(&w, &p, &pol);
+    assert!(r.skipped.is_empty(), "{:?}", r.skipped);
+    assert_eq!(paths(&r), paths(&p));
+    let mut deleted = mirror.deleted.lock().unwrap().clone();
+    deleted.sort();
+    let mut planned = paths(&p);
+    planned.sort();
+    assert_eq!(deleted, planned, "each object went first");
+    assert_only_planned_deleted(&before, &snap_all(&w), &w, &p, &r);
+}
+
 fn mctl_json_in(w: &World, args: &[&str]) -> serde_json::Value {
     let mut all = vec!["--runs-dir", w.root.to_str().unwrap()];
     all.extend_from_slice(args);
