@@ -531,7 +531,12 @@ mod tests {
     }
 
     fn loaded(file: &Path) -> Vec<(String, u64, SessionScan)> {
-        (load(file, Path::new("/s")).into_iter())
+        loaded_under(file, Path::new("/s"))
+    }
+
+    /// What `file` keeps of store `root`'s sessions, in its order: path, length, scan.
+    fn loaded_under(file: &Path, root: &Path) -> Vec<(String, u64, SessionScan)> {
+        (load(file, root).into_iter())
             .map(|(p, k)| (p.display().to_string(), k.stamp.len, (*k.scan).clone()))
             .collect()
     }
@@ -559,13 +564,24 @@ mod tests {
             .map(|e| (e.path(), SessionMeta::of(&e.metadata().unwrap())))
             .collect();
         let files: Vec<(&Path, SessionMeta)> = files.iter().map(|(p, m)| (&**p, *m)).collect();
+        read_files(root, cache, &files, false);
+    }
+
+    /// One read of `files` of store `root`, as a layout makes it (by a process that reads the
+    /// layout once, when `one_look` says so): their scans, the cache file saved.
+    fn read_files(
+        root: &Path,
+        cache: &Path,
+        files: &[(&Path, SessionMeta)],
+        one_look: bool,
+    ) -> Vec<Option<Arc<SessionScan>>> {
         let mut scans = Scans::new(root, Some(cache));
-        let scanned = scans.scan_all(&files);
-        let scanned = files
-            .iter()
-            .zip(&scanned)
+        scans.one_look = one_look;
+        let scanned = scans.scan_all(files);
+        let lines = (files.iter().zip(&scanned))
             .filter_map(|((path, meta), scan)| Some((*path, meta.stamp(), scan.as_deref()?)));
-        scans.save(scanned);
+        scans.save(lines);
+        scanned
     }
 
     #[test]
@@ -621,30 +637,20 @@ mod tests {
         files.sort_by(|a, b| a.0.cmp(&b.0));
         fs::remove_file(&gone).unwrap();
         let files: Vec<(&Path, SessionMeta)> = files.iter().map(|(p, m)| (&**p, *m)).collect();
-        let mut scans = Scans::new(&root, Some(&cache));
-        scans.one_look = true;
-        let scanned = scans.scan_all(&files);
+        let scanned = read_files(&root, &cache, &files, true);
         assert_eq!(
             scanned.iter().map(Option::is_some).collect::<Vec<_>>(),
             [true, true, false]
         );
         assert_eq!(scanned[0].as_ref().unwrap().sidechains.len(), 1);
-        let lines = files
-            .iter()
-            .zip(&scanned)
-            .filter_map(|((path, meta), scan)| Some((*path, meta.stamp(), scan.as_deref()?)));
-        scans.save(lines);
         assert_eq!(
             kept_under(&root),
             Vec::<String>::new(),
             "the process keeps none"
         );
-        // The next process reads both scans back, as a process that keeps them writes them.
-        let written = load(&file_of(&root, &cache), &root);
-        let mut read: Vec<(String, u64, SessionScan)> = (written.into_iter())
-            .map(|(p, k)| (p.display().to_string(), k.stamp.len, (*k.scan).clone()))
-            .collect();
-        read.sort_by(|a, b| a.0.cmp(&b.0));
+        // The next process reads both scans back (in the files' order), as a process that keeps
+        // them writes them.
+        let file = file_of(&root, &cache);
         let want: Vec<(String, u64, SessionScan)> = (files[..2].iter().zip(&scanned))
             .map(|((p, m), s)| {
                 (
@@ -654,54 +660,33 @@ mod tests {
                 )
             })
             .collect();
-        assert_eq!(read, want);
-        fs::remove_file(file_of(&root, &cache)).unwrap();
-        read_store(&root, &cache);
+        assert_eq!(loaded_under(&file, &root), want);
+        fs::remove_file(&file).unwrap();
+        read_files(&root, &cache, &files[..2], false);
         assert_eq!(kept_under(&root), ["a.jsonl", "b.jsonl"]);
-        let mut again: Vec<(String, u64, SessionScan)> = (load(&file_of(&root, &cache), &root)
-            .into_iter())
-        .map(|(p, k)| (p.display().to_string(), k.stamp.len, (*k.scan).clone()))
-        .collect();
-        again.sort_by(|a, b| a.0.cmp(&b.0));
-        assert_eq!(again, want);
+        assert_eq!(loaded_under(&file, &root), want);
         forget(&root, Some(&cache));
 
         // Read once again with nothing changed, the file is not written again; with a session
         // gone, it is, without it.
+        // (Each read as another process's: what this one loaded is forgotten, the file kept.)
         let one_look = |files: &[(&Path, SessionMeta)]| {
-            let mut scans = Scans::new(&root, Some(&cache));
-            scans.one_look = true;
-            let scanned = scans.scan_all(files);
-            let lines = files
-                .iter()
-                .zip(&scanned)
-                .filter_map(|((path, meta), scan)| Some((*path, meta.stamp(), scan.as_deref()?)));
-            scans.save(lines);
+            forget(&root, None);
+            read_files(&root, &cache, files, true);
         };
-        let file = file_of(&root, &cache);
         one_look(&files[..2]);
         let written = Stamp::of(&file).unwrap();
-        forget_in_process(&root);
         one_look(&files[..2]);
         assert_eq!(
             Stamp::of(&file),
             Some(written),
             "nothing changed: not written"
         );
-        forget_in_process(&root);
         fs::remove_file(files[1].0).unwrap();
         one_look(&files[..1]);
         assert_ne!(Stamp::of(&file), Some(written));
-        let left: Vec<String> = (load(&file, &root).into_iter())
-            .map(|(p, _)| p.display().to_string())
-            .collect();
-        assert_eq!(left, [files[0].0.display().to_string()]);
+        assert_eq!(loaded_under(&file, &root), want[..1]);
         forget(&root, Some(&cache));
-    }
-
-    /// Forgets what this process keeps of store `root`, its cache file kept.
-    fn forget_in_process(root: &Path) {
-        forget(root, None);
     }
 
     #[test]
