@@ -14,6 +14,8 @@ use tauri::Manager;
 
 /// Starts the app; returns the process exit code.
 pub fn main() -> i32 {
+    // Set while no other thread runs (nothing has started one yet): read by WebKit as it starts.
+    draw_without_compositing();
     // The start's steps are logged with the time since here (`app_setup`, `list_runs`, the
     // watch's first look): how long the launch took to its first list.
     mission_control::start_clock();
@@ -37,6 +39,18 @@ pub fn main() -> i32 {
             eprintln!("mission-control: {e}");
             1
         }
+    }
+}
+
+/// Has the window drawn without WebKit's accelerated compositing, unless
+/// `WEBKIT_DISABLE_COMPOSITING_MODE` says otherwise (`0` keeps it). Lists and text need none of
+/// it, and where there is no GPU (a virtual machine, a remote desktop, Xvfb) WebKit composites
+/// every frame with a software renderer: the page at rest, a running run's duration ticking each
+/// second, took 5 % of a core that way against 0.6 % without.
+fn draw_without_compositing() {
+    const SWITCH: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
+    if cfg!(target_os = "linux") && std::env::var_os(SWITCH).is_none() {
+        std::env::set_var(SWITCH, "1");
     }
 }
 
