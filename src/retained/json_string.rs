@@ -207,24 +207,23 @@ impl Decoder {
     }
 }
 
-/// The text of JSON string literal `json` (its quotes included), decoded as serde_json does:
-/// `None` when it is not one whole string. Faster than serde_json on text full of escapes (a
-/// tool's output, one `\\n` a line): a cold scan decodes every output this way.
-pub(crate) fn decode_literal(json: &str) -> Option<String> {
-    decode_leading(json)
-        .filter(|(_, len)| *len == json.len())
-        .map(|(text, _)| text)
-}
-
-/// The text of the JSON string literal `json` starts with, decoded as [`decode_literal`]
-/// decodes one, and its length in `json` (its quotes included): what follows it is not read.
+/// The text of the JSON string literal `json` starts with, decoded as serde_json does, and its
+/// length in `json` (its quotes included): what follows it is not read; `None` when it does
+/// not start with a whole string. Faster than serde_json on text full of escapes (a tool's
+/// output, one `\\n` a line): a cold scan decodes every output this way.
 ///
 /// Whole, the literal need not be decoded a piece at a time as [`Decoder`] does: its plain
 /// runs are found eight bytes a step ([`next_special`]) and copied as the `str` slices they
 /// are (a `str` cut before an ASCII byte is whole UTF-8), never checked again; a tool's output,
 /// one `\n` every few dozen bytes, decodes about a fifth faster than through the decoder.
 pub(crate) fn decode_leading(json: &str) -> Option<(String, usize)> {
-    let body = json.strip_prefix('"')?;
+    let (text, len) = decode_body(json.strip_prefix('"')?)?;
+    Some((text, len + 1))
+}
+
+/// [`decode_leading`] of a literal's text after its opening quote: what it decodes to, and
+/// how many bytes of `body` it took (its closing quote included).
+fn decode_body(body: &str) -> Option<(String, usize)> {
     let bytes = body.as_bytes();
     let mut out = String::with_capacity(body.len());
     // `at`: where the scan goes on; `plain`: where the plain run being passed over starts.
@@ -233,22 +232,104 @@ pub(crate) fn decode_leading(json: &str) -> Option<(String, usize)> {
         let special = next_special(bytes, at)?;
         out.push_str(&body[plain..special]);
         match bytes[special] {
-            b'"' => return Some((out, special + 2)),
+            b'"' => return Some((out, special + 1)),
             b'\\' => {
-                let letter = *bytes.get(special + 1)?;
-                at = special + 2;
-                if letter == b'u' {
-                    let (c, len) = unicode_escape(bytes, at)?;
-                    out.push(c);
-                    at += len;
-                } else {
-                    out.push(char::from(simple_escape(letter)?));
-                }
+                let (c, next) = escaped(bytes, special + 1)?;
+                out.push(c);
+                at = next;
                 plain = at;
             }
             // A control character, which JSON text never holds raw.
             _ => return None,
         }
+    }
+}
+
+/// The character an escape stands for, its letter at `at` in `bytes` (after its `\\`), and
+/// where what follows it starts.
+fn escaped(bytes: &[u8], at: usize) -> Option<(char, usize)> {
+    let letter = *bytes.get(at)?;
+    if letter == b'u' {
+        let (c, len) = unicode_escape(bytes, at + 1, b"\\u")?;
+        Some((c, at + 1 + len))
+    } else {
+        Some((char::from(simple_escape(letter)?), at + 1))
+    }
+}
+
+/// A JSON string literal whose text is JSON text that opens with a string (a tool's output
+/// written as a document, `{"output":"…",…}`, in a string), read by
+/// [`decode_nested_leading`].
+#[derive(Debug, PartialEq)]
+pub(crate) struct Nested {
+    /// The inner string's text.
+    pub(crate) inner: String,
+    /// The literal's text after the inner string's closing quote.
+    pub(crate) rest: String,
+    /// The literal's length, its quotes included.
+    pub(crate) len: usize,
+}
+
+/// The literal `json` starts with, when its raw text opens with `head` (spelled as its text is
+/// escaped in the literal, the inner string's opening quote last: `{\\"output\\":\\"`), read
+/// in one pass as decoding it and then its inner string would read it. The inner string's plain
+/// runs are the literal's own (a run of the literal holding no `"`, `\\` or control character
+/// decodes to itself, and holds none of them either): only the literal's escapes are looked at
+/// twice, and the literal's text is never held whole. `None` for any other literal, and for an
+/// inner escape spelled other than plainly (its `\\u` digits escaped again): decoding twice
+/// reads those.
+pub(crate) fn decode_nested_leading(json: &str, head: &str) -> Option<Nested> {
+    let body = json.strip_prefix('"')?;
+    if !body.starts_with(head) {
+        return None;
+    }
+    let bytes = body.as_bytes();
+    let mut inner = String::with_capacity(body.len());
+    let (mut at, mut plain) = (head.len(), head.len());
+    loop {
+        let special = next_special(bytes, at)?;
+        inner.push_str(&body[plain..special]);
+        // The literal's closing quote or a control character inside the inner string: no
+        // document.
+        if bytes[special] != b'\\' {
+            return None;
+        }
+        let (c, next) = escaped(bytes, special + 1)?;
+        at = next;
+        match c {
+            '"' => {
+                let (rest, len) = decode_body(&body[at..])?;
+                let len = 1 + at + len;
+                return Some(Nested { inner, rest, len });
+            }
+            // An inner escape: its letter is the literal's next character.
+            '\\' => {
+                let letter = match *bytes.get(at)? {
+                    b'\\' => {
+                        let (c, next) = escaped(bytes, at + 1)?;
+                        at = next;
+                        u8::try_from(c).ok()?
+                    }
+                    // The literal ends there.
+                    b'"' => return None,
+                    b => {
+                        at += 1;
+                        b
+                    }
+                };
+                if letter == b'u' {
+                    // Its digits, and a low half's `\\u`, as the literal spells them plainly.
+                    let (c, len) = unicode_escape(bytes, at, b"\\\\u")?;
+                    inner.push(c);
+                    at += len;
+                } else {
+                    inner.push(char::from(simple_escape(letter)?));
+                }
+            }
+            c if c < ' ' => return None,
+            c => inner.push(c),
+        }
+        plain = at;
     }
 }
 
@@ -272,10 +353,11 @@ fn next_special(bytes: &[u8], mut at: usize) -> Option<usize> {
     (bytes[at..].iter().position(|&b| special(b))).map(|j| at + j)
 }
 
-/// The character of the `\\u` escape whose four hex digits start at `at` (with its low half,
-/// when it is a surrogate pair), and how many bytes it took after the `\\u`; `None` for a bad
-/// digit or a lone surrogate, as serde_json refuses them.
-fn unicode_escape(bytes: &[u8], at: usize) -> Option<(char, usize)> {
+/// The character of the `\\u` escape whose four hex digits start at `at` (with its low half
+/// after `low`, its `\\u` as `bytes` spell it, when it is a surrogate pair), and how many bytes
+/// it took after the `\\u`; `None` for a bad digit or a lone surrogate, as serde_json refuses
+/// them.
+fn unicode_escape(bytes: &[u8], at: usize, low: &[u8]) -> Option<(char, usize)> {
     let hex = |at: usize| {
         let digits = bytes.get(at..at + 4)?;
         (digits.iter()).try_fold(0u32, |v, &d| Some(v << 4 | char::from(d).to_digit(16)?))
@@ -283,14 +365,15 @@ fn unicode_escape(bytes: &[u8], at: usize) -> Option<(char, usize)> {
     let high = hex(at)?;
     let (code, len) = match high {
         0xD800..=0xDBFF => {
-            if bytes.get(at + 4..at + 6)? != b"\\u" {
+            let (after, len) = (at + 4 + low.len(), 8 + low.len());
+            if bytes.get(at + 4..after)? != low {
                 return None;
             }
-            let low = hex(at + 6)?;
+            let low = hex(after)?;
             if !(0xDC00..=0xDFFF).contains(&low) {
                 return None;
             }
-            (0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00), 10)
+            (0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00), len)
         }
         0xDC00..=0xDFFF => return None,
         _ => (high, 4),
@@ -301,6 +384,14 @@ fn unicode_escape(bytes: &[u8], at: usize) -> Option<(char, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The text of JSON string literal `json` (its quotes included): `None` when it is not one
+    /// whole string.
+    fn decode_literal(json: &str) -> Option<String> {
+        decode_leading(json)
+            .filter(|(_, len)| *len == json.len())
+            .map(|(text, _)| text)
+    }
 
     /// Decodes `json` (a JSON string with its quotes) fed `every` raw bytes at a time.
     fn decode_in_pieces(json: &str, every: usize) -> Result<Vec<u8>, DecodeError> {
@@ -393,6 +484,87 @@ mod tests {
                 _ => None,
             };
             assert_eq!(ours, theirs, "{json:?}");
+        }
+    }
+
+    /// A nested literal decoded in two passes: the literal, then the inner string after the
+    /// text `head` (the inner string's opening quote not included).
+    fn in_two_passes(json: &str, head: &str) -> Option<Nested> {
+        let (text, len) = decode_leading(json)?;
+        let literal = text.strip_prefix(head)?;
+        let (inner, at) = decode_leading(literal)?;
+        let rest = literal[at..].to_owned();
+        Some(Nested { inner, rest, len })
+    }
+
+    #[test]
+    fn a_nested_literal_reads_in_one_pass_as_in_two() {
+        // Documents whose inner string holds every piece its decoder meets (as in the test
+        // above, one level down: escapes good and bad, raw control characters, a quote that
+        // ends it early), written in a string as Codex writes them, and spelled other ways.
+        let pieces = [
+            "a",
+            "é",
+            "🦀",
+            "¢",
+            "ܐ",
+            "\\n",
+            "\\\"",
+            "\\\\",
+            "\\/",
+            "\\t",
+            "\\u00e9",
+            "\\u0000",
+            "\\ud83e\\udd80",
+            "\\ud83e",
+            "\\udd80",
+            "\\ud83ex",
+            "\\u12g4",
+            "\\q",
+            "\u{1}",
+            "\n",
+            " ",
+            "\\",
+            "\"",
+        ];
+        let rests = ["}", r#","metadata":{"exit_code":1}}"#, "", "\"x"];
+        let head = r#"{"output":"#;
+        let raw_head = r#"{\"output\":\""#;
+        let mut rng = fastrand::Rng::with_seed(7);
+        let mut taken = 0;
+        for _ in 0..20_000 {
+            let mut doc = format!("{head}\"");
+            for _ in 0..rng.usize(0..16) {
+                doc.push_str(pieces[rng.usize(..pieces.len())]);
+            }
+            doc.push('"');
+            doc.push_str(rests[rng.usize(..rests.len())]);
+            let written = serde_json::to_string(&doc).unwrap() + ["", "}}", " x"][rng.usize(..3)];
+            let two = in_two_passes(&written, head);
+            let one = decode_nested_leading(&written, raw_head);
+            // As Codex writes it, a document read in two passes is read in one.
+            assert_eq!(one, two, "{written}");
+            taken += usize::from(one.is_some());
+            for spelled in [
+                written.replace('é', "\\u00e9"),
+                written.replace('/', "\\/"),
+                written.replace('0', "\\u0030"),
+                written.replace("\\\\", "\\u005c"),
+                written.replace("\\\"", "\\u0022"),
+            ] {
+                if let Some(one) = decode_nested_leading(&spelled, raw_head) {
+                    assert_eq!(Some(one), in_two_passes(&spelled, head), "{spelled}");
+                }
+            }
+        }
+        assert!(taken > 1_000, "{taken} documents read in one pass");
+        // Not a document of that head, and a literal that ends inside the inner string.
+        for json in [
+            r#""{\"out\":\"x\"}""#,
+            r#""{\"output\":\"x\\""#,
+            "\"{\\\"output\\\":\\\"x",
+        ] {
+            assert_eq!(decode_nested_leading(json, raw_head), None, "{json}");
         }
     }
 

@@ -312,14 +312,15 @@ impl CodexFold {
 /// A tool's output line as Codex writes it, read without a JSON parser's pass over the
 /// output (most of a rollout's bytes, dense with escapes): `{"timestamp":"…","type":
 /// "response_item","payload":{"type":"function_call_output","call_id":"…","output":"…"}}`,
-/// byte for byte, its two short strings holding no escape. The output is decoded as
-/// `output_of` decodes it. Any other line, or one whose output does not decode, is parsed
-/// whole (and its damage reported as before).
+/// byte for byte, its two short strings holding no escape. The output is read as `output_of`
+/// reads it. Any other line, or one whose output does not decode, is parsed whole (and its
+/// damage reported as before).
 #[derive(Debug, PartialEq)]
 struct OutputLine<'a> {
     timestamp: &'a str,
     call_id: &'a str,
-    output: String,
+    /// The output's text and whether it succeeded ([`output_of`]).
+    output: (String, bool),
 }
 
 impl<'a> OutputLine<'a> {
@@ -330,7 +331,7 @@ impl<'a> OutputLine<'a> {
         let (timestamp, rest) = plain_string(rest)?;
         let (call_id, rest) = plain_string(rest.strip_prefix(TYPES)?)?;
         let literal = rest.strip_prefix(r#","output":"#)?;
-        let (output, len) = crate::retained::json_string::decode_leading(literal)?;
+        let (output, len) = output_leading(literal)?;
         (&literal[len..] == "}}").then_some(Self {
             timestamp,
             call_id,
@@ -354,8 +355,7 @@ impl CodexFold {
         let ts = super::super::parse_time(l.timestamp);
         // The model answered: a prompt said again from here on is a new one.
         self.last_prompt = None;
-        let output = output_text(l.output);
-        self.finished(into, (n, offset, ts), l.call_id.to_owned(), output);
+        self.finished(into, (n, offset, ts), l.call_id.to_owned(), l.output);
     }
 
     /// A call's output: the call failed when its exit code says so or an `item_completed`
@@ -444,16 +444,36 @@ struct ExitCode {
 fn output_of(v: Option<&RawValue>) -> (String, bool) {
     let text = v.map(RawValue::get).unwrap_or("");
     // A string (what Codex writes) is decoded at once; anything else is read as a value.
-    let raw = match crate::retained::json_string::decode_literal(text) {
-        Some(s) => s,
-        None => match serde_json::from_str::<Value>(text).ok() {
+    match output_leading(text) {
+        Some((read, len)) if len == text.len() => read,
+        _ => output_text(match serde_json::from_str::<Value>(text).ok() {
             Some(Value::String(s)) => s,
             Some(v @ Value::Array(_)) => block_texts(Some(&v)),
             Some(other) => other.to_string(),
             None => String::new(),
-        },
-    };
-    output_text(raw)
+        }),
+    }
+}
+
+/// How an output document's text opens, as a string literal spells it.
+const DOC_HEAD: &str = r#"{\"output\":\""#;
+
+/// The output string literal `literal` starts with, read as [`output_text`] reads its text,
+/// and the literal's length. An output document's output (most of its bytes) is decoded in
+/// the same pass as the literal ([`decode_nested_leading`]): the document's text is never
+/// made. Any other output, and a document whose rest says it is none, is decoded and then
+/// read.
+///
+/// [`decode_nested_leading`]: crate::retained::json_string::decode_nested_leading
+fn output_leading(literal: &str) -> Option<((String, bool), usize)> {
+    use crate::retained::json_string::{decode_leading, decode_nested_leading};
+    if let Some(doc) = decode_nested_leading(literal, DOC_HEAD) {
+        if let Some(ok) = doc_rest(&doc.rest) {
+            return Some(((doc.inner, ok), doc.len));
+        }
+    }
+    let (raw, len) = decode_leading(literal)?;
+    Some((output_text(raw), len))
 }
 
 /// [`output_of`] for an output that is a string, decoded.
@@ -496,9 +516,14 @@ fn output_text_parsed(raw: String) -> (String, bool) {
 fn output_doc_first(raw: &str) -> Option<(String, bool)> {
     let literal = raw.strip_prefix(r#"{"output":"#)?;
     let (output, len) = crate::retained::json_string::decode_leading(literal)?;
-    let rest = &literal[len..];
+    Some((output, doc_rest(&literal[len..])?))
+}
+
+/// Whether an output document says its command succeeded, by `rest`, its text after its
+/// output: `None` when it is not read as a document's rest ([`output_doc_first`]).
+fn doc_rest(rest: &str) -> Option<bool> {
     if rest == "}" {
-        return Some((output, true));
+        return Some(true);
     }
     let fields = rest.strip_prefix(',')?;
     // After its comma a field must follow (`{"output":"x",}` is no document, `{}` is).
@@ -511,7 +536,7 @@ fn output_doc_first(raw: &str) -> Option<(String, bool)> {
     let code = (doc.metadata.0.exit_code)
         .or(doc.exit_code)
         .and_then(|c| c.as_i64());
-    Some((output, code.is_none_or(|c| c == 0)))
+    Some(code.is_none_or(|c| c == 0))
 }
 
 /// A Codex output is what the model got, cut or not: `truncated` when it carries a cut mark
@@ -631,6 +656,36 @@ mod tests {
     }
 
     #[test]
+    fn an_output_literal_reads_in_one_pass_as_its_decoded_text_does() {
+        let docs = [
+            r#"{"output":"done\n\u00e9 \ud83e\udd80 \"q\" \\ \/","metadata":{"exit_code":1}}"#,
+            r#"{"output":"ok"}"#,
+            r#"{"output":"ok","exit_code":3}"#,
+            r#"{"output":"a","output":"b"}"#,
+            r#"{"output":"a",}"#,
+            r#"{"output":"\ud800","metadata":{}}"#,
+            r#"{"output":"a\qb"}"#,
+            r#"{"output": "a"}"#,
+            "{\"output\":\"raw \u{1} control\"}",
+            "Exit code: 2\nOutput:\n{\"output\":\"x\"}",
+        ];
+        for doc in docs {
+            let literal = serde_json::to_string(doc).unwrap();
+            let read = output_leading(&format!("{literal}}}}}"));
+            assert_eq!(
+                read,
+                Some((output_text(doc.to_owned()), literal.len())),
+                "{doc}"
+            );
+        }
+        let literal = serde_json::to_string(docs[0]).unwrap();
+        assert_eq!(
+            output_leading(&literal).unwrap().0,
+            ("done\né 🦀 \"q\" \\ /".to_owned(), false)
+        );
+    }
+
+    #[test]
     fn a_payload_of_any_shape_reads() {
         // Not an object: a line that holds no fields, never a damaged one.
         for payload in [
@@ -677,7 +732,7 @@ mod tests {
             let read = OutputLine::of(&text).expect(output);
             assert_eq!(Some(read.timestamp), l.timestamp.as_deref());
             assert_eq!(Some(read.call_id.to_owned()), l.payload.0.call_id.owned());
-            assert_eq!(output_text(read.output), output_of(l.payload.0.output));
+            assert_eq!(read.output, output_of(l.payload.0.output));
         }
         // Anything else is parsed whole: a lone surrogate (which the parse reads as no text),
         // a control character, a bad escape, another spelling or order, more fields, a
