@@ -550,7 +550,11 @@ mod tests {
                 written.replace('/', "\\/"),
                 written.replace('0', "\\u0030"),
                 written.replace("\\\\", "\\u005c"),
-                written.replace("\\\"", "\\u0022"),
+                // Past the head, which must stay as it is spelled.
+                format!(
+                    "\"{raw_head}{}",
+                    written[1 + raw_head.len()..].replace("\\\"", "\\u0022")
+                ),
             ] {
                 if let Some(one) = decode_nested_leading(&spelled, raw_head) {
                     assert_eq!(Some(one), in_two_passes(&spelled, head), "{spelled}");
@@ -558,10 +562,12 @@ mod tests {
             }
         }
         assert!(taken > 1_000, "{taken} documents read in one pass");
-        // Not a document of that head, and a literal that ends inside the inner string.
+        // Not a document of that head, and a literal that ends inside the inner string (right
+        // after an inner `\\`, with text after it that would go on as the inner string).
         for json in [
             r#""{\"out\":\"x\"}""#,
             r#""{\"output\":\"x\\""#,
+            r#""{\"output\":\"x\\"\"}""#,
             "\"{\\\"output\\\":\\\"x",
         ] {
             assert_eq!(decode_nested_leading(json, raw_head), None, "{json}");
