@@ -436,38 +436,42 @@ mod tests {
         }
     }
 
+    /// Every piece a string's decoder meets: plain ASCII and wide characters, each escape
+    /// (surrogate pairs, lone halves, bad digits), raw control characters, a lone backslash.
+    const PIECES: &[&str] = &[
+        "a",
+        "é",
+        "日",
+        "🦀",
+        // Wide characters holding a byte that is `"` or `\\` with its high bit set.
+        "¢",
+        "ܐ",
+        "₢",
+        "\\n",
+        "\\\"",
+        "\\\\",
+        "\\/",
+        "\\t",
+        "\\u00e9",
+        "\\u0000",
+        "\\ud83e\\udd80",
+        "\\ud83e",
+        "\\udd80",
+        "\\ud83ex",
+        "\\u12g4",
+        "\\q",
+        "\u{1}",
+        "\u{1f}",
+        " ",
+        "\\",
+    ];
+
     #[test]
     fn a_leading_literal_decodes_or_fails_as_serde_json_does() {
         // Literals of every piece a decoder meets, at every place in an eight-byte word: plain
         // ASCII and wide characters, each escape (surrogate pairs, lone halves, bad digits),
         // raw control characters and quotes; then what follows the literal.
-        let pieces = [
-            "a",
-            "é",
-            "日",
-            "🦀",
-            // Wide characters holding a byte that is `"` or `\\` with its high bit set.
-            "¢",
-            "ܐ",
-            "₢",
-            "\\n",
-            "\\\"",
-            "\\\\",
-            "\\/",
-            "\\t",
-            "\\u00e9",
-            "\\u0000",
-            "\\ud83e\\udd80",
-            "\\ud83e",
-            "\\udd80",
-            "\\ud83ex",
-            "\\u12g4",
-            "\\q",
-            "\u{1}",
-            "\u{1f}",
-            " ",
-            "\\",
-        ];
+        let pieces = PIECES;
         let mut rng = fastrand::Rng::with_seed(11);
         for _ in 0..20_000 {
             let mut json = "\"".to_owned();
@@ -502,31 +506,9 @@ mod tests {
         // Documents whose inner string holds every piece its decoder meets (as in the test
         // above, one level down: escapes good and bad, raw control characters, a quote that
         // ends it early), written in a string as Codex writes them, and spelled other ways.
-        let pieces = [
-            "a",
-            "é",
-            "🦀",
-            "¢",
-            "ܐ",
-            "\\n",
-            "\\\"",
-            "\\\\",
-            "\\/",
-            "\\t",
-            "\\u00e9",
-            "\\u0000",
-            "\\ud83e\\udd80",
-            "\\ud83e",
-            "\\udd80",
-            "\\ud83ex",
-            "\\u12g4",
-            "\\q",
-            "\u{1}",
-            "\n",
-            " ",
-            "\\",
-            "\"",
-        ];
+        // (Beside the pieces a literal's decoder meets, a raw newline and a raw quote: written
+        // in the literal, they are its escapes.)
+        let pieces: Vec<&str> = PIECES.iter().copied().chain(["\n", "\""]).collect();
         let rests = ["}", r#","metadata":{"exit_code":1}}"#, "", "\"x"];
         let head = r#"{"output":"#;
         let raw_head = r#"{\"output\":\""#;
