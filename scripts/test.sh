@@ -18,21 +18,30 @@ clone_before="$(clone_status)"
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
-# The core and the CLI are built with their test hooks (feature `test-hooks`) by every command
-# here, so the crate is compiled in one configuration only; a release build has no hooks.
-step "cargo clippy (core and CLI) -D warnings"
-cargo clippy --all-targets --locked --features test-hooks -- -D warnings
+# Clippy lints our own crates as they are compiled for the tests and for the release: with
+# clippy-driver as the workspace's rustc wrapper (how `cargo clippy` runs its lints), every
+# target a build compiles of ours is linted, and no dependency is checked apart from the build
+# that compiles it (a separate `cargo clippy` checked every dependency once more: about 5
+# minutes of a cold run on 2 cores).
+with_clippy() {
+  RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver" \
+    CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" "$@"
+}
 # The UI first: `mctl serve`'s tests serve its built files (debug builds read ui/dist from disk).
 step "building the UI"
 (cd ui && npm run --silent build)
-step "cargo test (core and CLI)"
+# The core and the CLI are built with their test hooks (feature `test-hooks`) once, by the tests:
+# the benchmarks below run the `mctl` this build leaves in the target folder (a `cargo build` of
+# it apart would compile the core again, the tests' dev-dependencies unifying some of its
+# dependencies' features otherwise). A release build has no hooks.
+step "cargo test (core and CLI; clippy -D warnings on every target it compiles)"
 # Real Claude Code and Codex sessions from public projects sit beside a checkout that has them;
 # a clone without them is checked on the hand-built stores of the same formats (tests/it/agents).
 if [ ! -d ../shared/data/agents ]; then
   echo "note: ../shared/data/agents is absent: the real agent session files are not read;" \
     "the hand-built Claude Code and Codex stores in tests/it/agents cover their formats" >&2
 fi
-cargo test --locked --features test-hooks
+with_clippy cargo test --locked --features test-hooks
 
 step "svelte-check"
 (cd ui && npx svelte-check --tsconfig ./tsconfig.json --fail-on-warnings)
@@ -40,17 +49,11 @@ step "vitest"
 (cd ui && npx vitest run)
 # The app is built once, as a user gets it: the release build that the package holds is also
 # the one the end-to-end tests drive (a debug build as well would double the compiling). Clippy
-# lints it while it builds: clippy-driver as the workspace's rustc wrapper is how `cargo clippy`
-# runs its lints, and a separate `cargo clippy` would check every Tauri dependency once more
-# (about 12 minutes on 2 cores) to see nothing this build does not.
+# lints it while it builds (a separate `cargo clippy` would check every Tauri dependency once
+# more: about 12 minutes on 2 cores).
 step "building the release app and mctl (clippy -D warnings), and their Debian package"
-(
-  export RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver"
-  export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
-  scripts/build-app.sh --deb
-  cargo test --release --locked -p mission-control-app --features custom-protocol
-)
-cargo build --locked --bin mctl --features test-hooks
+with_clippy scripts/build-app.sh --deb
+with_clippy cargo test --release --locked -p mission-control-app --features custom-protocol
 
 step "end-to-end tests of the desktop app (Xvfb, tauri-driver, WebKitWebDriver)"
 (cd ui && xvfb-run -a -s "-screen 0 1440x900x24" node --test --test-concurrency=1 e2e/)
