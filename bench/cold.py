@@ -16,8 +16,10 @@ within each round (the medians are printed):
     BENCH_CCUSAGE=0, ccusage 20.0.24 is installed from npm into a temporary prefix).
 After the rounds: a warm listing (index kept, nothing changed; the fastest of WARM_RUNS) and a
 listing after a line was appended to 10 files (the fastest of three appends, each undone after
-its listing: a listing of a few tens of milliseconds moves by a third between runs here). For the harness runs, the watcher's first look too (`mctl watch --json`
-until its output stays quiet: what the app waits for on a cold start), every core and one. Every mctl answer must equal the one-core cold answer, byte for byte, and
+its listing: a listing of a few tens of milliseconds moves by a third between runs here). For the harness runs, the watcher's first look too, every core and one:
+`mctl watch --json` until its output stays quiet (a look that tells every line it reads), and
+`mctl serve` with an event stream open, from an empty cache folder, until its watch is up (the
+look the app waits for on a cold start, which tells nothing). Every mctl answer must equal the one-core cold answer, byte for byte, and
 the cold build must equal the listing without an index: the benchmark exits non-zero otherwise.
 The peak RSS of each mctl command is printed beside its time, with the targets. Last, how the
 cold peak grows with the number of runs: the harness runs and BENCH_COPIES (8) times as many
@@ -312,7 +314,7 @@ def scan(label, root, source, binary, ccusage, agent):
 
 def first_look(binary, root, jobs=None):
     """Seconds from starting `mctl watch --json` to the last change of its first look (its
-    output then stays quiet): the watcher the app starts with, reading cold."""
+    output then stays quiet): a watcher reading cold and telling every line it reads."""
     import select
     env = {k: v for k, v in os.environ.items() if not k.startswith("MCTL_")}
     if jobs:
@@ -334,6 +336,51 @@ def first_look(binary, root, jobs=None):
     return last - start, changes
 
 
+def app_first_look(binary, root, jobs=None):
+    """Seconds from starting `mctl serve` (an empty cache folder, one event stream open: its
+    watch starts with the first) to its log saying the watch is up: the first look the app
+    waits for on a cold start, which tells nothing of what it reads."""
+    import http.client
+    import threading
+    import urllib.request
+    cache = os.path.join(BASE, "cache-serve")
+    shutil.rmtree(cache, ignore_errors=True)
+    token = "bench-token-0123456789"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCTL_")}
+    env.update(MCTL_CACHE_DIR=cache, MCTL_TOKEN=token, MCTL_LOG="mission_control=info",
+               NO_COLOR="1")
+    if jobs:
+        env["MCTL_JOBS"] = str(jobs)
+
+    def stream(url):
+        asked = urllib.request.Request(url + "/api/events",
+                                       headers={"Authorization": f"Bearer {token}"})
+        try:
+            with urllib.request.urlopen(asked) as events:
+                while events.read(1 << 12):
+                    pass
+        except (OSError, http.client.HTTPException):
+            pass  # the server was stopped
+
+    start = time.perf_counter()
+    serve = subprocess.Popen([binary, "serve", "--bind", "127.0.0.1:0", "--runs-dir", root,
+                              "--source", "klide"], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        for line in serve.stdout:
+            found = re.search(r"(http://127\.0\.0\.1:\d+)/", line)
+            if found:
+                threading.Thread(target=stream, args=(found.group(1),), daemon=True).start()
+                break
+        for line in serve.stderr:
+            if "its first look is done" in line:
+                return time.perf_counter() - start
+        sys.exit("mctl serve stopped before its watch was up")
+    finally:
+        serve.kill()
+        serve.wait()
+
+
 def watched(label, root, binary):
     every = [first_look(binary, root) for _ in range(ROUNDS)]
     one = [first_look(binary, root, jobs=1) for _ in range(ROUNDS)]
@@ -342,6 +389,10 @@ def watched(label, root, binary):
     e, o = statistics.median(t for t, _ in every), statistics.median(t for t, _ in one)
     print(f"  {'mctl watch: first look, every core':<48} {e:8.3f}s  ({every[0][1]} changes)")
     print(f"  {'mctl watch: first look, --jobs 1':<48} {o:8.3f}s")
+    e = statistics.median(app_first_look(binary, root) for _ in range(ROUNDS))
+    o = statistics.median(app_first_look(binary, root, jobs=1) for _ in range(ROUNDS))
+    print(f"  {'mctl serve: untold first look, every core':<48} {e:8.3f}s")
+    print(f"  {'mctl serve: untold first look, --jobs 1':<48} {o:8.3f}s")
 
 
 def linked_copies(root, copies):

@@ -138,6 +138,12 @@ impl Analyzer {
         self.keep_timeline
     }
 
+    /// Keeps a timeline of the lines folded from now on, or stops keeping one. The run's
+    /// figures are the same either way: only the rows differ.
+    pub(crate) fn set_keeps_timeline(&mut self, keep: bool) {
+        self.keep_timeline = keep;
+    }
+
     /// The same fold over the lines of another agent's store of kind `kind`, read by `fold`.
     pub(crate) fn with_source(mut self, kind: SourceKind, fold: Box<dyn StoreFold>) -> Self {
         self.run.source = kind;

@@ -284,6 +284,11 @@ impl DirState {
         // What the first look did not meet (a run gone meanwhile) is not kept.
         self.seeds = HashMap::new();
         self.read_ahead = HashMap::new();
+        if self.first_look && self.untold {
+            // What is read from now on is told: the runs still read on (the live ones, few)
+            // build their rows again.
+            (self.tails.values_mut()).for_each(|t| t.tell_lines());
+        }
         self.first_look = false;
         self.settle_idle();
     }
@@ -330,10 +335,14 @@ impl DirState {
         ids.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
         crate::progress::to_read(ids.len() as u64, ids.iter().map(|(_, len, _)| len).sum());
         let root = self.root.clone();
+        let untold = self.untold;
         for batch in ids.chunks(FIRST_BATCH) {
             let read: Vec<_> = (batch.par_iter())
                 .map(|(_, len, id)| {
-                    let mut tail = Tail::new_in(root.clone(), id, opts);
+                    let mut tail = match untold {
+                        true => Tail::untold_in(root.clone(), id, opts),
+                        false => Tail::new_in(root.clone(), id, opts),
+                    };
                     let update = tail.poll();
                     crate::progress::read_one(*len);
                     (id.clone(), (tail, update))

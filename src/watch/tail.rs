@@ -135,6 +135,24 @@ impl Tail {
         Self::with(root, id, opts, Some(Box::new(analyzer)), None)
     }
 
+    /// [`Tail::new_in`] for a read whose lines nobody is told (the app's first look, whose
+    /// changes are dropped): what it reads builds no timeline rows (a message's text, a call's
+    /// input written out), only the run's figures, until [`Tail::tell_lines`].
+    pub(crate) fn untold_in(root: Arc<Path>, id: &str, opts: RunOptions) -> Self {
+        let mut tail = Self::new_in(root, id, opts);
+        if let Some(analyzer) = &mut tail.analyzer {
+            analyzer.set_keeps_timeline(false);
+        }
+        tail
+    }
+
+    /// Builds the timeline rows of the lines read from now on, which are told again.
+    pub(crate) fn tell_lines(&mut self) {
+        if let Some(analyzer) = &mut self.analyzer {
+            analyzer.set_keeps_timeline(true);
+        }
+    }
+
     /// A tail of a run the index vouches for (`entry` taken from it), nothing read: `None` for
     /// an entry the index did not vouch for.
     pub(crate) fn kept(root: Arc<Path>, id: &str, opts: RunOptions, entry: Entry) -> Option<Self> {

@@ -211,6 +211,9 @@ fn an_untold_first_look_holds_every_run_and_tells_only_what_changes_after_it() {
     let cache = tempfile::tempdir().unwrap();
     let root = runs.path();
     settled_runs(root);
+    // A run still written to: the first look reads it and goes on reading it after.
+    let live = root.join("live.jsonl");
+    fs::write(&live, format!("{}\n", user_line("live", 1))).unwrap();
     // No index in the cache folder: every transcript is read, and none of it is told.
     let first = FirstLook::Untold(Some(cache.path().to_path_buf()));
     let dirs = [root.to_path_buf()];
@@ -225,10 +228,27 @@ fn an_untold_first_look_holds_every_run_and_tells_only_what_changes_after_it() {
         "the watcher's runs are the listing's"
     );
 
-    // After the look, changes are told as ever.
+    // After the look, changes are told as ever: of a run read again whole (a settled one)...
     append_one_line_to_b(root, &rx);
     let runs = watched(&handle, &name);
     assert_eq!(runs, plain_list(root));
+    // ...and of the live run, read on from where the look left it (which told none of the
+    // lines it read, and built no rows of them).
+    append(&live, &format!("{}\n", user_line("live", 2)));
+    let seen = until(
+        &rx,
+        |c| matches!(c, Change::Appended { run, .. } if run == "live"),
+    );
+    let Some(Change::Appended { lines, .. }) = seen.last() else {
+        unreachable!()
+    };
+    let told: Vec<(u64, &str)> = lines.iter().map(|l| (l.line, l.kind.as_str())).collect();
+    assert_eq!(
+        told,
+        [(2, "user_message")],
+        "the line appended, and only it"
+    );
+    assert_eq!(watched(&handle, &name), plain_list(root));
 
     // Another agent's store, looked at whole: its first look tells nothing either, and a
     // session written after it is told.
