@@ -99,7 +99,7 @@ impl Analyzer {
         result: Option<ForeignResult>,
     ) {
         self.foreign_result = result;
-        let mut item = describe_for(kind, event, self.keep_timeline);
+        let mut item = describe_for(kind, event, self.keeps_timeline());
         self.fold(n, offset, ts, event, &[], &mut item);
         self.foreign_result = None;
         self.note(n, None, ts, item);

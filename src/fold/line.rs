@@ -14,7 +14,7 @@ impl Analyzer {
     pub(crate) fn problem(&mut self, line: u64, kind: ProblemKind, message: String) {
         if kind.is_unreadable() {
             self.run.problems += 1;
-            if self.keep_timeline {
+            if self.keeps_rows() {
                 self.events.push(TimelineEvent {
                     line,
                     kind: "unreadable".to_owned(),
@@ -135,7 +135,7 @@ impl Analyzer {
                 )
             }
         };
-        let mut item = describe_for(&kind, &event, self.keep_timeline);
+        let mut item = describe_for(&kind, &event, self.keeps_timeline());
         if !line.spans.is_empty() {
             show_spans(&mut item, &event, line.spans);
         }
@@ -159,7 +159,7 @@ impl Analyzer {
             self.run.started_ms.get_or_insert(ts);
             self.last_ts = Some(self.last_ts.map_or(ts, |l| l.max(ts)));
         }
-        if self.keep_timeline {
+        if self.keeps_rows() {
             item.line = n;
             item.seq = seq;
             item.ts = ts;
@@ -240,7 +240,7 @@ impl Analyzer {
                 };
                 let info = self.result(n, offset, ts, tool_call_id, result.ok, text);
                 // A row is only kept for a timeline: a listing's read copies nothing into it.
-                if self.keep_timeline {
+                if self.keeps_timeline() {
                     item.tool = Some(info.tool.clone());
                     item.result = Some(info.clone());
                 }

@@ -56,10 +56,24 @@ pub(crate) enum Terminal {
     Cancelled,
 }
 
+/// What a fold builds of each line it reads, besides the run's figures (which are the same
+/// whatever it builds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rows {
+    /// Each line's timeline row, whole (a message's text, a call's input written out, each
+    /// result's state): what a timeline shows.
+    Timeline,
+    /// Each line's row with its place and kind alone: what a watcher tells of the lines it
+    /// reads.
+    Lines,
+    /// No rows: a listing, or a read nobody is told of.
+    Nothing,
+}
+
 /// The fold over a run's lines.
 pub(crate) struct Analyzer {
     opts: RunOptions,
-    keep_timeline: bool,
+    rows: Rows,
     run: Run,
     values: BTreeMap<String, ValueFile>,
     /// Where value files written after the fold started are looked up (a live run).
@@ -107,7 +121,10 @@ impl Analyzer {
         run.value_bytes = values.values().fold(0u64, |a, v| a.saturating_add(v.bytes));
         Self {
             opts,
-            keep_timeline,
+            rows: match keep_timeline {
+                true => Rows::Timeline,
+                false => Rows::Nothing,
+            },
             run,
             values,
             values_dir: None,
@@ -135,13 +152,17 @@ impl Analyzer {
     /// Whether this fold keeps a timeline: what only a timeline shows (a message's text, a
     /// call's input) need not be built otherwise.
     pub(crate) fn keeps_timeline(&self) -> bool {
-        self.keep_timeline
+        self.rows == Rows::Timeline
     }
 
-    /// Keeps a timeline of the lines folded from now on, or stops keeping one. The run's
-    /// figures are the same either way: only the rows differ.
-    pub(crate) fn set_keeps_timeline(&mut self, keep: bool) {
-        self.keep_timeline = keep;
+    /// Whether this fold keeps a row of each line (see [`Rows`]).
+    fn keeps_rows(&self) -> bool {
+        self.rows != Rows::Nothing
+    }
+
+    /// Builds `rows` of the lines folded from now on.
+    pub(crate) fn set_rows(&mut self, rows: Rows) {
+        self.rows = rows;
     }
 
     /// The same fold over the lines of another agent's store of kind `kind`, read by `fold`.

@@ -2,6 +2,7 @@
 //! date), the summaries, and the value files of each value directory.
 
 use super::{Change, FirstLook, LineRef, Tail};
+use crate::fold::Rows;
 use crate::index::{Entry, ReadRun};
 use crate::model::layout::VALUE_EXT;
 use crate::model::layout::{
@@ -242,7 +243,7 @@ impl DirState {
             return;
         };
         let seen = t.lines();
-        **t = Tail::new_in(self.root.clone(), id, opts);
+        **t = Tail::new_in(self.root.clone(), id, opts, Rows::Lines);
         if let Ok(update) = t.poll() {
             let fresh: Vec<_> = update
                 .events
@@ -285,9 +286,9 @@ impl DirState {
         self.seeds = HashMap::new();
         self.read_ahead = HashMap::new();
         if self.first_look && self.untold {
-            // What is read from now on is told: the runs still read on (the live ones, few)
-            // build their rows again.
-            (self.tails.values_mut()).for_each(|t| t.tell_lines());
+            // What is read from now on is told: each tail (a settled one too, when it is read
+            // again) builds the place and kind of each line it reads.
+            (self.tails.values_mut()).for_each(|t| t.set_rows(Rows::Lines));
         }
         self.first_look = false;
         self.settle_idle();
@@ -339,10 +340,11 @@ impl DirState {
         for batch in ids.chunks(FIRST_BATCH) {
             let read: Vec<_> = (batch.par_iter())
                 .map(|(_, len, id)| {
-                    let mut tail = match untold {
-                        true => Tail::untold_in(root.clone(), id, opts),
-                        false => Tail::new_in(root.clone(), id, opts),
+                    let rows = match untold {
+                        true => Rows::Nothing,
+                        false => Rows::Lines,
                     };
+                    let mut tail = Tail::new_in(root.clone(), id, opts, rows);
                     let update = tail.poll();
                     crate::progress::read_one(*len);
                     (id.clone(), (tail, update))
@@ -493,8 +495,9 @@ impl DirState {
         let seed = self.seeds.remove(id);
         let tail = self.tails.entry(id.to_owned()).or_insert_with(|| {
             let root = || self.root.clone();
-            let tail = (ahead.or_else(|| seed.and_then(|e| Tail::kept(root(), id, opts, e))))
-                .unwrap_or_else(|| Tail::new_in(root(), id, opts));
+            let kept = |e| Tail::kept(root(), id, opts, e, Rows::Lines);
+            let tail = (ahead.or_else(|| seed.and_then(kept)))
+                .unwrap_or_else(|| Tail::new_in(root(), id, opts, Rows::Lines));
             Box::new(tail)
         });
         // (The fields, not `send`: the tail holds `tails`.)

@@ -11,7 +11,7 @@
 //! written in place to its length gives the run its new figures, but no news.)
 
 use super::packed::PackedRun;
-use crate::fold::{Analyzer, FileFigures};
+use crate::fold::{Analyzer, FileFigures, Rows};
 use crate::index::Entry;
 use crate::model::layout::{is_link, is_regular_file, value_dir_name, RunPaths};
 use crate::model::stamp::FileStamp;
@@ -75,6 +75,8 @@ pub struct Tail {
     /// The fold of the lines read so far; none while the run is kept (a fold is over a
     /// kilobyte even empty, and a directory of 100,000 settled runs keeps one tail each).
     analyzer: Option<Box<Analyzer>>,
+    /// What its reads build of each line (see [`Tail::new_in`]).
+    rows: Rows,
     error: Option<(io::ErrorKind, String)>,
     /// The run as the index vouches for it, not read yet, or as it settled (see
     /// [`Tail::settle`]): held instead of a fold until the run must be read.
@@ -124,41 +126,41 @@ impl Kept {
 }
 
 impl Tail {
-    /// A tail of run `id` of runs directory `root`, nothing read yet: the first poll reads it all.
+    /// A tail of run `id` of runs directory `root`, nothing read yet: the first poll reads it
+    /// all. Its updates hold each line's timeline row, whole: a view of the run shows them.
     pub fn new(root: &Path, id: &str, opts: RunOptions) -> Self {
-        Self::new_in(Arc::from(root), id, opts)
+        Self::new_in(Arc::from(root), id, opts, Rows::Timeline)
     }
 
-    /// [`Tail::new`] in a runs directory whose tails share its path.
-    pub(crate) fn new_in(root: Arc<Path>, id: &str, opts: RunOptions) -> Self {
-        let analyzer = begin(id, &RunPaths::new(&root, id).value_dir(), opts);
-        Self::with(root, id, opts, Some(Box::new(analyzer)), None)
+    /// [`Tail::new`] in a runs directory whose tails share its path, whose updates hold `rows`
+    /// of the lines read: a watcher tells only each line's place and kind ([`Rows::Lines`]),
+    /// and the app's first look nothing ([`Rows::Nothing`]), while what the rest of a row holds
+    /// (a message's text, a call's input written out) costs more than the fold.
+    pub(crate) fn new_in(root: Arc<Path>, id: &str, opts: RunOptions, rows: Rows) -> Self {
+        let analyzer = begin(id, &RunPaths::new(&root, id).value_dir(), opts, rows);
+        Self::with(root, id, opts, Some(Box::new(analyzer)), None, rows)
     }
 
-    /// [`Tail::new_in`] for a read whose lines nobody is told (the app's first look, whose
-    /// changes are dropped): what it reads builds no timeline rows (a message's text, a call's
-    /// input written out), only the run's figures, until [`Tail::tell_lines`].
-    pub(crate) fn untold_in(root: Arc<Path>, id: &str, opts: RunOptions) -> Self {
-        let mut tail = Self::new_in(root, id, opts);
-        if let Some(analyzer) = &mut tail.analyzer {
-            analyzer.set_keeps_timeline(false);
-        }
-        tail
-    }
-
-    /// Builds the timeline rows of the lines read from now on, which are told again.
-    pub(crate) fn tell_lines(&mut self) {
+    /// Builds `rows` of the lines read from now on.
+    pub(crate) fn set_rows(&mut self, rows: Rows) {
+        self.rows = rows;
         if let Some(analyzer) = &mut self.analyzer {
-            analyzer.set_keeps_timeline(true);
+            analyzer.set_rows(rows);
         }
     }
 
     /// A tail of a run the index vouches for (`entry` taken from it), nothing read: `None` for
-    /// an entry the index did not vouch for.
-    pub(crate) fn kept(root: Arc<Path>, id: &str, opts: RunOptions, entry: Entry) -> Option<Self> {
+    /// an entry the index did not vouch for. Its reads build `rows` ([`Tail::new_in`]).
+    pub(crate) fn kept(
+        root: Arc<Path>,
+        id: &str,
+        opts: RunOptions,
+        entry: Entry,
+        rows: Rows,
+    ) -> Option<Self> {
         let kept = Kept::new(&entry.run, entry.clock_since_ms, entry.transcript_stamp?)?;
         // No fold until the run is read.
-        Some(Self::with(root, id, opts, None, Some(Box::new(kept))))
+        Some(Self::with(root, id, opts, None, Some(Box::new(kept)), rows))
     }
 
     /// A tail at the start of its transcript, folding into `analyzer`.
@@ -168,11 +170,13 @@ impl Tail {
         opts: RunOptions,
         analyzer: Option<Box<Analyzer>>,
         kept: Option<Box<Kept>>,
+        rows: Rows,
     ) -> Self {
         Self {
             id: id.to_owned(),
             root,
             analyzer,
+            rows,
             opts,
             cursor: Cursor::default(),
             file: None,
@@ -204,7 +208,8 @@ impl Tail {
             .transcript_stamp?
             .len
             .checked_sub(entry.run.pending_bytes)?;
-        (known_end == complete).then(|| Self::kept(Arc::from(root), id, opts, entry))?
+        let root = Arc::from(root);
+        (known_end == complete).then(|| Self::kept(root, id, opts, entry, Rows::Timeline))?
     }
 
     fn transcript(&self) -> PathBuf {
@@ -241,7 +246,7 @@ impl Tail {
         // written in place to its length is not told apart here.)
         let same_file =
             (before.as_ref()).is_ok_and(|now| now.ino == kept.stamp.ino && now.len >= known_end);
-        let mut analyzer = begin(&self.id, &self.values_dir(), self.opts);
+        let mut analyzer = begin(&self.id, &self.values_dir(), self.opts, self.rows);
         let read = read_transcript_lines(&transcript, Cursor::default(), |line| {
             let end = line.offset + line.raw_len + 1;
             analyzer.line(line);
@@ -377,10 +382,10 @@ impl Tail {
         }
         self.file = Some(now);
         // (A tail not kept has its fold; one at the start of its file begins it.)
-        let (values_dir, opts) = (self.values_dir(), self.opts);
+        let (values_dir, opts, rows) = (self.values_dir(), self.opts, self.rows);
         let id = &self.id;
         let analyzer =
-            (self.analyzer).get_or_insert_with(|| Box::new(begin(id, &values_dir, opts)));
+            (self.analyzer).get_or_insert_with(|| Box::new(begin(id, &values_dir, opts, rows)));
         let outcome = read_transcript_lines(&transcript, self.cursor, |line| analyzer.line(line))?;
         self.cursor = outcome.cursor;
         self.read_stamp = read_stamp(Some(stamp), outcome.file_len);
@@ -475,7 +480,7 @@ fn read_stamp(before: Option<FileStamp>, len: u64) -> FileStamp {
 
 /// Starts the fold of run `id`: its value files listed, unless the value directory is a
 /// symbolic link, which is never read (as in a whole read of the run).
-fn begin(id: &str, values_dir: &Path, opts: RunOptions) -> Analyzer {
+fn begin(id: &str, values_dir: &Path, opts: RunOptions, rows: Rows) -> Analyzer {
     let linked = is_link(values_dir);
     let values = if linked {
         Default::default()
@@ -483,6 +488,7 @@ fn begin(id: &str, values_dir: &Path, opts: RunOptions) -> Analyzer {
         list_value_files(values_dir).unwrap_or_default()
     };
     let mut analyzer = Analyzer::new(id, values, opts, true);
+    analyzer.set_rows(rows);
     if linked {
         analyzer.linked_values(&value_dir_name(id));
     } else {
@@ -494,6 +500,55 @@ fn begin(id: &str, values_dir: &Path, opts: RunOptions) -> Analyzer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_a_tail_builds_of_each_line_leaves_its_run_and_lines_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::demo::write_demo(dir.path(), 7, 1_700_000_000_000).unwrap();
+        let root: Arc<Path> = Arc::from(dir.path());
+        let mut ids: Vec<String> = (fs::read_dir(dir.path()).unwrap())
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter_map(|n| n.strip_suffix(".jsonl").map(str::to_owned))
+            .collect();
+        ids.sort();
+        // A line that is no JSON and an event of no known type: rows of their own too.
+        let first = RunPaths::new(&root, &ids[0]).transcript();
+        let mut text = fs::read_to_string(&first).unwrap();
+        text.push_str("{not json\n");
+        text.push_str(
+            r#"{"schemaVersion":1,"runId":"x","seq":99,"ts":1,"event":{"type":"brand_new"}}"#,
+        );
+        text.push('\n');
+        fs::write(&first, text).unwrap();
+        let opts = RunOptions::default();
+        for id in &ids {
+            let read = |rows| {
+                let mut tail = Tail::new_in(root.clone(), id, opts, rows);
+                let events = tail.poll().unwrap().events;
+                (serde_json::to_value(tail.run()).unwrap(), events)
+            };
+            let (run, whole) = read(Rows::Timeline);
+            let (lines_run, lines) = read(Rows::Lines);
+            let (untold_run, untold) = read(Rows::Nothing);
+            assert!(whole.len() > 3, "{id}: a run of several lines");
+            assert_eq!(lines_run, run, "{id}: the figures are the same");
+            assert_eq!(untold_run, run, "{id}: the figures are the same");
+            let places = |e: &[TimelineEvent]| -> Vec<(u64, String)> {
+                e.iter().map(|e| (e.line, e.kind.clone())).collect()
+            };
+            assert_eq!(places(&lines), places(&whole), "{id}: a row of each line");
+            if id == &ids[0] {
+                let kinds = places(&lines).into_iter().rev().take(2).map(|p| p.1);
+                assert_eq!(kinds.collect::<Vec<_>>(), ["brand_new", "unreadable"]);
+            }
+            assert!(lines.iter().all(|e| e.text.is_none() && e.input.is_none()));
+            assert!(
+                whole.iter().any(|e| e.text.is_some()),
+                "{id}: a message's text"
+            );
+            assert!(untold.is_empty(), "{id}: no row");
+        }
+    }
 
     /// Sets `path`'s modification time `ago_ms` before now.
     fn written_ago(path: &Path, ago_ms: u64) {
