@@ -341,6 +341,7 @@ def app_first_look(binary, root, jobs=None):
     watch starts with the first) to its log saying the watch is up: the first look the app
     waits for on a cold start, which tells nothing of what it reads."""
     import http.client
+    import queue
     import threading
     import urllib.request
     cache = os.path.join(BASE, "cache-serve")
@@ -362,20 +363,38 @@ def app_first_look(binary, root, jobs=None):
         except (OSError, http.client.HTTPException):
             pass  # the server was stopped
 
+    def log(lines, into):
+        for line in lines:
+            into.put(line)
+        into.put(None)
+
+    # A watch that never comes up (it failed and said so, or the stream never opened) ends the
+    # benchmark after this long, with what the server said, instead of holding it forever.
+    deadline = time.perf_counter() + 600
     start = time.perf_counter()
     serve = subprocess.Popen([binary, "serve", "--bind", "127.0.0.1:0", "--runs-dir", root,
                               "--source", "klide"], env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
+    said = queue.Queue()
+    threading.Thread(target=log, args=(serve.stderr, said), daemon=True).start()
     try:
         for line in serve.stdout:
             found = re.search(r"(http://127\.0\.0\.1:\d+)/", line)
             if found:
                 threading.Thread(target=stream, args=(found.group(1),), daemon=True).start()
                 break
-        for line in serve.stderr:
+        heard = []
+        while (left := deadline - time.perf_counter()) > 0:
+            try:
+                line = said.get(timeout=left)
+            except queue.Empty:
+                break
+            if line is None:
+                break
             if "its first look is done" in line:
                 return time.perf_counter() - start
-        sys.exit("mctl serve stopped before its watch was up")
+            heard.append(line)
+        sys.exit("mctl serve: no watch up (its log: " + "".join(heard[-5:]).strip() + ")")
     finally:
         serve.kill()
         serve.wait()

@@ -122,7 +122,8 @@ impl Analyzer {
             let count = row.unknown_lines.unwrap_or(0) + 1;
             row.unknown_lines = Some(count);
             row.text = Some(said(count));
-            self.run.events += 1;
+            // Its time counts as any line's: a listing, which keeps no rows, counts it so.
+            self.count_event(ts);
             return;
         }
         let item = TimelineEvent {

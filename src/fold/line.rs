@@ -154,16 +154,22 @@ impl Analyzer {
         ts: Option<i64>,
         mut item: TimelineEvent,
     ) {
-        self.run.events += 1;
-        if let Some(ts) = ts {
-            self.run.started_ms.get_or_insert(ts);
-            self.last_ts = Some(self.last_ts.map_or(ts, |l| l.max(ts)));
-        }
+        self.count_event(ts);
         if self.keeps_rows() {
             item.line = n;
             item.seq = seq;
             item.ts = ts;
             self.events.push(item);
+        }
+    }
+
+    /// Counts an event at `ts` in the run's figures (how many, the first and last times),
+    /// whether it has a row of its own or is folded into the row before.
+    pub(super) fn count_event(&mut self, ts: Option<i64>) {
+        self.run.events += 1;
+        if let Some(ts) = ts {
+            self.run.started_ms.get_or_insert(ts);
+            self.last_ts = Some(self.last_ts.map_or(ts, |l| l.max(ts)));
         }
     }
 

@@ -63,8 +63,8 @@ pub(crate) enum Rows {
     /// Each line's timeline row, whole (a message's text, a call's input written out, each
     /// result's state): what a timeline shows.
     Timeline,
-    /// Each line's row with its place and kind alone: what a watcher tells of the lines it
-    /// reads.
+    /// Each line's row with its place and kind, and what the fold itself reads of it (a
+    /// message's calls and usage), no more: a watcher tells only the place and kind.
     Lines,
     /// No rows: a listing, or a read nobody is told of.
     Nothing,

@@ -50,9 +50,10 @@ fn identity(meta: &fs::Metadata) -> Identity {
 #[derive(Debug, Clone, Default)]
 pub struct TailUpdate {
     /// The file shrank or was replaced: everything known of the run was thrown away and it was
-    /// read again from the start; `events` then holds the whole timeline.
+    /// read again from the start; `events` then holds a row of every line again.
     pub reset: bool,
-    /// The new events (timeline entries, unreadable lines included), in file order.
+    /// The new events (timeline entries, unreadable lines included), in file order, each as
+    /// whole as the tail's rows say ([`Tail::new_in`]).
     pub events: Vec<TimelineEvent>,
     /// Bytes of a torn last line still waiting for its newline.
     pub pending_bytes: u64,

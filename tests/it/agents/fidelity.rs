@@ -256,6 +256,29 @@ fn lines_of_an_unknown_type_are_one_folded_row_and_left_out_of_an_export() {
 }
 
 #[test]
+fn a_session_ending_in_folded_unknown_lines_is_dated_alike_listed_and_shown() {
+    let store = tempfile::tempdir().unwrap();
+    let mut s = Session::new(&store.path().join("-home-ana-app"), SESSION);
+    let latch = |n: u32, at: &str| json!({"type": "atis-latch", "sessionId": SESSION, "uuid": format!("x{n}"), "timestamp": at});
+    // Its last lines, of one unknown type back to back, are one row of a timeline: the later
+    // one's time still counts, in the listing (which keeps no rows) as in the timeline.
+    s.prompt("Tidy the imports")
+        .answer("Tidied.")
+        .line(latch(1, "2031-01-01T00:00:00.000Z"))
+        .line(latch(2, "2031-01-01T00:00:09.000Z"));
+    s.write();
+    let show = mctl_json(store.path(), &["show", SESSION]);
+    assert_eq!(events_of(&show, "atis-latch").len(), 1, "one folded row");
+    let listed = mctl_json(store.path(), &["runs"]);
+    let listed = (listed.as_array().unwrap().iter())
+        .find(|r| r["id"] == SESSION)
+        .unwrap();
+    let last = 1_924_992_009_000_i64; // 2031-01-01T00:00:09Z
+    assert_eq!(show["run"]["updatedMs"], last);
+    assert_eq!(listed["updatedMs"], last);
+}
+
+#[test]
 fn a_lost_full_text_has_unknown_lines_and_nothing_in_its_stub_is_missed() {
     let store = tempfile::tempdir().unwrap();
     let mut s = Session::new(&store.path().join("-home-ana-app"), SESSION);
