@@ -20,9 +20,8 @@ step "cargo fmt --check"
 cargo fmt --all -- --check
 # Clippy lints our own crates as they are compiled for the tests and for the release: with
 # clippy-driver as the workspace's rustc wrapper (how `cargo clippy` runs its lints), every
-# target a build compiles of ours is linted, and no dependency is checked apart from the build
-# that compiles it (a separate `cargo clippy` checked every dependency once more: about 5
-# minutes of a cold run on 2 cores).
+# target a build compiles of ours is linted, and nothing is checked apart from the build that
+# compiles it (a separate `cargo clippy` checked every dependency and our targets once more).
 with_clippy() {
   RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver" \
     CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" "$@"
