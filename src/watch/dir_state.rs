@@ -336,14 +336,14 @@ impl DirState {
         ids.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
         crate::progress::to_read(ids.len() as u64, ids.iter().map(|(_, len, _)| len).sum());
         let root = self.root.clone();
-        let untold = self.untold;
+        // An untold look builds nothing of what it reads here (see `scan_all`).
+        let rows = match self.untold {
+            true => Rows::Nothing,
+            false => Rows::Lines,
+        };
         for batch in ids.chunks(FIRST_BATCH) {
             let read: Vec<_> = (batch.par_iter())
                 .map(|(_, len, id)| {
-                    let rows = match untold {
-                        true => Rows::Nothing,
-                        false => Rows::Lines,
-                    };
                     let mut tail = Tail::new_in(root.clone(), id, opts, rows);
                     let update = tail.poll();
                     crate::progress::read_one(*len);
