@@ -19,18 +19,25 @@ pub(super) enum Found<T> {
     Changed { len: u64 },
 }
 
-pub(super) type Pair<'a> = (&'a String, &'a RunFiles, Option<Row>);
+/// A run of the layout (its place among the pairs, its id and files) with its row, if any.
+pub(super) type Pair<'a> = (usize, &'a String, &'a RunFiles, Option<Row>);
 
-/// How many runs are looked up at once. Their rows are held together while their files are
-/// stat'ed on every core: a listing holds a chunk of the index's rows, never all of them (a
-/// warm listing of 20,000 Claude Code sessions held 65 MiB when it read every row first).
+/// A run looked up: its place among the pairs, its id and files, and what the index had of it.
+pub(super) type Looked<'a, T> = (usize, &'a String, &'a RunFiles, Found<T>);
+
+/// How many runs are looked up at once, after the first [`FIRST_CHUNK`]. Their rows are held
+/// together while their files are stat'ed on every core: a listing holds a chunk of the
+/// index's rows, never all of them (a warm listing of 20,000 Claude Code sessions held 65 MiB
+/// when it read every row first).
 pub(super) const CHUNK: usize = 2048;
+/// How many runs are looked up first: their rows are read with nothing else to do.
+pub(super) const FIRST_CHUNK: usize = 256;
 
 /// Pairs each run of the layout with its row, as both come: the layout's runs and the rows
 /// are in the order of their ids (bytewise), so one pass does it. The rows met that pair with
 /// no run are the runs gone, had at the end through [`Merge::gone`].
 pub(super) struct Merge<'a, R: Iterator<Item = (String, Row)>> {
-    runs: std::collections::btree_map::Iter<'a, String, RunFiles>,
+    runs: std::iter::Enumerate<std::collections::btree_map::Iter<'a, String, RunFiles>>,
     rows: std::iter::Peekable<R>,
     gone: Vec<String>,
 }
@@ -38,7 +45,7 @@ pub(super) struct Merge<'a, R: Iterator<Item = (String, Row)>> {
 impl<'a, R: Iterator<Item = (String, Row)>> Merge<'a, R> {
     pub(super) fn new(layout: &'a Layout, rows: R) -> Self {
         Self {
-            runs: layout.runs.iter(),
+            runs: layout.runs.iter().enumerate(),
             rows: rows.peekable(),
             gone: Vec::new(),
         }
@@ -55,12 +62,12 @@ impl<'a, R: Iterator<Item = (String, Row)>> Iterator for Merge<'a, R> {
     type Item = Pair<'a>;
 
     fn next(&mut self) -> Option<Pair<'a>> {
-        let (id, files) = self.runs.next()?;
+        let (at, (id, files)) = self.runs.next()?;
         while let Some((r, _)) = self.rows.next_if(|(r, _)| r < id) {
             self.gone.push(r);
         }
         let row = self.rows.next_if(|(r, _)| r == id).map(|(_, row)| row);
-        Some((id, files, row))
+        Some((at, id, files, row))
     }
 
     /// One pair per run of the layout left.
@@ -78,28 +85,29 @@ pub(super) fn look_up<'a, T: Send>(
     pairs: impl Iterator<Item = Pair<'a>>,
     opts: &RunOptions,
     want: Want,
-    out: &(impl Fn(&String, Entry) -> T + Sync),
-) -> Vec<(&'a String, &'a RunFiles, Found<T>)> {
+    out: &(impl Fn(usize, &String, Entry) -> T + Sync),
+) -> Vec<Looked<'a, T>> {
     use rayon::prelude::*;
     let stamper = Stamper::open(layout);
-    let one = |(id, files, row): Pair<'a>| {
+    let one = |(at, id, files, row): Pair<'a>| {
         let stamp = stamper.stamp(id, files, opts.threshold);
         let kept = row
             .filter(|row| row.stamp == stamp.key() && stamp.settled_at(row.read_ms))
             .and_then(|row| from_row(&row, opts, want, &stamp));
         let found = match kept {
-            Some(entry) => Found::Kept(Box::new(out(id, entry))),
+            Some(entry) => Found::Kept(Box::new(out(at, id, entry))),
             None => Found::Changed {
                 len: super::transcript_len(files, &stamp),
             },
         };
-        (id, files, found)
+        (at, id, files, found)
     };
     let mut pairs = pairs.fuse();
     // As many as the pairs say (every run of a listing; one run opened alone is one).
     let mut looked = Vec::with_capacity(pairs.size_hint().0);
-    // Both buffers are sized by their first chunk and swapped, keeping their room.
-    let mut chunk: Vec<Pair<'a>> = pairs.by_ref().take(CHUNK).collect();
+    // The first chunk is small: its rows are read while no run is looked up. Both buffers
+    // grow to a chunk and are swapped, keeping their room.
+    let mut chunk: Vec<Pair<'a>> = pairs.by_ref().take(FIRST_CHUNK).collect();
     let mut next = Vec::new();
     while !chunk.is_empty() {
         // Each stat waits on the file system: on every core at once, a listing of 100,000

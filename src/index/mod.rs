@@ -308,7 +308,19 @@ impl RunIndex {
         read: impl Fn(&str) -> ReadRun + Sync,
         out: impl Fn(Run) -> T + Sync,
     ) -> Vec<T> {
-        self.walk(layout, opts, Want::Runs, read, |_, e| out(e.run))
+        self.list_placed(layout, opts, read, |_, run| out(run))
+    }
+
+    /// [`list`](Self::list), each run given to `out` with its place in the layout (the order
+    /// of its id among the layout's).
+    pub fn list_placed<T: Send>(
+        &mut self,
+        layout: &Layout,
+        opts: &RunOptions,
+        read: impl Fn(&str) -> ReadRun + Sync,
+        out: impl Fn(usize, Run) -> T + Sync,
+    ) -> Vec<T> {
+        self.walk(layout, opts, Want::Runs, read, |at, _, e| out(at, e.run))
     }
 
     /// [`list`](Self::list), each run with its id and what `want` asks for: the results of the
@@ -321,17 +333,18 @@ impl RunIndex {
         want: Want,
         read: impl Fn(&str) -> ReadRun + Sync,
     ) -> Vec<(String, Entry)> {
-        self.walk(layout, opts, want, read, |id, e| (id.clone(), e))
+        self.walk(layout, opts, want, read, |_, id, e| (id.clone(), e))
     }
 
-    /// [`entries`](Self::entries), each given to `out` as soon as it is had.
+    /// [`entries`](Self::entries), each given to `out` as soon as it is had, with its place
+    /// among the layout's runs.
     fn walk<T: Send>(
         &mut self,
         layout: &Layout,
         opts: &RunOptions,
         want: Want,
         read: impl Fn(&str) -> ReadRun + Sync,
-        out: impl Fn(&String, Entry) -> T + Sync,
+        out: impl Fn(usize, &String, Entry) -> T + Sync,
     ) -> Vec<T> {
         // The rows are read as the runs are looked up, a chunk at a time.
         let look = |rows: &mut dyn Iterator<Item = (String, Row)>| {
@@ -383,8 +396,9 @@ impl RunIndex {
             }
             None => None,
         };
-        let entry = |_: &String, e: Entry| e;
-        let pair = std::iter::once((key, files, row));
+        let entry = |_: usize, _: &String, e: Entry| e;
+        // Looked up alone: the only pair, at place 0.
+        let pair = std::iter::once((0, key, files, row));
         let looked = look_up(layout, pair, opts, Want::Results, &entry);
         let rest = Rest {
             gone: Vec::new(),
@@ -402,17 +416,17 @@ impl RunIndex {
     fn settle<T: Send>(
         &mut self,
         layout: &Layout,
-        looked: Vec<(&String, &crate::model::RunFiles, Found<T>)>,
+        looked: Vec<lookup::Looked<'_, T>>,
         rest: Rest,
         want: Want,
         read: impl Fn(&str) -> ReadRun + Sync,
-        out: impl Fn(&String, Entry) -> T + Sync,
+        out: impl Fn(usize, &String, Entry) -> T + Sync,
     ) -> Vec<T> {
         // Read now: a file changed while it is read has a later time, and is read again next
         // time. (Never later than the clock the read judged the run by: a torn last line it
         // judged still pending is read again once the file is idle.)
         let read_ms = crate::model::now_ms().min(rest.clock_ms);
-        let changed = looked.iter().filter_map(|(_, _, f)| match f {
+        let changed = looked.iter().filter_map(|(_, _, _, f)| match f {
             Found::Changed { len } => Some(*len),
             Found::Kept(_) => None,
         });
@@ -425,7 +439,7 @@ impl RunIndex {
         // runs.
         let keeper = Keeper::new(self.store.as_mut());
         let stamper = lookup::Stamper::open(layout);
-        let read_one = |(id, files, found): (&String, &crate::model::RunFiles, Found<T>)| {
+        let read_one = |(at, id, files, found): lookup::Looked<'_, T>| {
             let len = match found {
                 Found::Kept(kept) => return Some(*kept),
                 Found::Changed { len } => len,
@@ -449,9 +463,11 @@ impl RunIndex {
                         Want::Sizes => entry.results = None,
                         Want::Results => {}
                     }
-                    Some(out(id, entry))
+                    Some(out(at, id, entry))
                 }
-                ReadRun::Unreadable(run, why) => Some(out(id, Entry::read(*run, None, Some(why)))),
+                ReadRun::Unreadable(run, why) => {
+                    Some(out(at, id, Entry::read(*run, None, Some(why))))
+                }
                 // Gone since the directory was listed.
                 ReadRun::Gone => None,
             }
@@ -653,8 +669,19 @@ mod tests {
         };
         assert_eq!(index.list(&layout, &opts, read, |run| run.id), ids);
         // Runs gone on both sides of each chunk's edge, and the first and the last.
-        let chunk = lookup::CHUNK;
-        for i in [0, chunk - 1, chunk, chunk + 1, 2 * chunk, ids.len() - 1] {
+        let first = lookup::FIRST_CHUNK;
+        let second = first + lookup::CHUNK;
+        assert!(second + 1 < ids.len() - 1, "three chunks at least");
+        for i in [
+            0,
+            first - 1,
+            first,
+            first + 1,
+            second - 1,
+            second,
+            second + 1,
+            ids.len() - 1,
+        ] {
             layout.runs.remove(&ids[i]);
         }
         let left: Vec<String> = layout.runs.keys().cloned().collect();

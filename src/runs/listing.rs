@@ -85,12 +85,31 @@ impl<'a> Packer<'a> {
         }
     }
 
+    /// `run` packed, its rank had from its id (a listing packs each run by its place: see
+    /// [`pack_at`](Self::pack_at)).
+    #[cfg(any(test, feature = "test-hooks"))]
     pub(crate) fn pack(&self, run: Run) -> Packed {
+        let rank = self.rank(&run.id);
+        self.packed(rank, run)
+    }
+
+    /// [`pack`](Self::pack) of a run read as the layout's run at place `at` (in the order of
+    /// `ids`): its rank is had from its place, not searched for among the ids (a search reads
+    /// a dozen ids from all over the heap, for each of thousands of runs).
+    pub(crate) fn pack_at(&self, at: usize, run: Run) -> Packed {
+        let rank = match self.ids.get(at) {
+            Some(id) if *id == run.id => found_rank(at),
+            _ => self.rank(&run.id),
+        };
+        self.packed(rank, run)
+    }
+
+    fn packed(&self, rank: u32, run: Run) -> Packed {
         // A run always encodes (no field is of a kind `postcard` refuses); were it not to, its
         // empty bytes unpack as a run shown unreadable, with why.
         let bytes = pack_bytes(&run);
         Packed {
-            rank: self.rank(&run.id),
+            rank,
             // Only a parent the layout has is one of the listing's runs.
             parent: (run.parent_id.as_deref())
                 .and_then(|p| self.ids.binary_search(&p).ok())
@@ -431,7 +450,19 @@ mod tests {
             let mut ids: Vec<&str> = layout.iter().map(String::as_str).collect();
             ids.sort_unstable();
             let packer = Packer::new(None, &ids);
-            let packed = runs.iter().map(|r| packer.pack(r.clone())).collect();
+            // Packed by their place among the layout's ids, as a listing packs them: a place
+            // that is not the run's (every third round, and for an id the layout lacks) falls
+            // back to the run's id.
+            let packed = (runs.iter())
+                .map(|r| {
+                    let at = match ids.binary_search(&r.id.as_str()) {
+                        Ok(at) if round % 3 == 0 => (at + 1) % (n + 1),
+                        Ok(at) => at,
+                        Err(_) => rng.usize(..=n),
+                    };
+                    packer.pack_at(at, r.clone())
+                })
+                .collect();
             let listing = Listing::of(packed, packer.into_spill());
             let mut want = runs.clone();
             crate::model::family::add_children(&mut want);

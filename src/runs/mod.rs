@@ -177,7 +177,7 @@ impl RunsDir {
         // Runs past the first 10,000 or so are written to a file in the cache folder until
         // they are printed.
         let packer = listing::Packer::new(self.cache.as_deref(), &ids);
-        let runs = self.list_in(&layout, |run| packer.pack(run))?;
+        let runs = self.list_in(&layout, |at, run| packer.pack_at(at, run))?;
         let spill = packer.into_spill();
         // Gone before the runs are ordered: the layout is most of what a listing holds.
         drop(ids);
@@ -195,7 +195,7 @@ impl RunsDir {
     /// the layout's order.
     fn list_as<T: Send>(&self, out: impl Fn(Run) -> T + Sync) -> Result<Vec<T>> {
         let _span = self.list_span();
-        self.list_in(&self.layout()?, out)
+        self.list_in(&self.layout()?, |_, run| out(run))
     }
 
     /// What a listing's log lines are under: its reading of the layout too.
@@ -203,12 +203,19 @@ impl RunsDir {
         tracing::info_span!("runs_list", dir = %self.root.display()).entered()
     }
 
-    /// [`list_as`](Self::list_as) of the runs of `layout`, this directory's.
-    fn list_in<T: Send>(&self, layout: &Layout, out: impl Fn(Run) -> T + Sync) -> Result<Vec<T>> {
+    /// [`list_as`](Self::list_as) of the runs of `layout`, this directory's, each given to `out`
+    /// with its place among the layout's runs.
+    fn list_in<T: Send>(
+        &self,
+        layout: &Layout,
+        out: impl Fn(usize, Run) -> T + Sync,
+    ) -> Result<Vec<T>> {
         tracing::debug!(runs = layout.runs.len(), "read the runs directory");
         let opts = self.listing_opts(self.opts.now_ms);
         let runs = match self.index() {
-            Some(mut index) => index.list(layout, &opts, |id| read_row(layout, id, &opts), out),
+            Some(mut index) => {
+                index.list_placed(layout, &opts, |id| read_row(layout, id, &opts), out)
+            }
             None => {
                 // Every run read, on every core; the order stays the layout's.
                 use rayon::prelude::*;
@@ -221,10 +228,11 @@ impl RunsDir {
                 // allocated once.
                 let runs: Vec<Option<T>> = ids
                     .par_iter()
-                    .map(|(id, len)| {
+                    .enumerate()
+                    .map(|(at, (id, len))| {
                         let run = list_row(layout, id, &opts);
                         crate::progress::read_one(*len);
-                        run.map(&out)
+                        run.map(|run| out(at, run))
                     })
                     .collect();
                 crate::index::in_place(runs)
