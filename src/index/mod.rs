@@ -667,7 +667,11 @@ mod tests {
             reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             read_done(id)
         };
-        assert_eq!(index.list(&layout, &opts, read, |run| run.id), ids);
+        // Each run handed on with its place in the layout (a listing ranks it by that), read
+        // and then kept.
+        let placed = |ids: &[String]| ids.iter().cloned().enumerate().collect::<Vec<_>>();
+        let listed = index.list_placed(&layout, &opts, read, |at, run| (at, run.id));
+        assert_eq!(listed, placed(&ids));
         // Runs gone on both sides of each chunk's edge, and the first and the last.
         let first = lookup::FIRST_CHUNK;
         let second = first + lookup::CHUNK;
@@ -685,8 +689,8 @@ mod tests {
             layout.runs.remove(&ids[i]);
         }
         let left: Vec<String> = layout.runs.keys().cloned().collect();
-        let listed = index.list(&layout, &opts, read, |run| run.id);
-        assert_eq!(listed, left, "each run from its own row, in order");
+        let listed = index.list_placed(&layout, &opts, read, |at, run| (at, run.id));
+        assert_eq!(listed, placed(&left), "each run from its own row, in order");
         assert_eq!(
             reads.load(std::sync::atomic::Ordering::Relaxed),
             ids.len(),
