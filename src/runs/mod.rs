@@ -174,8 +174,8 @@ impl RunsDir {
         let layout = self.layout()?;
         // A packed run holds no id, only where its id sorts among these.
         let ids: Vec<&str> = layout.runs.keys().map(String::as_str).collect();
-        // Runs past the first 10,000 or so are written to a file in the cache folder until
-        // they are printed.
+        // Runs past the first 2 MiB packed (about 6,000 Claude Code runs) are written to a
+        // file in the cache folder until they are printed.
         let packer = listing::Packer::new(self.cache.as_deref(), &ids);
         let runs = self.list_in(&layout, |at, run| packer.pack_at(at, run))?;
         let spill = packer.into_spill();
