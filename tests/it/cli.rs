@@ -555,50 +555,6 @@ fn a_listing_shows_its_progress_on_a_terminal_only() {
     assert!(!stderr(&piped).contains("read "), "{}", stderr(&piped));
 }
 
-/// `mctl` starts its allocator with arenas committed as they are used and freed memory given
-/// back at once: without them a cold listing's peak triples. The options are set by their places
-/// in one mimalloc's table; mimalloc names what it was started with, so another mimalloc (a
-/// version whose places moved) fails here instead of silently keeping its defaults.
-#[test]
-fn the_allocator_starts_with_memory_given_back_at_once() {
-    let out = mctl_command()
-        .arg("--version")
-        .env("MIMALLOC_VERBOSE", "1")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let said = stderr(&out);
-    for option in ["arena_eager_commit", "purge_delay"] {
-        assert_eq!(
-            started_with(&said, option).as_deref(),
-            Some("0"),
-            "mimalloc's {option}: {said}"
-        );
-    }
-    // The environment still has the last word, as it has over mimalloc's own defaults.
-    let out = mctl_command()
-        .arg("--version")
-        .env("MIMALLOC_VERBOSE", "1")
-        .env("MIMALLOC_PURGE_DELAY", "7")
-        .output()
-        .unwrap();
-    let said = stderr(&out);
-    assert_eq!(
-        started_with(&said, "purge_delay").as_deref(),
-        Some("7"),
-        "{said}"
-    );
-}
-
-/// The value mimalloc's verbose start names for an option (`option 'NAME': VALUE [unit]`).
-fn started_with(said: &str, option: &str) -> Option<String> {
-    let marker = format!("option '{option}': ");
-    said.lines().find_map(|line| {
-        let (_, rest) = line.split_once(&marker)?;
-        rest.split_whitespace().next().map(str::to_owned)
-    })
-}
-
 /// `mctl runs` prints every id whole, however long, so that it can be pasted into the next
 /// command; the title is what gets cut.
 #[test]

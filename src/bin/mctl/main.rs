@@ -2,7 +2,6 @@
 //! default, `--json` for scripts. Errors are one line on stderr and exit 1; usage errors exit 2.
 //! Each command is a module of its own; they only call the core and print.
 
-mod alloc;
 mod cli;
 mod coverage;
 mod demo;
