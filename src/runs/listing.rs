@@ -9,14 +9,12 @@
 //! id sorts among the layout's ([`Packer::rank`]), about 80 bytes a run. A listing that cannot
 //! write there holds every run, as it does without a cache folder.
 
+use super::spill::{Spill, SpillWriter};
 use crate::model::family::Member;
 use crate::model::Run;
 use serde::{Serialize, Serializer};
-use std::fs::File;
-use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// How many bytes of packed runs a listing holds before it writes the rest to a file: about
 /// 6,000 Claude Code runs (about 350 bytes a run packed), the listings whose warm reading a
@@ -27,7 +25,7 @@ const HELD_BYTES: usize = 2 << 20;
 pub struct Listing {
     runs: Vec<Packed>,
     /// Where the runs past [`HELD_BYTES`] are.
-    spill: Option<File>,
+    spill: Spill,
 }
 
 /// One run, packed: what ordering the listing and adding the children's figures need, beside
@@ -49,7 +47,7 @@ pub(crate) struct Packed {
 /// Where a packed run's bytes are.
 enum Bytes {
     Held(Box<[u8]>),
-    /// In the listing's spill file, `len` bytes at `at`.
+    /// Placed in the listing's spill file, `len` bytes at `at`.
     Written {
         at: u64,
         len: u32,
@@ -60,16 +58,12 @@ enum Bytes {
 pub(crate) struct Packer<'a> {
     /// The ids of the layout's runs, in their order (bytewise): what a run's rank is told by.
     ids: &'a [&'a str],
-    /// The folder the spill file is made in, if any.
-    dir: Option<PathBuf>,
     /// How many bytes it holds before it writes ([`HELD_BYTES`]).
     budget: usize,
     /// The bytes of packed runs held so far.
     held: AtomicUsize,
-    /// The spill file, made when first needed; `None` when it could not be.
-    spill: OnceLock<Option<File>>,
-    /// Its length: each run's bytes take the next place, whatever thread writes them.
-    end: AtomicU64,
+    /// Where the runs past the budget go.
+    spill: SpillWriter,
 }
 
 impl<'a> Packer<'a> {
@@ -78,11 +72,9 @@ impl<'a> Packer<'a> {
     pub(crate) fn new(dir: Option<&Path>, ids: &'a [&'a str]) -> Self {
         Self {
             ids,
-            dir: dir.map(Path::to_path_buf),
             budget: HELD_BYTES,
             held: AtomicUsize::new(0),
-            spill: OnceLock::new(),
-            end: AtomicU64::new(0),
+            spill: SpillWriter::new(dir),
         }
     }
 
@@ -133,17 +125,16 @@ impl<'a> Packer<'a> {
         }
     }
 
-    /// Where `bytes` are kept: held while the listing holds little, else written to the spill
-    /// file (held still when it cannot be written: the listing shows every run either way).
+    /// Where `bytes` are kept: held while the listing holds little, else placed in the spill
+    /// file (held still when none can be made: the listing shows every run either way).
     fn place(&self, bytes: Vec<u8>) -> Bytes {
         let held = self.held.fetch_add(bytes.len(), Ordering::Relaxed);
         if held < self.budget {
             return Bytes::Held(bytes.into_boxed_slice());
         }
         // The file is made only now: a listing within the budget makes none.
-        if let (Some(file), Ok(len)) = (self.file(), u32::try_from(bytes.len())) {
-            let at = self.end.fetch_add(u64::from(len), Ordering::Relaxed);
-            if file.write_all_at(&bytes, at).is_ok() {
+        if let Ok(len) = u32::try_from(bytes.len()) {
+            if let Some(at) = self.spill.place(&bytes) {
                 self.held.fetch_sub(bytes.len(), Ordering::Relaxed);
                 return Bytes::Written { at, len };
             }
@@ -151,22 +142,9 @@ impl<'a> Packer<'a> {
         Bytes::Held(bytes.into_boxed_slice())
     }
 
-    /// The spill file, if one was made: the listing reads its runs back from it.
-    pub(crate) fn into_spill(self) -> Option<File> {
-        self.spill.into_inner().flatten()
-    }
-
-    fn file(&self) -> Option<&File> {
-        let make = || {
-            let dir = self.dir.as_deref()?;
-            tempfile::tempfile_in(dir)
-                .inspect_err(|e| {
-                    let dir = dir.display();
-                    tracing::debug!("listing: no spill file in {dir} ({e}): every run held");
-                })
-                .ok()
-        };
-        self.spill.get_or_init(make).as_ref()
+    /// What the runs placed apart are read back from.
+    pub(crate) fn into_spill(self) -> Spill {
+        self.spill.finish()
     }
 }
 
@@ -201,7 +179,7 @@ static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::ne
 
 impl Packed {
     /// The run as it was packed, with its figures with its children as the listing told them.
-    fn unpack(&self, spill: Option<&File>) -> Run {
+    fn unpack(&self, spill: &Spill) -> Run {
         let read = self.decode(spill, |bytes| postcard::from_bytes(bytes));
         let mut run = read.unwrap_or_else(|e| super::unreadable_run(&self.lost_id(), &e));
         run.set_with_children(self.figures);
@@ -209,7 +187,7 @@ impl Packed {
     }
 
     /// The run's id alone: the first field of its packed bytes, the rest not decoded.
-    fn id(&self, spill: Option<&File>) -> String {
+    fn id(&self, spill: &Spill) -> String {
         let read = self.decode(spill, |bytes| {
             postcard::take_from_bytes(bytes).map(|(id, _)| id)
         });
@@ -219,16 +197,13 @@ impl Packed {
     /// What `decode` makes of the run's packed bytes, held or read back from `spill`.
     fn decode<T>(
         &self,
-        spill: Option<&File>,
+        spill: &Spill,
         decode: impl FnOnce(&[u8]) -> postcard::Result<T>,
     ) -> Result<T, String> {
         let read = match &self.run {
             Bytes::Held(bytes) => decode(bytes).map_err(|e| e.to_string()),
             Bytes::Written { at, len } => {
-                let mut bytes = vec![0; *len as usize];
-                let file = spill.ok_or_else(|| "its listing's file is gone".to_owned());
-                (file.and_then(|f| f.read_exact_at(&mut bytes, *at).map_err(|e| e.to_string())))
-                    .and_then(|()| decode(&bytes).map_err(|e| e.to_string()))
+                (spill.read(*at, *len)).and_then(|bytes| decode(&bytes).map_err(|e| e.to_string()))
             }
         };
         if let Err(e) = &read {
@@ -249,7 +224,7 @@ impl Packed {
 impl Listing {
     /// The runs, packed, in a listing's order and with their figures with their children;
     /// `spill` is their packer's ([`Packer::into_spill`]).
-    pub(crate) fn of(mut runs: Vec<Packed>, spill: Option<File>) -> Self {
+    pub(crate) fn of(mut runs: Vec<Packed>, spill: Spill) -> Self {
         // Each run's parent found by its rank.
         let mut at: Vec<(u32, usize)> = (runs.iter().enumerate())
             .map(|(i, r)| (r.rank, i))
@@ -298,18 +273,18 @@ impl Listing {
 
     /// The runs' ids, in order (each read from its packed bytes: the listing holds no id).
     pub fn ids(&self) -> impl Iterator<Item = String> + '_ {
-        self.runs.iter().map(|r| r.id(self.spill.as_ref()))
+        self.runs.iter().map(|r| r.id(&self.spill))
     }
 
     /// The runs, in order, each unpacked when it is reached.
     pub fn runs(&self) -> impl ExactSizeIterator<Item = Run> + '_ {
-        self.runs.iter().map(|r| r.unpack(self.spill.as_ref()))
+        self.runs.iter().map(|r| r.unpack(&self.spill))
     }
 
     /// The run at place `at` in the order, unpacked (on any thread: a printer unpacks a window
     /// of runs on every core).
     pub fn run_at(&self, at: usize) -> Option<Run> {
-        Some(self.runs.get(at)?.unpack(self.spill.as_ref()))
+        Some(self.runs.get(at)?.unpack(&self.spill))
     }
 }
 
@@ -364,10 +339,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let packer = Packer::new(Some(dir.path()), IDS);
         let small: Vec<Packed> = runs().into_iter().map(|r| packer.pack(r)).collect();
-        assert!(
-            packer.spill.get().is_none(),
-            "a small listing makes no file"
-        );
+        assert!(!packer.spill.made(), "a small listing makes no file");
         let held = Listing::of(small, packer.into_spill());
         assert_eq!(written(&held), 0, "a small listing holds its runs");
         let spilled = listing(Packer {

@@ -4,6 +4,7 @@
 pub(crate) mod access;
 mod listing;
 pub(crate) mod read;
+mod spill;
 
 pub use crate::model::*;
 pub use access::{
