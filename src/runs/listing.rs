@@ -4,10 +4,11 @@
 //! are read, and the order is known only once all are: this is what it holds them in.
 //!
 //! Past the first [`HELD_BYTES`] of packed runs, the others are written to a file in the cache
-//! folder (unnamed: it goes with the process, whatever ends it) and read back as they are
-//! printed. What a listing holds per run is then only what orders it: no id, only where the
-//! id sorts among the layout's ([`Packer::rank`]), about 80 bytes a run. A listing that cannot
-//! write there holds every run, as it does without a cache folder.
+//! folder (unnamed: it goes with the process, whatever ends it; written a block at a time, see
+//! `spill.rs`) and read back as they are printed. What a listing holds per run is then only
+//! what orders it: no id, only where the id sorts among the layout's ([`Packer::rank`]), about
+//! 80 bytes a run. A listing that cannot make that file holds every run, as it does without a
+//! cache folder.
 
 use super::spill::{Spill, SpillWriter};
 use crate::model::family::Member;
