@@ -10,15 +10,26 @@ use std::borrow::Cow;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// How many bytes of runs are gathered before they are written: about 190 Claude Code runs.
 const BLOCK: usize = 64 << 10;
 
-/// Bytes of runs at their place in the file: a block on its way there, or kept instead.
+/// Bytes of runs at their place in the file, kept in memory instead.
 struct Block {
     at: u64,
     bytes: Vec<u8>,
+}
+
+/// What the writer changes as runs are placed, under one lock.
+#[derive(Default)]
+struct Pending {
+    /// Where the runs gathered since the last write start in the file.
+    at: u64,
+    /// Those runs, in one buffer used again for every block.
+    bytes: Vec<u8>,
+    /// Blocks whose write failed, in the file's order.
+    unwritten: Vec<Block>,
 }
 
 /// Places runs in a listing's spill file, made when the first run is placed.
@@ -27,10 +38,7 @@ pub(crate) struct SpillWriter {
     dir: Option<PathBuf>,
     /// The file; `None` when it could not be made.
     file: OnceLock<Option<File>>,
-    /// The runs placed since the last write, and where they start in the file.
-    pending: Mutex<Block>,
-    /// Blocks whose write failed.
-    unwritten: Mutex<Vec<Block>>,
+    pending: Mutex<Pending>,
     /// How many bytes are gathered before a write ([`BLOCK`]; tests write smaller ones).
     block: usize,
 }
@@ -41,11 +49,7 @@ impl SpillWriter {
         Self {
             dir: dir.map(Path::to_path_buf),
             file: OnceLock::new(),
-            pending: Mutex::new(Block {
-                at: 0,
-                bytes: Vec::new(),
-            }),
-            unwritten: Mutex::default(),
+            pending: Mutex::default(),
             block: BLOCK,
         }
     }
@@ -54,7 +58,7 @@ impl SpillWriter {
     /// and the caller holds them.
     pub(crate) fn place(&self, bytes: &[u8]) -> Option<u64> {
         let file = self.file()?;
-        let mut pending = lock(&self.pending);
+        let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
         let at = pending.at + pending.bytes.len() as u64;
         if pending.bytes.capacity() == 0 {
             pending.bytes.reserve(self.block + bytes.len());
@@ -71,7 +75,7 @@ impl SpillWriter {
                     at: pending.at,
                     bytes: pending.bytes.clone(),
                 };
-                lock(&self.unwritten).push(block);
+                pending.unwritten.push(block);
             }
             pending.bytes.clear();
             pending.at = next;
@@ -87,10 +91,13 @@ impl SpillWriter {
 
     /// What the runs placed are read back from.
     pub(crate) fn finish(self) -> Spill {
-        let mut kept = (self.unwritten.into_inner()).unwrap_or_else(|e| e.into_inner());
-        let last = (self.pending.into_inner()).unwrap_or_else(|e| e.into_inner());
+        let last = (self.pending.into_inner()).unwrap_or_else(PoisonError::into_inner);
+        let mut kept = last.unwritten;
         if !last.bytes.is_empty() {
-            kept.push(last);
+            kept.push(Block {
+                at: last.at,
+                bytes: last.bytes,
+            });
         }
         Spill {
             file: self.file.into_inner().flatten(),
@@ -112,27 +119,23 @@ impl SpillWriter {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// The runs a [`SpillWriter`] placed, read back by their place.
-#[derive(Default)]
 pub(crate) struct Spill {
     file: Option<File>,
-    /// The blocks not in the file: the last one, and any whose write failed.
+    /// The blocks not in the file, in the file's order: any whose write failed, and the last.
     kept: Vec<Block>,
 }
 
 impl Spill {
     /// The `len` bytes placed at `at`.
     pub(crate) fn read(&self, at: u64, len: u32) -> Result<Cow<'_, [u8]>, String> {
-        let end = at + u64::from(len);
-        // A run is placed whole in one block.
-        let kept = (self.kept.iter()).find(|b| b.at <= at && end <= b.at + b.bytes.len() as u64);
-        if let Some(block) = kept {
+        // A run is placed whole in one block: the last kept one starting at or before it.
+        let before = self.kept.partition_point(|b| b.at <= at);
+        if let Some(block) = before.checked_sub(1).map(|i| &self.kept[i]) {
             let from = (at - block.at) as usize;
-            return Ok(Cow::Borrowed(&block.bytes[from..from + len as usize]));
+            if let Some(bytes) = block.bytes.get(from..from + len as usize) {
+                return Ok(Cow::Borrowed(bytes));
+            }
         }
         let file = (self.file.as_ref()).ok_or_else(|| "its listing's file is gone".to_owned())?;
         let mut bytes = vec![0; len as usize];
@@ -146,7 +149,7 @@ impl Spill {
 mod tests {
     use super::*;
 
-    /// Runs of every length up to a few blocks, placed from two threads at once.
+    /// Runs of 1 to 900 bytes (placed from two threads at once by [`placed`]).
     fn runs() -> Vec<Vec<u8>> {
         (0..300u32)
             .map(|i| vec![(i % 251) as u8; (i as usize * 37) % 900 + 1])
