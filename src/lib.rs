@@ -54,6 +54,7 @@ pub mod runs;
 pub mod search;
 pub mod service;
 pub mod sources;
+pub mod sync;
 pub mod transcript;
 pub mod watch;
 pub mod wire;

@@ -20,6 +20,7 @@ mod store;
 
 use crate::model::layout::Layout;
 use crate::model::{ResultInfo, ResultSizes, Run, RunDetail, RunOptions};
+use crate::sync::lock;
 use files::{open_store, set_aside};
 use lookup::{look_up, to_row, Found, Merge};
 use serde::Serialize;
@@ -183,13 +184,13 @@ impl<'s> Keeper<'s> {
     /// Keeps `row`, and writes the batch it fills.
     fn keep(&self, id: String, row: Row) {
         let full = {
-            let mut batch = self.batch.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut batch = lock(&self.batch);
             batch.push((id, row));
             (batch.len() >= ROWS_PER_WRITE)
                 .then(|| std::mem::replace(&mut *batch, Vec::with_capacity(ROWS_PER_WRITE)))
         };
         if let Some(rows) = full {
-            let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut writer = lock(&self.writer);
             writer.write(&rows, &[], false);
         }
     }

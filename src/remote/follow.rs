@@ -8,6 +8,7 @@
 //! of the mirror's path, and why its last look failed.
 
 use super::{Hydrate, Mirror, RemoteUrl};
+use crate::sync::lock;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -165,8 +166,4 @@ pub fn poll_period() -> Duration {
         .and_then(|v| humantime::parse_duration(&v).ok())
         .filter(|d| !d.is_zero())
         .unwrap_or(Duration::from_secs(10))
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }

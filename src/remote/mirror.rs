@@ -481,7 +481,7 @@ impl ManifestView {
         let stamp = fs::metadata(self.home.join("manifest.json"))
             .ok()
             .and_then(|m| Some((m.modified().ok()?, m.len(), m.ino())));
-        let mut cached = self.cached.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cached = crate::sync::lock(&self.cached);
         if cached.0.is_none() || cached.0 != stamp {
             *cached = (stamp, Arc::new(read_manifest(&self.home, &self.url)));
         }

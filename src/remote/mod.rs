@@ -26,6 +26,7 @@ pub use follow::{followed, poll_period, BucketStatus, Following};
 pub use mirror::{Hydrate, Mirror, SyncReport};
 pub use push::{push, PushOptions, PushReport};
 
+use crate::sync::lock;
 use bytes::Bytes;
 use futures_util::TryStreamExt;
 use object_store::aws::{AmazonS3, AmazonS3Builder};
@@ -247,7 +248,7 @@ fn with_profile(mut builder: AmazonS3Builder) -> AmazonS3Builder {
     if !set("AWS_ACCESS_KEY_ID") {
         if let (Some(id), Some(secret)) = (p.access_key_id, p.secret_access_key) {
             // Each secret once: an app that follows buckets connects again and again.
-            let mut secrets = PROFILE_SECRETS.lock().unwrap_or_else(|e| e.into_inner());
+            let mut secrets = lock(&PROFILE_SECRETS);
             let held = [Some(&id), Some(&secret), p.session_token.as_ref()];
             for secret in held.into_iter().flatten() {
                 if !secrets.contains(secret) {

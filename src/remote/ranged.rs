@@ -11,6 +11,7 @@ use super::sidecar::{sidecar_rel, Sidecar};
 use super::Bucket;
 use crate::model::values::SAMPLE;
 use crate::retained::{ByteSource, ElsewhereSource, LineIndex, OpenElsewhere};
+use crate::sync::lock;
 use bytes::Bytes;
 use std::fs::File;
 use std::io;
@@ -66,7 +67,7 @@ impl ByteSource for RangedSource {
         }
         // A middle read stops where the tail the mirror holds begins.
         let middle_end = self.size - SAMPLE;
-        let mut window = self.window.lock().unwrap_or_else(|e| e.into_inner());
+        let mut window = lock(&self.window);
         let (start, bytes, next) = &mut *window;
         let end = *start + bytes.len() as u64;
         if offset < *start || offset >= end {

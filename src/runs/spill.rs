@@ -6,6 +6,7 @@
 //! listing's time at 28,884 runs. A block that cannot be written is kept in memory and read
 //! from there, as is the last block, never full: every run placed can be read back.
 
+use crate::sync::lock;
 use std::borrow::Cow;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -58,7 +59,7 @@ impl SpillWriter {
     /// and the caller holds them.
     pub(crate) fn place(&self, bytes: &[u8]) -> Option<u64> {
         let file = self.file()?;
-        let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut pending = lock(&self.pending);
         let at = pending.at + pending.bytes.len() as u64;
         if pending.bytes.capacity() == 0 {
             pending.bytes.reserve(self.block + bytes.len());

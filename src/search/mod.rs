@@ -22,6 +22,7 @@ use crate::model::values::ValueFile;
 use crate::model::{ResultInfo, RetentionState};
 use crate::retained::{stub_from_source, FileSource, LineIndex};
 use crate::runs::{analyze_run, RunsDir};
+use crate::sync::lock;
 use hit::Origin;
 use matcher::{Matcher, Pattern};
 use scan::Ctx;
@@ -467,7 +468,7 @@ impl<'a> RunSearch<'a> {
     /// Code's `Read` and `Grep` of a value file in the run's own lines.
     fn peeks_of(&self, run: &str, files: &RunFiles) -> Option<Arc<Vec<PeekCall>>> {
         let transcript = files.transcript.as_deref()?;
-        let mut peeks = self.peeks.lock().unwrap_or_else(|e| e.into_inner());
+        let mut peeks = lock(&self.peeks);
         let read = || self.store.read_backs(transcript, run, files);
         let found = peeks
             .entry(run.to_owned())

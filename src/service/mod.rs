@@ -18,12 +18,13 @@ use crate::gc::{GcPolicy, GcReport};
 use crate::model::RunOptions;
 use crate::retained::OpenValue;
 use crate::runs::{RunsDir, ValueInfo, ValueVerdict};
+use crate::sync::lock;
 use crate::watch::LiveSession;
 use crate::wire::{DirsSource, ResultRef, Settings};
 use crate::{Error, ErrorCode};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 /// Receives the items a command streams, in order.
 pub type Sink<T> = Box<dyn Fn(T) + Send + Sync>;
@@ -319,9 +320,4 @@ pub fn settings(runs_dirs: Vec<String>, source: DirsSource, threshold: u64) -> S
         store_kinds: crate::sources::all_sources(),
         buckets: Vec::new(),
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // What a panicking holder leaves is plain data: go on with it.
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }

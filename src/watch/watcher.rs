@@ -7,6 +7,7 @@ use crate::model::layout::VALUES_SUFFIX;
 use crate::model::stamp::FileStamp;
 use crate::model::SourceKind;
 use crate::model::{Run, RunOptions, Verify};
+use crate::sync::lock;
 use notify::{EventKind, RecursiveMode, Watcher};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -91,11 +92,6 @@ impl WatchHandle {
     pub fn runs(&self, dir: &str) -> Option<Vec<Run>> {
         lock(self.state(dir)?).runs()
     }
-}
-
-fn lock(state: &Shared) -> std::sync::MutexGuard<'_, DirState> {
-    // A panic while holding the lock leaves plain data behind: go on with it.
-    state.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Watches `dirs`; every change is sent on the returned channel, in order per run. The runs

@@ -119,7 +119,7 @@ fn the_app_matches_no_store_by_name() {
 /// layer and those below, never one above. `Error` and `Result` (crate root, `error.rs`) are
 /// everyone's.
 const LAYERS: &[&[&str]] = &[
-    &["error", "retained", "model", "config", "elsewhere"],
+    &["error", "retained", "model", "config", "elsewhere", "sync"],
     &["prices", "transcript", "pins", "progress"],
     &["fold"],
     &["sources"],

@@ -214,7 +214,7 @@ impl<'a> Scans<'a> {
         // One write at a time, each from what the cache holds when it starts: an older
         // snapshot is never renamed over a newer one. (Taken before the cache's lock, never
         // after: nothing that holds that lock waits for this one.)
-        let _writing = WRITING.lock().unwrap_or_else(|e| e.into_inner());
+        let _writing = crate::sync::lock(&WRITING);
         let mut cache = lock();
         let before = cache.files.len();
         // A scan met by this read (or one that started later) stays; one of this store that
@@ -402,7 +402,7 @@ pub(crate) fn forget(root: &Path, cache: Option<&Path>) {
 }
 
 fn lock() -> std::sync::MutexGuard<'static, Cache> {
-    CACHE.lock().unwrap_or_else(|e| e.into_inner())
+    crate::sync::lock(&CACHE)
 }
 
 /// The file that keeps store `root`'s scans in cache directory `cache`: one per store, however

@@ -8,6 +8,7 @@
 use super::{stems, DirState, ValueDir, COARSE_TICK_MS};
 use crate::model::layout::RunPaths;
 use crate::model::stamp::FileStamp;
+use crate::sync::lock;
 use crate::watch::Change;
 use notify::{RecursiveMode, Watcher};
 use std::collections::{BTreeSet, HashSet};
@@ -114,7 +115,7 @@ impl DirState {
             w.pending.remove(id);
             if w.watched.remove(id) {
                 give_room();
-                let mut watcher = w.watcher.lock().unwrap_or_else(|e| e.into_inner());
+                let mut watcher = lock(&w.watcher);
                 let _ = watcher.unwatch(&RunPaths::new(&root, id).value_dir());
             }
         }
@@ -129,7 +130,7 @@ impl DirState {
         };
         let mut taken = Vec::new();
         let mut failed = Vec::new();
-        let mut watcher = w.watcher.lock().unwrap_or_else(|e| e.into_inner());
+        let mut watcher = lock(&w.watcher);
         while taken.len() < max && !w.pending.is_empty() && take_room() {
             let Some(id) = w.pending.pop_first() else {
                 break;

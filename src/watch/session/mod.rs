@@ -17,9 +17,10 @@ use super::{Change, Tail};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::layout::is_valid_run_id;
 use crate::model::{now_ms, Run, RunOptions, TimelineEvent};
+use crate::sync::lock;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use watch::Watch;
 
 /// Receives every change of the directories shown, in order.
@@ -336,11 +337,6 @@ fn follow_opts((threshold, running_window_ms): (u64, i64)) -> RunOptions {
         now_ms: now_ms(),
         ..RunOptions::default()
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // What a panicking holder leaves is plain data: go on with it.
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Follower {

@@ -21,6 +21,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use mission_control::service::{dispatch, precheck, Service, Sink};
+use mission_control::sync::lock;
 use mission_control::wire::COMMANDS;
 use mission_control::{Error, ErrorCode};
 use serde_json::{json, Value};
@@ -45,7 +46,7 @@ pub(super) const STALL: Duration = Duration::from_secs(10);
 pub(super) fn send(outlet: &Outlet, mut event: Event, patience: Duration, keep: bool) -> bool {
     let started = Instant::now();
     loop {
-        let mut tx = outlet.lock().unwrap_or_else(|e| e.into_inner());
+        let mut tx = lock(outlet);
         let Some(sender) = tx.as_ref() else {
             return false;
         };

@@ -9,9 +9,10 @@
 use super::Server;
 use mission_control::service::prefs;
 use mission_control::service::{Allowed, Service};
+use mission_control::sync::lock;
 use mission_control::wire::DirsSource;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 /// The sending end of a page's stream, shared by whatever sends on it; `None` once it is given
@@ -127,7 +128,7 @@ impl Server {
         let mut pages = lock(&self.clients.pages);
         let page = pages.get_mut(id)?;
         page.stream = Some(mine);
-        *page.outlet.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
+        *lock(&page.outlet) = Some(tx);
         Some(mine)
     }
 
@@ -149,7 +150,7 @@ impl Server {
         };
         if let Some(p) = gone {
             tracing::debug!(page = id, "page gone");
-            p.outlet.lock().unwrap_or_else(|e| e.into_inner()).take();
+            lock(&p.outlet).take();
             stop_later(vec![p.service]);
         }
     }
@@ -167,7 +168,7 @@ impl Clients {
     pub fn stop_all(&self) {
         let mut services = Vec::new();
         for (_, p) in lock(&self.pages).drain() {
-            p.outlet.lock().unwrap_or_else(|e| e.into_inner()).take();
+            lock(&p.outlet).take();
             services.push(p.service);
         }
         services.extend(lock(&self.others).drain(..).filter_map(|w| w.upgrade()));
@@ -190,8 +191,4 @@ pub async fn reap(server: Arc<Server>) {
         });
         stop_later(idle);
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -7,8 +7,9 @@ use super::calls::{event, send, STALL};
 use super::clients::Outlet;
 use super::Server;
 use mission_control::service::{dispatch, Service, Sink};
+use mission_control::sync::lock;
 use serde_json::{json, Value};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 #[derive(Default)]
 pub struct Hub {
@@ -90,7 +91,7 @@ impl Hub {
             return;
         };
         for (_, outlet) in lock(&live.streams).open.drain(..) {
-            outlet.lock().unwrap_or_else(|e| e.into_inner()).take();
+            lock(&outlet).take();
         }
         std::thread::spawn(move || live.service.stop());
     }
@@ -130,8 +131,4 @@ fn broadcast(open: &[(u64, Outlet)], event: &axum::response::sse::Event) {
     for (_, outlet) in open {
         send(outlet, event.clone(), STALL, false);
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -2,6 +2,7 @@
 //! per interval at INFO ("refused 4,045 requests in the last minute: …"), each one at DEBUG. A
 //! flood then costs the log a line a minute, not a line a request.
 
+use mission_control::sync::lock;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -17,7 +18,7 @@ impl Tally {
     /// Counts one more for `reason`.
     pub fn note(&self, reason: &str) {
         tracing::debug!("{reason}");
-        let mut counts = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut counts = lock(&self.0);
         match counts.get_mut(reason) {
             Some(n) => *n += 1,
             None => {
@@ -33,7 +34,7 @@ impl Tally {
 
     /// The counts since the last call, as `N reason` clauses; `None` when there are none.
     fn take(&self) -> Option<(u64, String)> {
-        let counts = std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()));
+        let counts = std::mem::take(&mut *lock(&self.0));
         let total = counts.values().sum();
         let said: Vec<String> = counts.iter().map(|(why, n)| format!("{n} {why}")).collect();
         (total > 0).then(|| (total, said.join("; ")))
