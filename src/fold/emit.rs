@@ -30,12 +30,18 @@ pub(crate) struct ForeignResult {
 impl ForeignResult {
     /// A result whose whole output the model got (`seen`).
     pub(crate) fn inline(id: &str, seen: &str) -> Self {
-        let bytes = seen.len() as u64;
+        let lines = count_lines(seen.as_bytes());
+        Self::inline_measured(id, seen.len() as u64, lines, count_format_chars(seen))
+    }
+
+    /// [`inline`](Self::inline) of an output measured, not held: its bytes, lines and format
+    /// characters.
+    pub(crate) fn inline_measured(id: &str, bytes: u64, lines: u64, format_chars: u64) -> Self {
         Self {
             state: RetentionState::Inline,
             bytes,
-            lines: Some(count_lines(seen.as_bytes())),
-            format_chars: count_format_chars(seen),
+            lines: Some(lines),
+            format_chars,
             value_id: id.to_owned(),
             value_file_bytes: None,
             context_bytes: bytes,

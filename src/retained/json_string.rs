@@ -207,6 +207,88 @@ impl Decoder {
     }
 }
 
+/// Where a whole literal's decoded text goes ([`decode_leading`], [`decode_nested_leading`]):
+/// a `String`, or [`Measured`] when only how much text there is counts (a listing).
+pub(crate) trait Text: Sized {
+    /// An empty text, for a literal of `len` bytes.
+    fn for_literal(len: usize) -> Self;
+    /// A run of the literal that decodes to itself (no `"`, `\\` or control character).
+    fn run(&mut self, run: &str);
+    /// The character a one-letter escape stands for.
+    fn escaped(&mut self, c: char);
+    /// The character a `\\u` escape stands for.
+    fn unicode(&mut self, c: char) {
+        self.escaped(c);
+    }
+}
+
+impl Text for String {
+    fn for_literal(len: usize) -> Self {
+        String::with_capacity(len)
+    }
+    fn run(&mut self, run: &str) {
+        self.push_str(run);
+    }
+    fn escaped(&mut self, c: char) {
+        self.push(c);
+    }
+}
+
+/// How much text a literal decodes to, counted instead of made: its bytes, its lines (as
+/// `count_lines` counts them) and whether a `\\u` escape spelled any of it.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Measured {
+    pub(crate) bytes: u64,
+    newlines: u64,
+    ends_in_newline: bool,
+    /// Whether any character came from a `\\u` escape: then a character the text holds need
+    /// not be spelled as itself in the literal.
+    pub(crate) unicode: bool,
+}
+
+impl Measured {
+    /// A text of `bytes` bytes and `newlines` newlines, none spelled as a `\\u` escape.
+    pub(crate) fn of(bytes: u64, newlines: u64, ends_in_newline: bool) -> Self {
+        Self {
+            bytes,
+            newlines,
+            ends_in_newline,
+            unicode: false,
+        }
+    }
+
+    /// The text's lines, as `count_lines` counts them: its newlines, and one more for a last
+    /// line without one.
+    pub(crate) fn lines(&self) -> u64 {
+        match self.bytes {
+            0 => 0,
+            _ => self.newlines + u64::from(!self.ends_in_newline),
+        }
+    }
+}
+
+impl Text for Measured {
+    fn for_literal(_: usize) -> Self {
+        Self::default()
+    }
+    fn run(&mut self, run: &str) {
+        // A run holds no control character, so no newline.
+        if !run.is_empty() {
+            self.bytes += run.len() as u64;
+            self.ends_in_newline = false;
+        }
+    }
+    fn escaped(&mut self, c: char) {
+        self.bytes += c.len_utf8() as u64;
+        self.ends_in_newline = c == '\n';
+        self.newlines += u64::from(c == '\n');
+    }
+    fn unicode(&mut self, c: char) {
+        self.unicode = true;
+        self.escaped(c);
+    }
+}
+
 /// The text of the JSON string literal `json` starts with, decoded as serde_json does, and its
 /// length in `json` (its quotes included): what follows it is not read; `None` when it does
 /// not start with a whole string. Faster than serde_json on text full of escapes (a tool's
@@ -216,33 +298,42 @@ impl Decoder {
 /// runs are found eight bytes a step ([`next_special`]) and copied as the `str` slices they
 /// are (a `str` cut before an ASCII byte is whole UTF-8), never checked again; a tool's output,
 /// one `\n` every few dozen bytes, decodes about a fifth faster than through the decoder.
-pub(crate) fn decode_leading(json: &str) -> Option<(String, usize)> {
+pub(crate) fn decode_leading<T: Text>(json: &str) -> Option<(T, usize)> {
     let (text, len) = decode_body(json.strip_prefix('"')?)?;
     Some((text, len + 1))
 }
 
 /// [`decode_leading`] of a literal's text after its opening quote: what it decodes to, and
 /// how many bytes of `body` it took (its closing quote included).
-fn decode_body(body: &str) -> Option<(String, usize)> {
+fn decode_body<T: Text>(body: &str) -> Option<(T, usize)> {
     let bytes = body.as_bytes();
-    let mut out = String::with_capacity(body.len());
+    let mut out = T::for_literal(body.len());
     // `at`: where the scan goes on; `plain`: where the plain run being passed over starts.
     let (mut at, mut plain) = (0, 0);
     loop {
         let special = next_special(bytes, at)?;
-        out.push_str(&body[plain..special]);
+        out.run(&body[plain..special]);
         match bytes[special] {
             b'"' => return Some((out, special + 1)),
             b'\\' => {
-                let (c, next) = escaped(bytes, special + 1)?;
-                out.push(c);
-                at = next;
+                at = escape_into(&mut out, bytes, special + 1)?;
                 plain = at;
             }
             // A control character, which JSON text never holds raw.
             _ => return None,
         }
     }
+}
+
+/// The escape whose letter is at `at` in `bytes` (after its `\\`) decoded into `out`: where
+/// what follows it starts.
+fn escape_into<T: Text>(out: &mut T, bytes: &[u8], at: usize) -> Option<usize> {
+    let (c, next) = escaped(bytes, at)?;
+    match bytes[at] {
+        b'u' => out.unicode(c),
+        _ => out.escaped(c),
+    }
+    Some(next)
 }
 
 /// The character an escape stands for, its letter at `at` in `bytes` (after its `\\`), and
@@ -261,9 +352,12 @@ fn escaped(bytes: &[u8], at: usize) -> Option<(char, usize)> {
 /// written as a document, `{"output":"…",…}`, in a string), read by
 /// [`decode_nested_leading`].
 #[derive(Debug, PartialEq)]
-pub(crate) struct Nested {
+pub(crate) struct Nested<T> {
     /// The inner string's text.
-    pub(crate) inner: String,
+    pub(crate) inner: T,
+    /// Where the inner string's text is spelled in the literal: from just after its opening
+    /// quote to just before its closing one, as offsets into the literal.
+    pub(crate) inner_at: std::ops::Range<usize>,
     /// The literal's text after the inner string's closing quote.
     pub(crate) rest: String,
     /// The literal's length, its quotes included.
@@ -278,29 +372,36 @@ pub(crate) struct Nested {
 /// twice, and the literal's text is never held whole. `None` for any other literal, and for an
 /// inner escape spelled other than plainly (its `\\u` digits escaped again): decoding twice
 /// reads those.
-pub(crate) fn decode_nested_leading(json: &str, head: &str) -> Option<Nested> {
+pub(crate) fn decode_nested_leading<T: Text>(json: &str, head: &str) -> Option<Nested<T>> {
     let body = json.strip_prefix('"')?;
     if !body.starts_with(head) {
         return None;
     }
     let bytes = body.as_bytes();
-    let mut inner = String::with_capacity(body.len());
+    let mut inner = T::for_literal(body.len());
     let (mut at, mut plain) = (head.len(), head.len());
     loop {
         let special = next_special(bytes, at)?;
-        inner.push_str(&body[plain..special]);
+        inner.run(&body[plain..special]);
         // The literal's closing quote or a control character inside the inner string: no
         // document.
         if bytes[special] != b'\\' {
             return None;
         }
         let (c, next) = escaped(bytes, special + 1)?;
+        let spelled_unicode = bytes[special + 1] == b'u';
         at = next;
         match c {
             '"' => {
                 let (rest, len) = decode_body(&body[at..])?;
                 let len = 1 + at + len;
-                return Some(Nested { inner, rest, len });
+                let inner_at = 1 + head.len()..1 + special;
+                return Some(Nested {
+                    inner,
+                    inner_at,
+                    rest,
+                    len,
+                });
             }
             // An inner escape: its letter is the literal's next character.
             '\\' => {
@@ -320,14 +421,15 @@ pub(crate) fn decode_nested_leading(json: &str, head: &str) -> Option<Nested> {
                 if letter == b'u' {
                     // Its digits, and a low half's `\\u`, as the literal spells them plainly.
                     let (c, len) = unicode_escape(bytes, at, b"\\\\u")?;
-                    inner.push(c);
+                    inner.unicode(c);
                     at += len;
                 } else {
-                    inner.push(char::from(simple_escape(letter)?));
+                    inner.escaped(char::from(simple_escape(letter)?));
                 }
             }
             c if c < ' ' => return None,
-            c => inner.push(c),
+            c if spelled_unicode => inner.unicode(c),
+            c => inner.escaped(c),
         }
         plain = at;
     }
@@ -384,6 +486,7 @@ fn unicode_escape(bytes: &[u8], at: usize, low: &[u8]) -> Option<(char, usize)> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::retained::count_lines;
 
     /// The text of JSON string literal `json` (its quotes included): `None` when it is not one
     /// whole string.
@@ -488,17 +591,72 @@ mod tests {
                 _ => None,
             };
             assert_eq!(ours, theirs, "{json:?}");
+            let measured = decode_leading::<Measured>(&json);
+            assert_eq!(
+                measured.map(|(m, len)| (m.bytes, m.lines(), m.unicode, len)),
+                ours.map(|(text, len)| (
+                    text.len() as u64,
+                    count_lines(text.as_bytes()),
+                    spells_unicode(&json[..len]),
+                    len
+                )),
+                "{json:?}"
+            );
         }
+    }
+
+    /// Whether the literal `json` holds a `\\u` escape.
+    fn spells_unicode(json: &str) -> bool {
+        let mut bytes = json.bytes();
+        while let Some(b) = bytes.next() {
+            if b == b'\\' && bytes.next() == Some(b'u') {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// What a nested read gives, but where its inner text is spelled.
+    type Read = (String, String, usize);
+
+    fn read(nested: Nested<String>) -> Read {
+        (nested.inner, nested.rest, nested.len)
     }
 
     /// A nested literal decoded in two passes: the literal, then the inner string after the
     /// text `head` (the inner string's opening quote not included).
-    fn in_two_passes(json: &str, head: &str) -> Option<Nested> {
-        let (text, len) = decode_leading(json)?;
+    fn in_two_passes(json: &str, head: &str) -> Option<Read> {
+        let (text, len) = decode_leading::<String>(json)?;
         let literal = text.strip_prefix(head)?;
         let (inner, at) = decode_leading(literal)?;
         let rest = literal[at..].to_owned();
-        Some(Nested { inner, rest, len })
+        Some((inner, rest, len))
+    }
+
+    /// Checks a nested read of `json` against its measure and where it says its inner text is.
+    fn measured_alike(json: &str, raw_head: &str, one: &Nested<String>) {
+        let measured = decode_nested_leading::<Measured>(json, raw_head).expect(json);
+        assert_eq!(measured.inner.bytes, one.inner.len() as u64, "{json}");
+        assert_eq!(
+            measured.inner.lines(),
+            count_lines(one.inner.as_bytes()),
+            "{json}"
+        );
+        assert_eq!(
+            (&measured.rest, measured.len),
+            (&one.rest, one.len),
+            "{json}"
+        );
+        assert_eq!(measured.inner_at, one.inner_at, "{json}");
+        let spelled = &json[one.inner_at.clone()];
+        assert_eq!(one.inner_at.start, 1 + raw_head.len(), "{json}");
+        assert!(json[one.inner_at.end..].starts_with('\\'), "{json}");
+        if !measured.inner.unicode {
+            // Spelled without `\\u`, the text holds what its spelling holds, letters and
+            // wide characters alike.
+            let wide = |s: &str| s.chars().filter(|c| !c.is_ascii()).collect::<String>();
+            assert_eq!(wide(spelled), wide(&one.inner), "{json}");
+        }
     }
 
     #[test]
@@ -524,9 +682,12 @@ mod tests {
             let written = serde_json::to_string(&doc).unwrap() + ["", "}}", " x"][rng.usize(..3)];
             let two = in_two_passes(&written, head);
             let one = decode_nested_leading(&written, raw_head);
+            if let Some(one) = &one {
+                measured_alike(&written, raw_head, one);
+            }
             // As Codex writes it, a document read in two passes is read in one.
-            assert_eq!(one, two, "{written}");
-            taken += usize::from(one.is_some());
+            assert_eq!(one.map(read), two, "{written}");
+            taken += usize::from(two.is_some());
             for spelled in [
                 written.replace('é', "\\u00e9"),
                 written.replace('/', "\\/"),
@@ -539,7 +700,8 @@ mod tests {
                 ),
             ] {
                 if let Some(one) = decode_nested_leading(&spelled, raw_head) {
-                    assert_eq!(Some(one), in_two_passes(&spelled, head), "{spelled}");
+                    measured_alike(&spelled, raw_head, &one);
+                    assert_eq!(Some(read(one)), in_two_passes(&spelled, head), "{spelled}");
                 }
             }
         }
@@ -552,7 +714,11 @@ mod tests {
             r#""{\"output\":\"x\\"\"}""#,
             "\"{\\\"output\\\":\\\"x",
         ] {
-            assert_eq!(decode_nested_leading(json, raw_head), None, "{json}");
+            assert_eq!(
+                decode_nested_leading::<String>(json, raw_head),
+                None,
+                "{json}"
+            );
         }
     }
 

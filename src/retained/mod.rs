@@ -2,6 +2,7 @@
 //! pure function used by every caller: the CLI, the desktop app and GC.
 
 mod format_chars;
+pub(crate) mod json_measure;
 pub(crate) mod json_string;
 pub(crate) mod lines;
 pub(crate) mod open;

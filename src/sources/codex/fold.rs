@@ -5,6 +5,7 @@
 //! and are folded away; an unknown line type is counted and shown.
 
 use super::items::{self, Completed};
+use super::output_line::OutputLine;
 use super::tokens::{Info, TokenCounts};
 use crate::fold::{Analyzer, ForeignResult, Terminal};
 use crate::model::{ProblemKind, RetentionState};
@@ -141,7 +142,9 @@ impl CodexFold {
             return;
         }
         if let Some(out) = OutputLine::of(text) {
-            return self.output_line(into, (n, line.offset), out);
+            if self.output_line(into, (n, line.offset), out) {
+                return;
+            }
         }
         let l: Line<'_> = match serde_json::from_str(text) {
             Ok(l) => l,
@@ -290,7 +293,8 @@ impl CodexFold {
             ("response_item", "function_call_output" | "custom_tool_call_output") => {
                 let id = p.call_id.owned().unwrap_or_default();
                 let output = output_of(p.output);
-                self.finished(into, (n, line.offset, ts), id, output);
+                let class = classify(&id, &output.0);
+                self.finished(into, (n, line.offset, ts), id, output, class);
             }
             // Web searches and other items carry no output the model read back.
             ("response_item", _) => {}
@@ -309,66 +313,51 @@ impl CodexFold {
     }
 }
 
-/// A tool's output line as Codex writes it, read without a JSON parser's pass over the
-/// output (most of a rollout's bytes, dense with escapes): `{"timestamp":"…","type":
-/// "response_item","payload":{"type":"function_call_output","call_id":"…","output":"…"}}`,
-/// byte for byte, its two short strings holding no escape. The output is read as `output_of`
-/// reads it. Any other line, or one whose output does not decode, is parsed whole (and its
-/// damage reported as before).
-#[derive(Debug, PartialEq)]
-struct OutputLine<'a> {
-    timestamp: &'a str,
-    call_id: &'a str,
-    /// The output's text and whether it succeeded ([`output_of`]).
-    output: (String, bool),
-}
-
-impl<'a> OutputLine<'a> {
-    fn of(text: &'a str) -> Option<Self> {
-        const TYPES: &str =
-            r#","type":"response_item","payload":{"type":"function_call_output","call_id":""#;
-        let rest = text.strip_prefix(r#"{"timestamp":""#)?;
-        let (timestamp, rest) = plain_string(rest)?;
-        let (call_id, rest) = plain_string(rest.strip_prefix(TYPES)?)?;
-        let literal = rest.strip_prefix(r#","output":"#)?;
-        let (output, len) = output_leading(literal)?;
-        (&literal[len..] == "}}").then_some(Self {
-            timestamp,
-            call_id,
-            output,
-        })
-    }
-}
-
-/// The text before the first `"` of `rest` and what follows that quote, when the text holds
-/// no escape and no control character (a JSON string that decodes to itself).
-fn plain_string(rest: &str) -> Option<(&str, &str)> {
-    let end = rest
-        .bytes()
-        .position(|b| b == b'"' || b == b'\\' || b < 0x20)?;
-    (rest.as_bytes()[end] == b'"').then(|| (&rest[..end], &rest[end + 1..]))
-}
-
 impl CodexFold {
-    /// A tool's output line read by [`OutputLine`]: what the whole line's parse gives.
-    fn output_line(&mut self, into: &mut Analyzer, (n, offset): (u64, u64), l: OutputLine<'_>) {
+    /// A tool's output line read by [`OutputLine`]: what the whole line's parse gives. A
+    /// listing only measures the output (a listing keeps no text); `false` when the output does
+    /// not read so, and the line is to be parsed whole.
+    fn output_line(
+        &mut self,
+        into: &mut Analyzer,
+        (n, offset): (u64, u64),
+        l: OutputLine<'_>,
+    ) -> bool {
+        let measured = (!into.keeps_timeline()).then(|| l.measured()).flatten();
+        let (content, ok, class) = match measured {
+            Some((class, ok)) => (String::new(), ok, class),
+            None => match l.output() {
+                Some((content, ok)) => {
+                    let class = classify(l.call_id, &content);
+                    (content, ok, class)
+                }
+                None => return false,
+            },
+        };
         let ts = super::super::parse_time(l.timestamp);
         // The model answered: a prompt said again from here on is a new one.
         self.last_prompt = None;
-        self.finished(into, (n, offset, ts), l.call_id.to_owned(), l.output);
+        self.finished(
+            into,
+            (n, offset, ts),
+            l.call_id.to_owned(),
+            (content, ok),
+            class,
+        );
+        true
     }
 
-    /// A call's output: the call failed when its exit code says so or an `item_completed`
-    /// said so before.
+    /// A call's output, as `classify` reads it: the call failed when its exit code says so or
+    /// an `item_completed` said so before.
     fn finished(
         &mut self,
         into: &mut Analyzer,
         (n, offset, ts): (u64, u64, Option<i64>),
         id: String,
         (content, ok): (String, bool),
+        class: ForeignResult,
     ) {
         let ok = ok && !self.failed.remove(&id);
-        let class = classify(&id, &content);
         let finished = Event::ToolCallFinished {
             tool_call_id: id,
             result: ToolResult {
@@ -441,7 +430,7 @@ struct ExitCode {
 
 /// The text of an output and whether it succeeded: a JSON document `{"output", "metadata":
 /// {"exit_code"}}` in a string is unwrapped; else the exit code the text states decides.
-fn output_of(v: Option<&RawValue>) -> (String, bool) {
+pub(super) fn output_of(v: Option<&RawValue>) -> (String, bool) {
     let text = v.map(RawValue::get).unwrap_or("");
     // A string (what Codex writes) is decoded at once; anything else is read as a value.
     match output_leading(text) {
@@ -456,7 +445,7 @@ fn output_of(v: Option<&RawValue>) -> (String, bool) {
 }
 
 /// How an output document's text opens, as a string literal spells it.
-const DOC_HEAD: &str = r#"{\"output\":\""#;
+pub(super) const DOC_HEAD: &str = r#"{\"output\":\""#;
 
 /// The output string literal `literal` starts with, read as [`output_text`] reads its text,
 /// and the literal's length. An output document's output (most of its bytes) is decoded in
@@ -465,7 +454,7 @@ const DOC_HEAD: &str = r#"{\"output\":\""#;
 /// read.
 ///
 /// [`decode_nested_leading`]: crate::retained::json_string::decode_nested_leading
-fn output_leading(literal: &str) -> Option<((String, bool), usize)> {
+pub(super) fn output_leading(literal: &str) -> Option<((String, bool), usize)> {
     use crate::retained::json_string::{decode_leading, decode_nested_leading};
     if let Some(doc) = decode_nested_leading(literal, DOC_HEAD) {
         if let Some(ok) = doc_rest(&doc.rest) {
@@ -502,10 +491,21 @@ fn output_text_parsed(raw: String) -> (String, bool) {
     }
     // The exit code is stated in the header, before the output: a line of the output that
     // looks like one says nothing.
-    let header = raw.split_once("\nOutput:").map_or(raw.as_str(), |(h, _)| h);
-    let code = EXIT.captures(header).and_then(|c| c[1].parse::<i64>().ok());
-    let ok = code.is_none_or(|c| c == 0);
+    let header = raw
+        .split_once(OUTPUT_AFTER)
+        .map_or(raw.as_str(), |(h, _)| h);
+    let ok = header_says_ok(header);
     (raw, ok)
+}
+
+/// What ends an output's header: the output follows.
+const OUTPUT_AFTER: &str = "\nOutput:";
+
+/// Whether an output's header (all of an output without one) says its command succeeded: it
+/// states no exit code, or 0.
+pub(super) fn header_says_ok(header: &str) -> bool {
+    let code = EXIT.captures(header).and_then(|c| c[1].parse::<i64>().ok());
+    code.is_none_or(|c| c == 0)
 }
 
 /// An output document as Codex writes it, its output first (`{"output":"…","metadata":{…}}`),
@@ -521,7 +521,7 @@ fn output_doc_first(raw: &str) -> Option<(String, bool)> {
 
 /// Whether an output document says its command succeeded, by `rest`, its text after its
 /// output: `None` when it is not read as a document's rest ([`output_doc_first`]).
-fn doc_rest(rest: &str) -> Option<bool> {
+pub(super) fn doc_rest(rest: &str) -> Option<bool> {
     if rest == "}" {
         return Some(true);
     }
@@ -541,26 +541,20 @@ fn doc_rest(rest: &str) -> Option<bool> {
 
 /// A Codex output is what the model got, cut or not: `truncated` when it carries a cut mark
 /// (its line count then the one Codex states, when it states one), else `inline`.
-fn classify(id: &str, content: &str) -> ForeignResult {
+pub(super) fn classify(id: &str, content: &str) -> ForeignResult {
     let bytes = content.len() as u64;
     let cut = cut_mark(content).is_some();
     // Looked for only in a cut output: an uncut one (most) is not searched twice.
     let lines = (cut.then(|| TOTAL_LINES.captures(content)).flatten())
         .and_then(|c| c[1].parse().ok())
         .unwrap_or_else(|| count_lines(content.as_bytes()));
-    let lines = Some(lines);
-    ForeignResult {
-        state: match cut {
-            true => RetentionState::Truncated,
-            false => RetentionState::Inline,
+    let class = ForeignResult::inline_measured(id, bytes, lines, count_format_chars(content));
+    match cut {
+        true => ForeignResult {
+            state: RetentionState::Truncated,
+            ..class
         },
-        bytes,
-        lines,
-        format_chars: count_format_chars(content),
-        value_id: id.to_owned(),
-        value_file_bytes: None,
-        context_bytes: bytes,
-        stub_bytes: None,
+        false => class,
     }
 }
 
@@ -711,48 +705,6 @@ mod tests {
         assert_eq!(l.payload.0.kind.as_deref(), Some("function_call_output"));
         assert_eq!(l.payload.0.call_id.owned(), None);
         assert_eq!(output_of(l.payload.0.output).0, "ok\n");
-    }
-
-    #[test]
-    fn an_output_line_reads_without_its_parse_as_with_it() {
-        let line = |output: &str| {
-            format!(
-                r#"{{"timestamp":"2026-05-11T08:27:23.709Z","type":"response_item","payload":{{"type":"function_call_output","call_id":"call_Y2p6","output":{output}}}}}"#
-            )
-        };
-        let outputs = [
-            r#""Exit code: 0\nOutput:\nok\n""#,
-            r#""quotes \" and \\ and \/ \b\f\r\t é \u00e9 \ud83d\ude00 ✓""#,
-            r#""{\"output\":\"done\\n\",\"metadata\":{\"exit_code\":1}}""#,
-            r#""""#,
-        ];
-        for output in outputs {
-            let text = line(output);
-            let l: Line<'_> = serde_json::from_str(&text).unwrap();
-            let read = OutputLine::of(&text).expect(output);
-            assert_eq!(Some(read.timestamp), l.timestamp.as_deref());
-            assert_eq!(Some(read.call_id.to_owned()), l.payload.0.call_id.owned());
-            assert_eq!(read.output, output_of(l.payload.0.output));
-        }
-        // Anything else is parsed whole: a lone surrogate (which the parse reads as no text),
-        // a control character, a bad escape, another spelling or order, more fields, a
-        // non-string output, an escape in the short strings.
-        let refused = [
-            line(r#""a \ud83d b""#),
-            line("\"a \u{1} b\""),
-            line(r#""a \x b""#),
-            line(r#""ok" "#),
-            line(r#"["ok"]"#),
-            line(r#""ok","extra":1"#),
-            line(r#""ok"}, "x": 1"#),
-            line(r#""ok"}}"#),
-            line(r#""ok""#).replace("\"call_Y2p6\"", "\"call\\u0059\""),
-            line(r#""ok""#).replace(r#""type":"response_item","payload""#, r#""payload""#),
-            format!("{}\r", line(r#""ok""#)),
-        ];
-        for text in refused {
-            assert_eq!(OutputLine::of(&text), None, "{text}");
-        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 mod fold;
 mod items;
 mod layout;
+mod output_line;
 mod search;
 mod tokens;
 
