@@ -6,6 +6,7 @@
 
 use super::items::{self, Completed};
 use super::output_line::OutputLine;
+use super::reasoning::ReasoningLine;
 use super::tokens::{Info, TokenCounts};
 use crate::fold::{Analyzer, ForeignResult, Terminal};
 use crate::model::{ProblemKind, RetentionState};
@@ -140,6 +141,11 @@ impl CodexFold {
         };
         if text.trim().is_empty() {
             return;
+        }
+        if !into.keeps_timeline() {
+            if let Some(r) = ReasoningLine::of(text) {
+                return self.reasoning_line(into, (n, line.offset), r);
+            }
         }
         if let Some(out) = OutputLine::of(text) {
             if self.output_line(into, (n, line.offset), out) {
@@ -345,6 +351,30 @@ impl CodexFold {
             class,
         );
         true
+    }
+
+    /// A reasoning line read by [`ReasoningLine`] for a listing: what the whole line's parse
+    /// gives, but the summary's text (a listing keeps none).
+    fn reasoning_line(
+        &mut self,
+        into: &mut Analyzer,
+        (n, offset): (u64, u64),
+        r: ReasoningLine<'_>,
+    ) {
+        // The model answered: a prompt said again from here on is a new one.
+        self.last_prompt = None;
+        if r.summarized {
+            let e = Event::AssistantMessage {
+                message_id: None,
+                content: vec![ContentBlock::Thinking {
+                    text: String::new(),
+                }],
+                usage: None,
+                timing: None,
+            };
+            let ts = super::super::parse_time(r.timestamp);
+            into.emit(n, offset, ts, "assistant_message", &e, None);
+        }
     }
 
     /// A call's output, as `classify` reads it: the call failed when its exit code says so or

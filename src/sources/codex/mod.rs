@@ -5,6 +5,7 @@ mod fold;
 mod items;
 mod layout;
 mod output_line;
+mod reasoning;
 mod search;
 mod tokens;
 

@@ -75,7 +75,7 @@ impl<'a> OutputLine<'a> {
 
 /// The text before the first `"` of `rest` and what follows that quote, when the text holds
 /// no escape and no control character (a JSON string that decodes to itself).
-fn plain_string(rest: &str) -> Option<(&str, &str)> {
+pub(super) fn plain_string(rest: &str) -> Option<(&str, &str)> {
     let end = rest
         .bytes()
         .position(|b| b == b'"' || b == b'\\' || b < 0x20)?;
