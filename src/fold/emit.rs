@@ -6,6 +6,7 @@ use super::{Analyzer, Terminal};
 use crate::fold::timeline::describe_for;
 use crate::model::values::ValueFile;
 use crate::model::{ProblemKind, ResultInfo, RetentionState, Run, TimelineEvent, Usage};
+use crate::retained::json_string::Measured;
 use crate::retained::{count_format_chars, count_lines};
 use crate::transcript::event::Event;
 
@@ -47,6 +48,24 @@ impl ForeignResult {
             context_bytes: bytes,
             stub_bytes: None,
         }
+    }
+
+    /// [`inline`](Self::inline) of an output measured on its spelling in a JSON string
+    /// (`spelled`, its quotes left out) as `text`: `None` when the spelling does not tell (a
+    /// `\u` escape, which may spell a format character).
+    pub(crate) fn inline_spelled(id: &str, text: Measured, spelled: &str) -> Option<Self> {
+        if text.unicode {
+            return None;
+        }
+        // Any other escape stands for an ASCII character: the format characters are the
+        // spelling's.
+        let format_chars = count_format_chars(spelled);
+        Some(Self::inline_measured(
+            id,
+            text.bytes,
+            text.lines(),
+            format_chars,
+        ))
     }
 
     /// A result whose output its store saved to a file, the model getting `stub`: retained

@@ -41,9 +41,11 @@ pub(crate) struct Block<'a> {
     #[serde(borrow)]
     pub tool_use_id: LaxStr<'a>,
     pub is_error: LaxBool,
-    /// A result's content: a string or blocks of its own.
+    /// A result's content as the line spells it: a string or blocks of its own, read by
+    /// [`raw_text`]. Kept unread because a listing keeps no output's text: it measures a
+    /// string on its spelling instead (`ClaudeFold::result`).
     #[serde(borrow)]
-    pub content: Option<Content<'a>>,
+    pub content: Option<&'a RawValue>,
     /// An image's data.
     #[serde(borrow)]
     pub source: ObjectOr<Source<'a>>,
@@ -81,9 +83,18 @@ impl Content<'_> {
     }
 }
 
-/// The text of a result's `content` held as a JSON value (as [`Content::text`]).
+/// The text of a result's `content` as the line spells it (as [`Content::text`]).
+pub(crate) fn raw_text(content: &RawValue) -> Option<String> {
+    serde_json::from_str::<Content<'_>>(content.get())
+        .ok()?
+        .text()
+}
+
+/// The text of a result's `content` held as a JSON value (as [`Content::text`]). Read from its
+/// JSON text: a block keeps its own `content` as text borrowed from a line, which a value
+/// cannot lend (the values read so are few: a saved output's, a peek's).
 pub(crate) fn value_text(content: &Value) -> Option<String> {
-    Content::deserialize(content).ok()?.text()
+    raw_text(&serde_json::value::to_raw_value(content).ok()?)
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
@@ -186,7 +197,7 @@ mod tests {
         );
         assert_eq!(b[2].is_error, LaxBool(Some(true)));
         assert_eq!(
-            b[2].content.take().and_then(Content::text).as_deref(),
+            b[2].content.take().and_then(raw_text).as_deref(),
             Some("out")
         );
         assert_eq!(b[3].source.0.media_type.as_deref(), Some("image/png"));

@@ -8,7 +8,8 @@
 //! - `progress` lines and the metadata lines are folded away; `custom-title`, `ai-title` and
 //!   `summary` name the run. An unknown line type is counted and shown, never fatal.
 
-use super::content::{Block, Content};
+use super::content::{raw_text, Block, Content};
+use super::measured::measured;
 use super::persisted::{self, RawOutput, Target, STUB_PREFIX};
 use super::threads::{is_agent_file, Lines, Take};
 use crate::fold::{Analyzer, ForeignResult, Terminal};
@@ -628,7 +629,15 @@ impl ClaudeFold {
     fn result(&mut self, into: &mut Analyzer, at: Place, block: Block<'_>, raw: Option<&RawValue>) {
         let id = block.tool_use_id.owned().unwrap_or_default();
         let ok = !block.is_error.0.unwrap_or(false);
-        let content = block.content.and_then(Content::text).unwrap_or_default();
+        // A listing keeps no output's text: one the model got whole, as the line spells it
+        // (no replacement stands for it), is measured on its spelling.
+        let measured = (!into.keeps_timeline() && !self.replacements.contains_key(&id))
+            .then(|| block.content.and_then(|c| measured(&id, c)))
+            .flatten();
+        if let Some(class) = measured {
+            return finished(into, at, (id, ok), String::new(), class);
+        }
+        let content = block.content.and_then(raw_text).unwrap_or_default();
         // The raw output is read only for a stub: an inline result is what the model got.
         let raw_of = || raw.map(persisted::raw_output).unwrap_or_default();
         let (seen, raw) = match self.replacements.get(&id) {
@@ -640,23 +649,7 @@ impl ClaudeFold {
             true => self.persisted(into, at.n, &id, &seen, raw.unwrap_or_else(raw_of)),
             false => ForeignResult::inline(&id, &seen),
         };
-        let event = Event::ToolCallFinished {
-            tool_call_id: id,
-            result: ToolResult {
-                ok,
-                content: seen,
-                metadata: None,
-            },
-        };
-        into.emit(
-            at.n,
-            at.offset,
-            at.ts,
-            "tool_call_finished",
-            &event,
-            Some(class),
-        );
-        into.set_terminal(None);
+        finished(into, at, (id, ok), seen, class);
     }
 
     /// A result the model got as a `<persisted-output>` stub: retained when the file it names is
@@ -769,6 +762,34 @@ pub(crate) fn replaced_output(content: String, raw: RawOutput) -> RawOutput {
         comparable: true,
         ..raw
     }
+}
+
+/// A result's end: its event, classified as `class`, with the text the model got (none in a
+/// listing's measured read).
+fn finished(
+    into: &mut Analyzer,
+    at: Place,
+    (id, ok): (String, bool),
+    content: String,
+    class: ForeignResult,
+) {
+    let event = Event::ToolCallFinished {
+        tool_call_id: id,
+        result: ToolResult {
+            ok,
+            content,
+            metadata: None,
+        },
+    };
+    into.emit(
+        at.n,
+        at.offset,
+        at.ts,
+        "tool_call_finished",
+        &event,
+        Some(class),
+    );
+    into.set_terminal(None);
 }
 
 /// Where a line is.

@@ -6,6 +6,7 @@ mod content;
 mod fold;
 mod folders;
 mod layout;
+mod measured;
 pub(crate) mod peeks;
 pub(crate) mod persisted;
 mod scan_cache;

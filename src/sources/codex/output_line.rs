@@ -19,7 +19,6 @@
 
 use super::fold::{doc_rest, header_says_ok, output_leading, DOC_HEAD};
 use crate::fold::ForeignResult;
-use crate::retained::count_format_chars;
 use crate::retained::json_measure::measure_leading;
 use crate::retained::json_string::{decode_leading, decode_nested_leading, Measured};
 use crate::transcript::needle;
@@ -93,7 +92,7 @@ fn measure_output(id: &str, literal: &str) -> Option<(ForeignResult, bool, usize
     if let Some(doc) = decode_nested_leading::<Measured>(literal, DOC_HEAD) {
         // A document whose rest says it is none is read as text, whole.
         let ok = doc_rest(&doc.rest)?;
-        let class = class_of(id, doc.inner, &literal[doc.inner_at])?;
+        let class = ForeignResult::inline_spelled(id, doc.inner, &literal[doc.inner_at])?;
         return Some((class, ok, doc.len));
     }
     let (text, len) = measure_leading(literal)?;
@@ -101,23 +100,8 @@ fn measure_output(id: &str, literal: &str) -> Option<(ForeignResult, bool, usize
     if spelled.starts_with('{') {
         return None;
     }
-    Some((class_of(id, text, spelled)?, says_ok(spelled)?, len))
-}
-
-/// What `classify` gives of an uncut text measured as `text`, spelled as `spelled`: `None`
-/// when the spelling does not tell (a `\u` escape).
-fn class_of(id: &str, text: Measured, spelled: &str) -> Option<ForeignResult> {
-    if text.unicode {
-        return None;
-    }
-    // Escapes stand for ASCII characters only: the format characters are the spelling's.
-    let format_chars = count_format_chars(spelled);
-    Some(ForeignResult::inline_measured(
-        id,
-        text.bytes,
-        text.lines(),
-        format_chars,
-    ))
+    let class = ForeignResult::inline_spelled(id, text, spelled)?;
+    Some((class, says_ok(spelled)?, len))
 }
 
 /// Whether a text spelled `spelled` (no `\u` escape) says its command succeeded, read off its
