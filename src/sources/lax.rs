@@ -162,13 +162,13 @@ pub(crate) fn present<'de, D: Deserializer<'de>>(
     serde_json::Value::deserialize(d).map(Some)
 }
 
-/// A field kept as the JSON text it holds, `null` included, like [`present`] but unparsed: a
-/// listing needs only whether it is there, and building its value (a tool's whole input) costs
-/// more than reading the line.
-pub(crate) fn present_raw<'de, D: Deserializer<'de>>(
+/// A field kept as the JSON text it holds, `null` included, like [`present`] but unparsed and
+/// borrowed from the line: a listing needs only whether it is there, and building its value (a
+/// tool's whole input), or even copying its text, costs more than reading the line.
+pub(crate) fn present_raw<'a, 'de: 'a, D: Deserializer<'de>>(
     d: D,
-) -> Result<Option<Box<serde_json::value::RawValue>>, D::Error> {
-    <Box<serde_json::value::RawValue>>::deserialize(d).map(Some)
+) -> Result<Option<&'a serde_json::value::RawValue>, D::Error> {
+    <&'de serde_json::value::RawValue>::deserialize(d).map(Some)
 }
 
 /// The value of a field kept by [`present_raw`] (its text was checked as JSON when read).

@@ -34,10 +34,9 @@ pub(crate) struct Block<'a> {
     pub id: LaxStr<'a>,
     #[serde(borrow)]
     pub name: LaxStr<'a>,
-    /// A call's input, whatever JSON it is: parsed only for a timeline. Owned, not borrowed
-    /// from the line: a content is also read out of a parsed value ([`value_text`]).
-    #[serde(deserialize_with = "present_raw")]
-    pub input: Option<Box<RawValue>>,
+    /// A call's input, whatever JSON it is, as the line spells it: parsed only for a timeline.
+    #[serde(borrow, deserialize_with = "present_raw")]
+    pub input: Option<&'a RawValue>,
     #[serde(borrow)]
     pub tool_use_id: LaxStr<'a>,
     pub is_error: LaxBool,
@@ -186,12 +185,9 @@ mod tests {
             panic!("blocks")
         };
         assert_eq!(b.len(), 6);
+        assert_eq!(b[0].input.map(RawValue::get), Some(r#"{"command":"ls"}"#));
         assert_eq!(
-            b[0].input.as_deref().map(RawValue::get),
-            Some(r#"{"command":"ls"}"#)
-        );
-        assert_eq!(
-            b[1].input.as_deref().map(RawValue::get),
+            b[1].input.map(RawValue::get),
             Some("null"),
             "a null input is still an input"
         );

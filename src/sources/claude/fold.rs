@@ -589,7 +589,7 @@ impl ClaudeFold {
                             tool_call_id: id.clone(),
                             name: Some(name.clone()),
                         });
-                        let input = shown.then(|| value_of(b.input.as_deref())).flatten();
+                        let input = shown.then(|| value_of(b.input)).flatten();
                         calls.push((id, name, input));
                     }
                     _ => {}
