@@ -294,7 +294,12 @@ impl Layout {
         source: crate::model::SourceKind,
         cache: Option<&Path>,
     ) -> io::Result<Self> {
-        source.store().read_layout(root, cache)
+        let mut layout = source.store().read_layout(root, cache)?;
+        // Built a run at a time in the store's order, the map's nodes are about two thirds
+        // full; built again from its runs in order, they are full: about 55 bytes a run less
+        // while a listing reads the runs (1.6 MB at 28,884 Claude Code runs).
+        layout.runs = std::mem::take(&mut layout.runs).into_iter().collect();
+        Ok(layout)
     }
 
     /// The runs the store nests under run `id` (its subagents, theirs...), nearest first. The
