@@ -50,22 +50,12 @@ impl ForeignResult {
         }
     }
 
-    /// [`inline`](Self::inline) of an output measured on its spelling in a JSON string
-    /// (`spelled`, its quotes left out) as `text`: `None` when the spelling does not tell (a
-    /// `\u` escape, which may spell a format character).
-    pub(crate) fn inline_spelled(id: &str, text: Measured, spelled: &str) -> Option<Self> {
-        if text.unicode {
-            return None;
-        }
-        // Any other escape stands for an ASCII character: the format characters are the
-        // spelling's.
-        let format_chars = count_format_chars(spelled);
-        Some(Self::inline_measured(
-            id,
-            text.bytes,
-            text.lines(),
-            format_chars,
-        ))
+    /// [`inline`](Self::inline) of an output measured on its spelling in a JSON string as
+    /// `text`: `None` when the spelling does not tell (a `\u` escape, whose character a
+    /// measure does not see).
+    pub(crate) fn inline_spelled(id: &str, text: Measured) -> Option<Self> {
+        (!text.unicode)
+            .then(|| Self::inline_measured(id, text.bytes, text.lines(), text.format_chars))
     }
 
     /// A result whose output its store saved to a file, the model getting `stub`: retained

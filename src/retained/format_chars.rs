@@ -29,30 +29,46 @@ pub fn count_format_chars(text: &str) -> u64 {
                 continue;
             }
         }
-        let lead = bytes[at];
-        let len = match lead {
-            0xF0.. => 4,
-            0xE0.. => 3,
-            0xC0.. => 2,
-            _ => 1,
-        };
-        // Of the three-byte leads most common in a tool's output, only U+2000–U+207F (`E2 80`,
-        // `E2 81`) and U+FE00–U+FFFF (`EF B8`–`EF BF`) hold format characters: box drawing,
-        // arrows and marks (`E2 94`, `E2 86`, `E2 9C`) and private-use icons (`EF 80`) are
-        // passed over undecoded.
-        let second = bytes.get(at + 1).copied().unwrap_or(0);
-        let may_be = match lead {
-            0xE2 => second <= 0x81,
-            0xEF => second >= 0xB8,
-            _ => MAY_START[lead as usize],
-        };
-        if may_be {
-            let c = text.get(at..).and_then(|rest| rest.chars().next());
-            count += u64::from(c.is_some_and(is_format_char));
-        }
+        let (format, len) = char_at(text, at);
+        count += u64::from(format);
         at += len;
     }
     count
+}
+
+/// Whether the character that starts at `at` in `text` is a format character: a text counted
+/// a character at a time (`json_measure` finds the characters that are not ASCII by their
+/// first bytes, and looks at only them).
+pub(crate) fn is_format_char_at(text: &str, at: usize) -> bool {
+    char_at(text, at).0
+}
+
+/// Whether the character that starts at `at` in `text` is a format character, and its length
+/// in bytes.
+fn char_at(text: &str, at: usize) -> (bool, usize) {
+    let bytes = text.as_bytes();
+    let lead = bytes[at];
+    let len = match lead {
+        0xF0.. => 4,
+        0xE0.. => 3,
+        0xC0.. => 2,
+        _ => 1,
+    };
+    // Of the three-byte leads most common in a tool's output, only U+2000–U+207F (`E2 80`,
+    // `E2 81`) and U+FE00–U+FFFF (`EF B8`–`EF BF`) hold format characters: box drawing,
+    // arrows and marks (`E2 94`, `E2 86`, `E2 9C`) and private-use icons (`EF 80`) are
+    // passed over undecoded.
+    let second = bytes.get(at + 1).copied().unwrap_or(0);
+    let may_be = match lead {
+        0xE2 => second <= 0x81,
+        0xEF => second >= 0xB8,
+        _ => MAY_START[lead as usize],
+    };
+    let format = may_be
+        && (text.get(at..))
+            .and_then(|rest| rest.chars().next())
+            .is_some_and(is_format_char);
+    (format, len)
 }
 
 /// The first bytes of the UTF-8 encodings of the format characters ([`is_format_char`]).

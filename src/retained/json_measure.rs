@@ -9,6 +9,7 @@
 //! literal without `\u` escapes is measured (each other escape is two bytes for one): one with
 //! any is left to the decoder ([`super::json_string::decode_leading`]).
 
+use super::format_chars::is_format_char_at;
 use super::json_string::Measured;
 
 /// A literal's bytes of one kind in a block of 64, bit `k` for its byte `k`.
@@ -22,10 +23,13 @@ struct Masks {
     ns: u64,
     /// What may follow an escape's backslash, `u` aside: `"`, `\`, `/`, `b`, `f`, `n`, `r`, `t`.
     letters: u64,
+    /// Bytes of 0x80 and above: of characters that are not ASCII (found only when asked for:
+    /// see [`measure_leading`]).
+    high: u64,
 }
 
 #[cfg(target_arch = "x86_64")]
-fn masks(block: &[u8; 64]) -> Masks {
+fn masks<const HIGH: bool>(block: &[u8; 64]) -> Masks {
     use std::arch::x86_64::*;
     let mut m = Masks::default();
     // SAFETY: SSE2 is part of x86_64, and each load reads bytes 16k..16k+16 of the block.
@@ -47,13 +51,18 @@ fn masks(block: &[u8; 64]) -> Masks {
             m.controls |= bits(control);
             m.ns |= bits(n);
             m.letters |= bits(letter);
+            // Signed, 0xC0..=0xFF is -64..=-1: above 0xBF (-65), with ASCII, whose top bit
+            // is clear.
+            if HIGH {
+                m.high |= bits(v);
+            }
         }
     }
     m
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-fn masks(block: &[u8; 64]) -> Masks {
+fn masks<const HIGH: bool>(block: &[u8; 64]) -> Masks {
     let mut m = Masks::default();
     for (k, &b) in block.iter().enumerate() {
         let bit = 1u64 << k;
@@ -63,6 +72,7 @@ fn masks(block: &[u8; 64]) -> Masks {
         set(&mut m.controls, b < 0x20);
         set(&mut m.ns, b == b'n');
         set(&mut m.letters, b"\"\\/bfnrt".contains(&b));
+        set(&mut m.high, HIGH && b >= 0x80);
     }
     m
 }
@@ -84,14 +94,28 @@ fn escaped(backslashes: u64, carry: &mut u64) -> u64 {
 
 /// How much text the JSON string literal `json` starts with decodes to, and the literal's
 /// length (its quotes included): `None` when it does not start with a whole literal, and for
-/// one with a `\u` escape. What `decode_leading` decodes, measured.
+/// one with a `\u` escape. What `decode_leading` decodes, measured. Its format characters are
+/// the spelling's (no escape left stands for one): each character that is not ASCII is found
+/// by its first byte in the block's masks, and only it is looked at.
 pub(crate) fn measure_leading(json: &str) -> Option<(Measured, usize)> {
+    scan_leading::<true>(json)
+}
+
+/// [`measure_leading`] without the format characters (none are counted): for a string whose
+/// text only its size or validity matters of (Codex's encrypted reasoning, a quarter of a
+/// rollout's bytes).
+pub(crate) fn size_leading(json: &str) -> Option<(Measured, usize)> {
+    scan_leading::<false>(json)
+}
+
+fn scan_leading<const FORMAT: bool>(json: &str) -> Option<(Measured, usize)> {
     let bytes = json.as_bytes();
     if bytes.first() != Some(&b'"') {
         return None;
     }
     let (mut at, mut carry) = (1, 0);
     let (mut escapes, mut newlines) = (0u64, 0u64);
+    let mut format_chars = 0u64;
     // Whether the byte before the block is an escaped `n`.
     let mut newline_before = false;
     let mut tail = [b' '; 64];
@@ -105,7 +129,7 @@ pub(crate) fn measure_leading(json: &str) -> Option<(Measured, usize)> {
                 &tail
             }
         };
-        let m = masks(block);
+        let m = masks::<FORMAT>(block);
         let escaped = escaped(m.backslashes, &mut carry);
         let ends = m.quotes & !escaped;
         let end = ends.trailing_zeros();
@@ -119,6 +143,16 @@ pub(crate) fn measure_leading(json: &str) -> Option<(Measured, usize)> {
         }
         escapes += u64::from(escaped.count_ones());
         newlines += u64::from((escaped & m.ns).count_ones());
+        // Only a character that is not ASCII may be one, and it is looked at where it starts
+        // (not at its other bytes, 0x80 to 0xBF).
+        let mut high = m.high & before;
+        while high != 0 {
+            let k = high.trailing_zeros() as usize;
+            if block[k] >= 0xC0 {
+                format_chars += u64::from(is_format_char_at(json, at + k));
+            }
+            high &= high - 1;
+        }
         if end < 64 {
             let end = end as usize;
             let ends_in_newline = match end {
@@ -126,7 +160,7 @@ pub(crate) fn measure_leading(json: &str) -> Option<(Measured, usize)> {
                 _ => (escaped & m.ns) >> (end - 1) & 1 == 1,
             };
             let body = (at + end - 1) as u64;
-            let text = Measured::of(body - escapes, newlines, ends_in_newline);
+            let text = Measured::of(body - escapes, newlines, ends_in_newline, format_chars);
             return Some((text, at + end + 1));
         }
         if at + 64 >= bytes.len() {
@@ -139,13 +173,41 @@ pub(crate) fn measure_leading(json: &str) -> Option<(Measured, usize)> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::count_format_chars;
     use super::super::json_string::decode_leading;
     use super::*;
 
     /// Every piece a measure must tell apart from the others, escapes most of all.
     const PIECES: &[&str] = &[
-        "a", "n", "é", "🦀", "\\n", "\\\\", "\\\\n", "\\\\\\n", "\\\"", "\\/", "\\t", "\\r", "\\b",
-        "\\f", "\\u00e9", "\\q", "\\", "\"", "\u{1}", "\u{1f}", " ", "x\u{7f}",
+        "a",
+        "n",
+        "é",
+        "🦀",
+        "\\n",
+        "\\\\",
+        "\\\\n",
+        "\\\\\\n",
+        "\\\"",
+        "\\/",
+        "\\t",
+        "\\r",
+        "\\b",
+        "\\f",
+        "\\u00e9",
+        "\\q",
+        "\\",
+        "\"",
+        "\u{1}",
+        "\u{1f}",
+        " ",
+        "x\u{7f}",
+        "\u{200B}",
+        "\u{202E}",
+        "\u{AD}",
+        "\u{FEFF}",
+        "\u{E0041}",
+        "\u{2500}",
+        "\u{F8FF}",
     ];
 
     #[test]
@@ -164,9 +226,18 @@ mod tests {
             if round % 7 != 0 {
                 json.push('"');
             }
-            json.push_str([",\"x\":1}", "", "\"", "\\"][rng.usize(..4)]);
-            let decoded = decode_leading::<Measured>(&json).filter(|(m, _)| !m.unicode);
+            json.push_str(
+                [",\"x\":1}", "", "\"", "\\", ",\"\u{202E}\"", "\u{FEFF}"][rng.usize(..6)],
+            );
+            let decoded = (decode_leading::<Measured>(&json))
+                .filter(|(m, _)| !m.unicode)
+                .map(|(m, len)| (m.with_format_chars_of(&json[1..len - 1]), len));
             assert_eq!(measure_leading(&json), decoded, "{json:?}");
+            let size = |m: Option<(Measured, usize)>| m.map(|(m, len)| (m.bytes, m.lines(), len));
+            assert_eq!(size(size_leading(&json)), size(decoded), "{json:?}");
+            if let (Some((m, _)), Some((text, _))) = (decoded, decode_leading::<String>(&json)) {
+                assert_eq!(m.format_chars, count_format_chars(&text), "{json:?}");
+            }
             measured += usize::from(decoded.is_some());
         }
         assert!(measured > 5_000, "{measured} literals measured");

@@ -1,6 +1,8 @@
 //! Decoding a JSON string as it streams by, a chunk at a time, with the checks a JSON parser
 //! makes of its escapes (escape letters, surrogate pairs, control characters).
 
+use super::count_format_chars;
+
 /// Why a string is not valid JSON text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct DecodeError(&'static str);
@@ -235,25 +237,41 @@ impl Text for String {
 }
 
 /// How much text a literal decodes to, counted instead of made: its bytes, its lines (as
-/// `count_lines` counts them) and whether a `\\u` escape spelled any of it.
+/// `count_lines` counts them), its invisible format characters (as `count_format_chars`
+/// counts them) and whether a `\\u` escape spelled any of it. A decoder's count (this as its
+/// [`Text`]) leaves the format characters to [`with_format_chars_of`](Self::with_format_chars_of)
+/// its spelling: one pass over it costs less than a look at each run between escapes.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Measured {
     pub(crate) bytes: u64,
     newlines: u64,
     ends_in_newline: bool,
+    pub(crate) format_chars: u64,
     /// Whether any character came from a `\\u` escape: then a character the text holds need
     /// not be spelled as itself in the literal.
     pub(crate) unicode: bool,
 }
 
 impl Measured {
-    /// A text of `bytes` bytes and `newlines` newlines, none spelled as a `\\u` escape.
-    pub(crate) fn of(bytes: u64, newlines: u64, ends_in_newline: bool) -> Self {
+    /// A text of `bytes` bytes, `newlines` newlines and `format_chars` format characters,
+    /// none spelled as a `\\u` escape.
+    pub(crate) fn of(bytes: u64, newlines: u64, ends_in_newline: bool, format_chars: u64) -> Self {
         Self {
             bytes,
             newlines,
             ends_in_newline,
+            format_chars,
             unicode: false,
+        }
+    }
+
+    /// This count with the format characters of the text spelled `spelled` (its literal's
+    /// body, holding no `\\u` escape: any other escape stands for an ASCII character, so the
+    /// format characters are the spelling's).
+    pub(crate) fn with_format_chars_of(self, spelled: &str) -> Self {
+        Self {
+            format_chars: count_format_chars(spelled),
+            ..self
         }
     }
 

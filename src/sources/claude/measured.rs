@@ -23,7 +23,7 @@ pub(super) fn measured(id: &str, content: &RawValue) -> Option<ForeignResult> {
     if spelled.starts_with(STUB_PREFIX) {
         return None;
     }
-    ForeignResult::inline_spelled(id, text, spelled)
+    ForeignResult::inline_spelled(id, text)
 }
 
 #[cfg(test)]

@@ -92,7 +92,8 @@ fn measure_output(id: &str, literal: &str) -> Option<(ForeignResult, bool, usize
     if let Some(doc) = decode_nested_leading::<Measured>(literal, DOC_HEAD) {
         // A document whose rest says it is none is read as text, whole.
         let ok = doc_rest(&doc.rest)?;
-        let class = ForeignResult::inline_spelled(id, doc.inner, &literal[doc.inner_at])?;
+        let text = doc.inner.with_format_chars_of(&literal[doc.inner_at]);
+        let class = ForeignResult::inline_spelled(id, text)?;
         return Some((class, ok, doc.len));
     }
     let (text, len) = measure_leading(literal)?;
@@ -100,7 +101,7 @@ fn measure_output(id: &str, literal: &str) -> Option<(ForeignResult, bool, usize
     if spelled.starts_with('{') {
         return None;
     }
-    let class = ForeignResult::inline_spelled(id, text, spelled)?;
+    let class = ForeignResult::inline_spelled(id, text)?;
     Some((class, says_ok(spelled)?, len))
 }
 

@@ -7,7 +7,7 @@
 //! step, none decoded. Any other spelling, and a string holding a `\u` escape, is parsed whole.
 
 use super::output_line::plain_string;
-use crate::retained::json_measure::measure_leading;
+use crate::retained::json_measure::size_leading;
 
 #[derive(Debug, PartialEq)]
 pub(super) struct ReasoningLine<'a> {
@@ -29,7 +29,7 @@ impl<'a> ReasoningLine<'a> {
             rest = after;
         } else {
             loop {
-                let (text, len) = measure_leading(rest.strip_prefix(BLOCK)?)?;
+                let (text, len) = size_leading(rest.strip_prefix(BLOCK)?)?;
                 (blocks, said) = (blocks + 1, said || text.bytes > 0);
                 rest = rest[BLOCK.len() + len..].strip_prefix('}')?;
                 match rest.strip_prefix(',') {
@@ -40,7 +40,7 @@ impl<'a> ReasoningLine<'a> {
             rest = rest.strip_prefix(']')?;
         }
         let content = rest.strip_prefix(CONTENT)?;
-        let (_, len) = measure_leading(content)?;
+        let (_, len) = size_leading(content)?;
         // Two texts joined hold the line between them, empty or not.
         (&content[len..] == "}}").then_some(Self {
             timestamp,
