@@ -8,7 +8,7 @@ use crate::model::values::ValueFile;
 use crate::model::{ProblemKind, ResultInfo, RetentionState, Run, TimelineEvent, Usage};
 use crate::retained::json_string::Measured;
 use crate::retained::{count_format_chars, count_lines};
-use crate::transcript::event::Event;
+use crate::transcript::event::{Event, ToolResult};
 
 /// A result classified by its store: what the model got, what the full text is and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,6 +118,27 @@ impl Analyzer {
         self.fold(n, offset, ts, event, &[], &mut item);
         self.foreign_result = None;
         self.note(n, None, ts, item);
+    }
+
+    /// A tool's result as its store gives it, read from line `n` at `offset`: its
+    /// `tool_call_finished` event (`content`: the text the model got, or none where a listing
+    /// measured it instead), classified as `class`.
+    pub(crate) fn emit_finished(
+        &mut self,
+        (n, offset, ts): (u64, u64, Option<i64>),
+        (id, ok): (String, bool),
+        content: String,
+        class: ForeignResult,
+    ) {
+        let event = Event::ToolCallFinished {
+            tool_call_id: id,
+            result: ToolResult {
+                ok,
+                content,
+                metadata: None,
+            },
+        };
+        self.emit(n, offset, ts, "tool_call_finished", &event, Some(class));
     }
 
     /// A line of a type this reader does not know: counted and shown by its type, never fatal.

@@ -21,7 +21,7 @@ use crate::model::{ProblemKind, RetentionState, TimelineEvent};
 use crate::retained::{count_format_chars, count_lines};
 use crate::sources::images;
 use crate::sources::lax::{value_of, LaxStr};
-use crate::transcript::event::{Attachment, ContentBlock, Event, ToolResult, Usage};
+use crate::transcript::event::{Attachment, ContentBlock, Event, Usage};
 use crate::transcript::RawLine;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -635,7 +635,8 @@ impl ClaudeFold {
             .then(|| block.content.and_then(|c| measured(&id, c)))
             .flatten();
         if let Some(class) = measured {
-            return finished(into, at, (id, ok), String::new(), class);
+            into.emit_finished((at.n, at.offset, at.ts), (id, ok), String::new(), class);
+            return into.set_terminal(None);
         }
         let content = block.content.and_then(raw_text).unwrap_or_default();
         // The raw output is read only for a stub: an inline result is what the model got.
@@ -649,7 +650,8 @@ impl ClaudeFold {
             true => self.persisted(into, at.n, &id, &seen, raw.unwrap_or_else(raw_of)),
             false => ForeignResult::inline(&id, &seen),
         };
-        finished(into, at, (id, ok), seen, class);
+        into.emit_finished((at.n, at.offset, at.ts), (id, ok), seen, class);
+        into.set_terminal(None);
     }
 
     /// A result the model got as a `<persisted-output>` stub: retained when the file it names is
@@ -762,34 +764,6 @@ pub(crate) fn replaced_output(content: String, raw: RawOutput) -> RawOutput {
         comparable: true,
         ..raw
     }
-}
-
-/// A result's end: its event, classified as `class`, with the text the model got (none in a
-/// listing's measured read).
-fn finished(
-    into: &mut Analyzer,
-    at: Place,
-    (id, ok): (String, bool),
-    content: String,
-    class: ForeignResult,
-) {
-    let event = Event::ToolCallFinished {
-        tool_call_id: id,
-        result: ToolResult {
-            ok,
-            content,
-            metadata: None,
-        },
-    };
-    into.emit(
-        at.n,
-        at.offset,
-        at.ts,
-        "tool_call_finished",
-        &event,
-        Some(class),
-    );
-    into.set_terminal(None);
 }
 
 /// Where a line is.

@@ -13,7 +13,7 @@ use crate::model::{ProblemKind, RetentionState};
 use crate::retained::{count_format_chars, count_lines};
 use crate::sources::lax::{present, LaxStr, ObjectOr};
 use crate::transcript::event::Attachment;
-use crate::transcript::event::{ContentBlock, Event, RunErrorBody, ToolResult};
+use crate::transcript::event::{ContentBlock, Event, RunErrorBody};
 use crate::transcript::RawLine;
 use regex::Regex;
 use serde::Deserialize;
@@ -388,15 +388,7 @@ impl CodexFold {
         class: ForeignResult,
     ) {
         let ok = ok && !self.failed.remove(&id);
-        let finished = Event::ToolCallFinished {
-            tool_call_id: id,
-            result: ToolResult {
-                ok,
-                content,
-                metadata: None,
-            },
-        };
-        into.emit(n, offset, ts, "tool_call_finished", &finished, Some(class));
+        into.emit_finished((n, offset, ts), (id, ok), content, class);
     }
 
     /// One prompt, said once: the IDE extension's context comes after the request it

@@ -13,7 +13,7 @@
 use super::saved::saved_stub;
 use crate::fold::{Analyzer, ForeignResult, Terminal};
 use crate::model::{ProblemKind, TimelineEvent, Usage};
-use crate::transcript::event::{ContentBlock, Event, RunErrorBody, ToolResult};
+use crate::transcript::event::{ContentBlock, Event, RunErrorBody};
 use crate::transcript::RawLine;
 use serde_json::Value;
 
@@ -219,22 +219,7 @@ impl GeminiFold {
             into.emit(n, 0, time_of(c).or(ts), "tool_call_started", &started, None);
             let (content, ok) = call_output(c);
             let class = classify(&id, &content);
-            let finished = Event::ToolCallFinished {
-                tool_call_id: id,
-                result: ToolResult {
-                    ok,
-                    content,
-                    metadata: None,
-                },
-            };
-            into.emit(
-                n,
-                0,
-                time_of(c).or(ts),
-                "tool_call_finished",
-                &finished,
-                Some(class),
-            );
+            into.emit_finished((n, 0, time_of(c).or(ts)), (id, ok), content, class);
         }
         // A turn that answered ends; one that only called tools goes on with the model's next.
         into.set_terminal(answered.then_some((n, Terminal::Done)));

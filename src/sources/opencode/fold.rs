@@ -15,7 +15,7 @@
 
 use crate::fold::{Analyzer, ForeignResult, Terminal};
 use crate::model::{ProblemKind, TimelineEvent, Usage};
-use crate::transcript::event::{ContentBlock, Event, RunErrorBody, ToolResult};
+use crate::transcript::event::{ContentBlock, Event, RunErrorBody};
 use crate::transcript::RawLine;
 use serde_json::Value;
 use std::path::Path;
@@ -197,22 +197,8 @@ fn tool(into: &mut Analyzer, n: u64, ts: Option<i64>, p: &Value, root: &Path) {
         _ => return,
     };
     let class = classify(&id, &content, state, root);
-    let finished = Event::ToolCallFinished {
-        tool_call_id: id,
-        result: ToolResult {
-            ok,
-            content,
-            metadata: None,
-        },
-    };
-    into.emit(
-        n,
-        0,
-        ms(state, "/time/end").or(ts),
-        "tool_call_finished",
-        &finished,
-        Some(class),
-    );
+    let end = ms(state, "/time/end").or(ts);
+    into.emit_finished((n, 0, end), (id, ok), content, class);
     // Pruned later: the model was sent "[Old tool result content cleared]" in its place from
     // then on, while the store kept the whole output.
     if let Some(at) = ms(state, "/time/compacted") {
