@@ -51,8 +51,7 @@ fn masks<const HIGH: bool>(block: &[u8; 64]) -> Masks {
             m.controls |= bits(control);
             m.ns |= bits(n);
             m.letters |= bits(letter);
-            // Signed, 0xC0..=0xFF is -64..=-1: above 0xBF (-65), with ASCII, whose top bit
-            // is clear.
+            // A byte's top bit: of a character that is not ASCII.
             if HIGH {
                 m.high |= bits(v);
             }

@@ -82,6 +82,28 @@ impl Content<'_> {
     }
 }
 
+/// Whether a `content` kept unparsed reads as it did when the line's own parse read it as a
+/// [`Content`]: `Err` with why not, which makes its line unreadable as it did. A kept value is
+/// checked as JSON text, but not as far as that parse: a `\u` escape that is half a surrogate
+/// pair passes, and so does a block with a field twice. A string without a `\u` escape needs
+/// no more; any other string and an array of blocks are parsed (each block's own `content`
+/// checked in turn); any other value read as nothing, then as now.
+pub(crate) fn check_raw(content: &RawValue) -> Result<(), serde_json::Error> {
+    let json = content.get();
+    match json.as_bytes().first() {
+        Some(b'"') if memchr::memmem::find(json.as_bytes(), b"\\u").is_none() => Ok(()),
+        Some(b'"' | b'[') => {
+            if let Content::Blocks(blocks) = serde_json::from_str::<Content<'_>>(json)? {
+                for inner in blocks.iter().filter_map(|b| b.content) {
+                    check_raw(inner)?;
+                }
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The text of a result's `content` as the line spells it (as [`Content::text`]).
 pub(crate) fn raw_text(content: &RawValue) -> Option<String> {
     serde_json::from_str::<Content<'_>>(content.get())
@@ -169,6 +191,39 @@ mod tests {
             let typed: Content<'_> = serde_json::from_str(shape).expect(shape);
             assert_eq!(typed.text(), by_value(&value), "{shape}");
             assert_eq!(value_text(&value), by_value(&value), "{shape}");
+        }
+    }
+
+    #[test]
+    fn a_kept_content_is_refused_where_its_parse_refused_it() {
+        let refused = [
+            r#""half a pair \ud800""#,
+            r#""\udc00 the other half""#,
+            r#"[{"type":"text","type":"text","text":"x"}]"#,
+            r#"[{"type":"text","text":"\ud800"}]"#,
+            r#"[{"type":"tool_result","content":"\ud800"}]"#,
+            r#"[{"type":"tool_result","content":[{"type":"text","text":"\udfff"}]}]"#,
+        ];
+        for json in refused {
+            let raw = RawValue::from_string(json.to_owned()).unwrap();
+            assert!(
+                serde_json::from_str::<Content<'_>>(json).is_err() || json.contains("tool_result")
+            );
+            assert!(check_raw(&raw).is_err(), "{json}");
+        }
+        let read = [
+            r#""plain\n""#,
+            r#""\u00e9 \ud83d\ude00 \\u is no escape""#,
+            r#"[{"type":"text","text":"a"},{"type":"image","source":{}}]"#,
+            r#"[{"type":"tool_result","content":"\u00e9"}]"#,
+            "null",
+            "7",
+            // An object reads as nothing, its strings passed over as before.
+            r#"{"text":"\ud800"}"#,
+        ];
+        for json in read {
+            let raw = RawValue::from_string(json.to_owned()).unwrap();
+            assert!(check_raw(&raw).is_ok(), "{json}");
         }
     }
 

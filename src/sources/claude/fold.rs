@@ -8,7 +8,7 @@
 //! - `progress` lines and the metadata lines are folded away; `custom-title`, `ai-title` and
 //!   `summary` name the run. An unknown line type is counted and shown, never fatal.
 
-use super::content::{raw_text, Block, Content};
+use super::content::{check_raw, raw_text, Block, Content};
 use super::measured::measured;
 use super::persisted::{self, RawOutput, Target, STUB_PREFIX};
 use super::threads::{is_agent_file, Lines, Take};
@@ -129,6 +129,19 @@ struct Line<'a> {
     ai_title: Option<String>,
     title: Option<String>,
     replacements: Option<Vec<Replacement>>,
+}
+
+impl Line<'_> {
+    /// The line, its blocks' contents (kept unparsed) checked as the line's parse once read
+    /// them: a line that held a bad one stays unreadable ([`check_raw`]).
+    fn checked(self) -> Result<Self, serde_json::Error> {
+        if let Some(Content::Blocks(blocks)) = self.message.as_ref().map(|m| &m.content) {
+            for content in blocks.iter().filter_map(|b| b.content) {
+                check_raw(content)?;
+            }
+        }
+        Ok(self)
+    }
 }
 
 #[derive(Deserialize)]
@@ -369,7 +382,7 @@ impl ClaudeFold {
         if let Some(take) = by_links.filter(|t| !t.keep) {
             return self.account(into, take);
         }
-        let mut l: Line<'_> = match serde_json::from_str(text) {
+        let mut l = match serde_json::from_str::<Line<'_>>(text).and_then(Line::checked) {
             Ok(l) => l,
             Err(e) if side => {
                 if let Some(take) = self.lines.take_by_links(raw.bytes).filter(|t| t.keep) {

@@ -423,3 +423,42 @@ fn a_replacement_written_after_the_scan_is_read_ahead() {
     );
     assert_eq!(read(&dir.layout().unwrap()), "Retained");
 }
+
+/// A result's content is passed over unread by a listing (measured), yet a line holding one no
+/// JSON parse reads (half a surrogate pair, a block with a field twice) is still unreadable,
+/// said once, in the listing as in `show`: the line's other blocks are not taken either.
+#[test]
+fn a_result_whose_content_does_not_parse_makes_its_line_unreadable() {
+    let store = tempfile::tempdir().unwrap();
+    let mut s = Session::new(&store.path().join("-home-ana-app"), SESSION);
+    s.prompt("Look")
+        .call("toolu_A", "Bash", json!({"command": "ls"}))
+        .result("toolu_A", "BAD_STRING", None)
+        .call("toolu_B", "Read", json!({"file_path": "a"}))
+        .result("toolu_B", "BAD_BLOCKS", None)
+        .call("toolu_C", "Bash", json!({"command": "pwd"}))
+        .result("toolu_C", "/home/ana/app\n", None)
+        .answer("Done");
+    let path = s.write();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let text = text
+        .replace(r#""BAD_STRING""#, r#""out \ud800 half a pair\n""#)
+        .replace(
+            r#""BAD_BLOCKS""#,
+            r#"[{"type":"text","type":"text","text":"twice"}]"#,
+        );
+    std::fs::write(&path, text).unwrap();
+    crate::support::set_mtime(&path, crate::support::OLD_MS);
+    for extra in [&[][..], &["--no-index"]] {
+        let runs = mctl_json(store.path(), &[&["runs"], extra].concat());
+        let run = &runs[0];
+        assert_eq!(run["problems"], 2, "{run}");
+        assert_eq!(run["results"], 1, "only the readable line's result: {run}");
+        let show = mctl_json(store.path(), &[&["show", SESSION], extra].concat());
+        assert_eq!(show["run"], *run, "the listing and `show` agree");
+        let said = show.to_string();
+        assert!(said.contains("not a Claude Code line"), "{said}");
+        assert!(said.contains("hex escape"), "half a pair: {said}");
+        assert!(said.contains("duplicate field"), "{said}");
+    }
+}
