@@ -7,6 +7,7 @@ use super::hit::{HitKind, LineHit, Origin, SearchHit};
 use super::scan::Ctx;
 use super::Kinds;
 use crate::model::RetentionState;
+use crate::sources::borrowed::opt_str;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -45,9 +46,9 @@ struct Line<'a> {
 struct Event<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_str")]
     text: Option<Cow<'a, str>>,
-    #[serde(default, rename = "toolCallId", borrow)]
+    #[serde(default, rename = "toolCallId", borrow, deserialize_with = "opt_str")]
     call: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     content: Option<&'a RawValue>,
@@ -59,7 +60,7 @@ struct Event<'a> {
 
 #[derive(Deserialize)]
 struct ResultBody<'a> {
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_str")]
     content: Option<Cow<'a, str>>,
 }
 
@@ -67,7 +68,7 @@ struct ResultBody<'a> {
 struct Block<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_str")]
     text: Option<Cow<'a, str>>,
 }
 

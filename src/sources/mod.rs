@@ -11,6 +11,7 @@
 //!
 //! This file maps each [`SourceKind`] to its implementation; nothing else does.
 
+pub(crate) mod borrowed;
 pub mod claude;
 pub(crate) mod codex;
 mod detect;

@@ -19,6 +19,7 @@ use crate::model::stamp::FileStamp;
 use crate::model::values::{matches_content, ValueFile};
 use crate::model::{ProblemKind, RetentionState, TimelineEvent};
 use crate::retained::{count_format_chars, count_lines};
+use crate::sources::borrowed::opt_str;
 use crate::sources::images;
 use crate::sources::lax::{value_of, LaxStr};
 use crate::transcript::event::{Attachment, ContentBlock, Event, Usage};
@@ -97,17 +98,17 @@ struct Places {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Line<'a> {
-    #[serde(rename = "type", borrow)]
+    #[serde(default, rename = "type", borrow, deserialize_with = "opt_str")]
     kind: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_str")]
     timestamp: Option<Cow<'a, str>>,
     #[serde(default)]
     is_sidechain: bool,
-    #[serde(borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_str")]
     uuid: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_str")]
     parent_uuid: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_str")]
     agent_id: Option<Cow<'a, str>>,
     #[serde(default)]
     is_meta: bool,
@@ -116,9 +117,9 @@ struct Line<'a> {
     /// A message Claude Code wrote in the model's place when the API call failed.
     #[serde(default)]
     is_api_error_message: bool,
-    #[serde(borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_str")]
     session_id: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_str")]
     cwd: Option<Cow<'a, str>>,
     #[serde(borrow)]
     message: Option<Message<'a>>,
@@ -154,9 +155,9 @@ pub(crate) struct Replacement {
 
 #[derive(Deserialize)]
 struct Message<'a> {
-    #[serde(borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_str")]
     id: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_str")]
     model: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     content: Content<'a>,

@@ -13,6 +13,7 @@
 
 use crate::model::layout::{LineStart, OthersLines, ReadEnd, RunFiles};
 use crate::model::stamp::FileStamp;
+use crate::sources::borrowed::opt_str;
 use crate::transcript::{needle, read_lines, Cursor};
 use memchr::memmem::Finder;
 use serde::{Deserialize, Serialize};
@@ -163,17 +164,22 @@ const TAIL: usize = 64;
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ScanLine<'a> {
-    #[serde(rename = "type", borrow)]
+    #[serde(default, rename = "type", borrow, deserialize_with = "opt_str")]
     kind: Option<Cow<'a, str>>,
     #[serde(default)]
     is_sidechain: bool,
-    #[serde(borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_str")]
     uuid: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_str")]
     parent_uuid: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_str")]
     agent_id: Option<Cow<'a, str>>,
-    #[serde(rename = "parentToolUseID", borrow)]
+    #[serde(
+        default,
+        rename = "parentToolUseID",
+        borrow,
+        deserialize_with = "opt_str"
+    )]
     parent_tool_use_id: Option<Cow<'a, str>>,
     data: Option<ProgressData>,
     #[serde(borrow)]
@@ -478,11 +484,11 @@ pub(crate) enum Lines {
 struct SideFields<'a> {
     #[serde(default)]
     is_sidechain: bool,
-    #[serde(borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_str")]
     uuid: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_str")]
     parent_uuid: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_str")]
     agent_id: Option<Cow<'a, str>>,
 }
 

@@ -11,6 +11,7 @@ use super::tokens::{Info, TokenCounts};
 use crate::fold::{Analyzer, ForeignResult, Terminal};
 use crate::model::{ProblemKind, RetentionState};
 use crate::retained::{count_format_chars, count_lines};
+use crate::sources::borrowed::opt_str;
 use crate::sources::lax::{present, LaxStr, ObjectOr};
 use crate::transcript::event::Attachment;
 use crate::transcript::event::{ContentBlock, Event, RunErrorBody};
@@ -64,9 +65,9 @@ pub(crate) struct CodexFold {
 
 #[derive(Deserialize)]
 struct Line<'a> {
-    #[serde(borrow)]
+    #[serde(default, borrow, deserialize_with = "opt_str")]
     timestamp: Option<Cow<'a, str>>,
-    #[serde(rename = "type", borrow)]
+    #[serde(default, rename = "type", borrow, deserialize_with = "opt_str")]
     kind: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     payload: ObjectOr<Payload<'a>>,
