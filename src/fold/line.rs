@@ -4,9 +4,8 @@
 use super::{Analyzer, Terminal};
 use crate::fold::timeline::describe_for;
 use crate::model::{title_of, Problem, ProblemKind, TimelineEvent, TEXT_MAX};
-use crate::transcript::event::{
-    known_event_keys, unknown_keys, Envelope, Event, EventType, ENVELOPE_KEYS,
-};
+use crate::transcript::event::{known_event_keys, Envelope, Event, COMMON_EVENT_KEYS};
+use crate::transcript::keys::{envelope_and_extra, event_type_and_keys};
 use crate::transcript::spans::{display, resolve, strip_marker, BigString, LineText};
 use crate::transcript::{RawLine, SCHEMA_VERSION};
 
@@ -66,8 +65,9 @@ impl Analyzer {
         if text.trim().is_empty() {
             return; // A blank line holds nothing to show.
         }
-        let env: Envelope = match serde_json::from_str(text) {
-            Ok(env) => env,
+        // The envelope and its event's type are read with the keys they hold (one pass each).
+        let (env, envelope_extra) = match envelope_and_extra(text) {
+            Ok(read) => read,
             Err(e) => {
                 return self.problem(
                     n,
@@ -76,8 +76,8 @@ impl Analyzer {
                 )
             }
         };
-        let kind = match serde_json::from_str::<EventType>(env.event.get()) {
-            Ok(t) => t.kind,
+        let (kind, event_keys) = match event_type_and_keys(env.event.get()) {
+            Ok(read) => read,
             Err(e) => {
                 return self.problem(
                     n,
@@ -93,7 +93,6 @@ impl Analyzer {
                 self.problem(n, ProblemKind::NewerSchema, msg);
             }
         }
-        let envelope_extra = unknown_keys(text, ENVELOPE_KEYS, false);
         let Some(known) = known_event_keys(&kind) else {
             self.problem(
                 n,
@@ -110,7 +109,9 @@ impl Analyzer {
             );
             return;
         };
-        let event_extra = unknown_keys(env.event.get(), known, true);
+        let event_extra: Vec<String> = (event_keys.into_iter())
+            .filter(|k| !(known.contains(&k.as_str()) || COMMON_EVENT_KEYS.contains(&k.as_str())))
+            .collect();
         if !envelope_extra.is_empty() || !event_extra.is_empty() {
             let mut parts = Vec::new();
             if !envelope_extra.is_empty() {

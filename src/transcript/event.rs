@@ -264,7 +264,7 @@ pub(crate) fn known_event_keys(event_type: &str) -> Option<&'static [&'static st
     })
 }
 
-const COMMON_EVENT_KEYS: &[&str] = &["type", "runId", "ts"];
+pub(crate) const COMMON_EVENT_KEYS: &[&str] = &["type", "runId", "ts"];
 
 /// The keys of a JSON object that are not in `known` (nor common to all events when
 /// `event_keys`), sorted. Values are skipped, not parsed.

@@ -13,6 +13,7 @@ macro_rules! needle {
 pub(crate) use needle;
 
 pub(crate) mod event;
+pub(crate) mod keys;
 pub(crate) mod reader;
 pub(crate) mod spans;
 mod tally;
