@@ -7,7 +7,7 @@ use super::hit::{HitKind, LineHit, Origin, SearchHit};
 use super::scan::Ctx;
 use super::Kinds;
 use crate::model::RetentionState;
-use crate::sources::borrowed::opt_str;
+use crate::transcript::borrowed::opt_str;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;

@@ -11,7 +11,6 @@
 //!
 //! This file maps each [`SourceKind`] to its implementation; nothing else does.
 
-pub(crate) mod borrowed;
 pub mod claude;
 pub(crate) mod codex;
 mod detect;

@@ -13,7 +13,8 @@
 //! derived read, its keys by [`unknown_keys`], as before.
 
 use super::event::{unknown_keys, Envelope, EventType, ENVELOPE_KEYS};
-use serde::de::{DeserializeSeed, Deserializer, Error, IgnoredAny, MapAccess, Visitor};
+use crate::transcript::borrowed::BorrowedStr;
+use serde::de::{Deserializer, Error, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
@@ -89,7 +90,7 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
         let mut ts: Option<Option<i64>> = None;
         let mut event: Option<&'de RawValue> = None;
         let mut keys = Vec::new();
-        while let Some(key) = map.next_key_seed(Key)? {
+        while let Some(key) = map.next_key_seed(BorrowedStr)? {
             match key.as_ref() {
                 "schemaVersion" => once(&mut schema_version, "schemaVersion", &mut map)?,
                 "runId" => once(&mut run_id, "runId", &mut map)?,
@@ -126,7 +127,7 @@ impl<'de> Visitor<'de> for TypeVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut kind: Option<String> = None;
         let mut keys = Vec::new();
-        while let Some(key) = map.next_key_seed(Key)? {
+        while let Some(key) = map.next_key_seed(BorrowedStr)? {
             if key == "type" {
                 once(&mut kind, "type", &mut map)?;
             } else {
@@ -153,64 +154,29 @@ fn once<'de, T: serde::Deserialize<'de>, A: MapAccess<'de>>(
     Ok(())
 }
 
-/// A key, borrowed from the line unless it holds an escape.
-struct Key;
-
-impl<'de> DeserializeSeed<'de> for Key {
-    type Value = Cow<'de, str>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Key {
-    type Value = Cow<'de, str>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a key")
-    }
-
-    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
-        Ok(Cow::Borrowed(s))
-    }
-
-    fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(s.to_owned()))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::transcript::event::unknown_keys;
 
-    /// What the fold did before: the derived reads, then a pass of their own for the keys.
-    fn before_envelope(
-        text: &str,
-    ) -> Result<(Option<u64>, Option<u64>, Option<i64>, String, Vec<String>), String> {
-        let env: Envelope<'_> = serde_json::from_str(text).map_err(|e| e.to_string())?;
-        let extra = unknown_keys(text, ENVELOPE_KEYS, false);
-        Ok((
-            env.schema_version,
-            env.seq,
-            env.ts,
-            env.event.get().to_owned(),
-            extra,
-        ))
+    type Fields = (Option<u64>, Option<u64>, Option<i64>, String, Vec<String>);
+
+    fn fields((env, extra): (Envelope<'_>, Vec<String>)) -> Fields {
+        let event = env.event.get().to_owned();
+        (env.schema_version, env.seq, env.ts, event, extra)
     }
 
-    fn now_envelope(
-        text: &str,
-    ) -> Result<(Option<u64>, Option<u64>, Option<i64>, String, Vec<String>), String> {
-        let (env, extra) = envelope_and_extra(text).map_err(|e| e.to_string())?;
-        Ok((
-            env.schema_version,
-            env.seq,
-            env.ts,
-            env.event.get().to_owned(),
-            extra,
-        ))
+    /// What the fold did before: the derived read, then a pass of its own for the keys.
+    fn before_envelope(text: &str) -> Result<Fields, String> {
+        let env = serde_json::from_str::<Envelope<'_>>(text);
+        let read = env.map(|env| (env, unknown_keys(text, ENVELOPE_KEYS, false)));
+        read.map(fields).map_err(|e| e.to_string())
+    }
+
+    fn now_envelope(text: &str) -> Result<Fields, String> {
+        envelope_and_extra(text)
+            .map(fields)
+            .map_err(|e| e.to_string())
     }
 
     fn before_type(raw: &str) -> Result<(String, Vec<String>), String> {

@@ -12,6 +12,7 @@ macro_rules! needle {
 }
 pub(crate) use needle;
 
+pub(crate) mod borrowed;
 pub(crate) mod event;
 pub(crate) mod keys;
 pub(crate) mod reader;

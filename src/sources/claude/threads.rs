@@ -13,7 +13,7 @@
 
 use crate::model::layout::{LineStart, OthersLines, ReadEnd, RunFiles};
 use crate::model::stamp::FileStamp;
-use crate::sources::borrowed::opt_str;
+use crate::transcript::borrowed::opt_str;
 use crate::transcript::{needle, read_lines, Cursor};
 use memchr::memmem::Finder;
 use serde::{Deserialize, Serialize};

@@ -8,7 +8,7 @@
 //! string, `null` or an absent field (`None`, with `#[serde(default)]`); any other value fails
 //! the line with serde's own words for a field that wants a string.
 
-use serde::de::{Deserializer, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, Visitor};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -39,14 +39,22 @@ impl<'de> Visitor<'de> for OptionalStr {
     }
 
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_str(Str).map(Some)
+        BorrowedStr.deserialize(d).map(Some)
     }
 }
 
-/// A string, borrowed when the input hands it over whole.
-struct Str;
+/// A string (a value or an object's key), borrowed when the input hands it over whole.
+pub(crate) struct BorrowedStr;
 
-impl<'de> Visitor<'de> for Str {
+impl<'de> DeserializeSeed<'de> for BorrowedStr {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for BorrowedStr {
     type Value = Cow<'de, str>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
