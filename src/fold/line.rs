@@ -5,7 +5,7 @@ use super::{Analyzer, Terminal};
 use crate::fold::timeline::describe_for;
 use crate::model::{title_of, Problem, ProblemKind, TimelineEvent, TEXT_MAX};
 use crate::transcript::event::{known_event_keys, Envelope, Event, COMMON_EVENT_KEYS};
-use crate::transcript::keys::{envelope_and_extra, event_type_and_keys};
+use crate::transcript::keys::{envelope_and_extra, event_type_and_keys, sorted};
 use crate::transcript::spans::{display, resolve, strip_marker, BigString, LineText};
 use crate::transcript::{RawLine, SCHEMA_VERSION};
 
@@ -109,9 +109,10 @@ impl Analyzer {
             );
             return;
         };
-        let event_extra: Vec<String> = (event_keys.into_iter())
-            .filter(|k| !(known.contains(&k.as_str()) || COMMON_EVENT_KEYS.contains(&k.as_str())))
-            .collect();
+        let event_extra = sorted(event_keys.into_iter().filter(|k| {
+            let k = k.as_ref();
+            !(known.contains(&k) || COMMON_EVENT_KEYS.contains(&k))
+        }));
         if !envelope_extra.is_empty() || !event_extra.is_empty() {
             let mut parts = Vec::new();
             if !envelope_extra.is_empty() {

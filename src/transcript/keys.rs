@@ -33,14 +33,16 @@ pub(crate) fn envelope_and_extra(text: &str) -> serde_json::Result<(Envelope<'_>
     Ok((read.value, sorted(extra)))
 }
 
-/// The `type` of the event `raw` and all its keys, sorted, each once.
-pub(crate) fn event_type_and_keys(raw: &str) -> serde_json::Result<(String, Vec<String>)> {
+/// The `type` of the event `raw` and all its keys, as they come (borrowed from `raw` where they
+/// hold no escape): the caller keeps those its event type does not name, with [`sorted`].
+pub(crate) fn event_type_and_keys(raw: &str) -> serde_json::Result<(String, Vec<Cow<'_, str>>)> {
     if !is_object(raw) {
         let kind = serde_json::from_str::<EventType>(raw)?.kind;
-        return Ok((kind, unknown_keys(raw, &[], false)));
+        let keys = unknown_keys(raw, &[], false);
+        return Ok((kind, keys.into_iter().map(Cow::Owned).collect()));
     }
     let read: Read<String> = serde_json::from_str(raw)?;
-    Ok((read.value, sorted(read.keys)))
+    Ok((read.value, read.keys))
 }
 
 /// Whether JSON text is an object (its first byte past whitespace is `{`).
@@ -49,7 +51,8 @@ fn is_object(text: &str) -> bool {
         .starts_with('{')
 }
 
-fn sorted<'a>(keys: impl IntoIterator<Item = Cow<'a, str>>) -> Vec<String> {
+/// `keys` owned, sorted, each once.
+pub(crate) fn sorted<'a>(keys: impl IntoIterator<Item = Cow<'a, str>>) -> Vec<String> {
     let mut keys: Vec<String> = keys.into_iter().map(Cow::into_owned).collect();
     keys.sort_unstable();
     keys.dedup();
@@ -187,7 +190,8 @@ mod tests {
     }
 
     fn now_type(raw: &str) -> Result<(String, Vec<String>), String> {
-        event_type_and_keys(raw).map_err(|e| e.to_string())
+        let (kind, keys) = event_type_and_keys(raw).map_err(|e| e.to_string())?;
+        Ok((kind, sorted(keys)))
     }
 
     #[test]
