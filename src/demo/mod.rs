@@ -838,3 +838,21 @@ impl Demo<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::transcript::keys::check;
+
+    /// The demo's transcripts are what a user's first look reads: every well-formed line of
+    /// them (a demo writes every kind of event, and some damaged lines on purpose) is read in
+    /// the fold's one pass, to what its three passes read.
+    #[test]
+    fn the_demos_lines_are_read_at_once_as_in_passes() {
+        let dir = tempfile::tempdir().unwrap();
+        super::write_demo(dir.path(), 7, 1_790_000_000_000).unwrap();
+        let lines = check::lines_of(dir.path());
+        let taken = check::read_at_once_as_in_passes(&lines);
+        assert!(lines.len() > 100, "{} lines", lines.len());
+        assert!(taken * 10 > lines.len() * 9, "{taken} of {}", lines.len());
+    }
+}

@@ -4,10 +4,13 @@
 use super::{Analyzer, Terminal};
 use crate::fold::timeline::describe_for;
 use crate::model::{title_of, Problem, ProblemKind, TimelineEvent, TEXT_MAX};
-use crate::transcript::event::{known_event_keys, Envelope, Event, COMMON_EVENT_KEYS};
-use crate::transcript::keys::{envelope_and_extra, event_type_and_keys, sorted};
+use crate::transcript::event::{known_event_keys, Event, COMMON_EVENT_KEYS};
+use crate::transcript::keys::{
+    envelope_and_extra, event_type_and_keys, line_at_once, sorted, Head, LineRead,
+};
 use crate::transcript::spans::{display, resolve, strip_marker, BigString, LineText};
 use crate::transcript::{RawLine, SCHEMA_VERSION};
+use std::borrow::Cow;
 
 impl Analyzer {
     pub(crate) fn problem(&mut self, line: u64, kind: ProblemKind, message: String) {
@@ -65,28 +68,23 @@ impl Analyzer {
         if text.trim().is_empty() {
             return; // A blank line holds nothing to show.
         }
-        // The envelope and its event's type are read with the keys they hold (one pass each).
-        let (env, envelope_extra) = match envelope_and_extra(text) {
-            Ok(read) => read,
-            Err(e) => {
-                return self.problem(
-                    n,
-                    ProblemKind::Corrupt,
-                    format!("not a transcript envelope: {e}"),
-                )
-            }
+        // The envelope, its event's type and the event, with the keys of both, in one pass;
+        // a line that pass refuses is read in the passes that say why.
+        let read = match line_at_once(text) {
+            Some(read) => read,
+            None => match self.read_in_passes(n, text) {
+                Some(read) => read,
+                None => return,
+            },
         };
-        let (kind, event_keys) = match event_type_and_keys(env.event.get()) {
-            Ok(read) => read,
-            Err(e) => {
-                return self.problem(
-                    n,
-                    ProblemKind::Corrupt,
-                    format!("event without a type: {e}"),
-                )
-            }
-        };
-        if let Some(v) = env.schema_version.filter(|&v| v > SCHEMA_VERSION) {
+        let LineRead {
+            head,
+            envelope_extra,
+            kind,
+            event_keys,
+            event,
+        } = read;
+        if let Some(v) = head.schema_version.filter(|&v| v > SCHEMA_VERSION) {
             self.run.newer_schema = true;
             if self.newer_versions.insert(v) {
                 let msg = format!("schemaVersion {v} from this line on: written by a newer harness; read as version {SCHEMA_VERSION}");
@@ -99,14 +97,11 @@ impl Analyzer {
                 ProblemKind::UnknownEvent,
                 format!("unknown event type `{kind}`"),
             );
-            self.note_event(
-                n,
-                &env,
-                TimelineEvent {
-                    kind,
-                    ..Default::default()
-                },
-            );
+            let item = TimelineEvent {
+                kind: kind.into_owned(),
+                ..Default::default()
+            };
+            self.note(n, head.seq, head.ts, item);
             return;
         };
         let event_extra = sorted(event_keys.into_iter().filter(|k| {
@@ -127,7 +122,7 @@ impl Analyzer {
                 format!("unknown keys, ignored ({})", parts.join("; ")),
             );
         }
-        let event: Event = match serde_json::from_str(env.event.get()) {
+        let event: Event = match event.or_else(|raw| serde_json::from_str(raw.get())) {
             Ok(e) => e,
             Err(e) => {
                 return self.problem(
@@ -141,12 +136,42 @@ impl Analyzer {
         if !line.spans.is_empty() {
             show_spans(&mut item, &event, line.spans);
         }
-        self.fold(n, line.offset, env.ts, &event, line.spans, &mut item);
-        self.note_event(n, &env, item);
+        self.fold(n, line.offset, head.ts, &event, line.spans, &mut item);
+        self.note(n, head.seq, head.ts, item);
     }
 
-    fn note_event(&mut self, n: u64, env: &Envelope<'_>, item: TimelineEvent) {
-        self.note(n, env.seq, env.ts, item);
+    /// The line `text` (number `n`) read in a pass for its envelope and another for its
+    /// event's type, its event left to be read: none when either refuses it, said as a problem.
+    fn read_in_passes<'a>(&mut self, n: u64, text: &'a str) -> Option<LineRead<'a>> {
+        let (env, envelope_extra) = match envelope_and_extra(text) {
+            Ok(read) => read,
+            Err(e) => {
+                let message = format!("not a transcript envelope: {e}");
+                self.problem(n, ProblemKind::Corrupt, message);
+                return None;
+            }
+        };
+        let (kind, event_keys) = match event_type_and_keys(env.event.get()) {
+            Ok(read) => read,
+            Err(e) => {
+                let message = format!("event without a type: {e}");
+                self.problem(n, ProblemKind::Corrupt, message);
+                return None;
+            }
+        };
+        let head = Head {
+            schema_version: env.schema_version,
+            run_id: env.run_id,
+            seq: env.seq,
+            ts: env.ts,
+        };
+        Some(LineRead {
+            head,
+            envelope_extra,
+            kind: Cow::Owned(kind),
+            event_keys,
+            event: Err(env.event),
+        })
     }
 
     pub(super) fn note(

@@ -11,13 +11,19 @@
 //! (the same types, `duplicate field` and `missing field` where it says them), and a line that
 //! is not an object (the derive also takes an array of the fields in order) is read by the
 //! derived read, its keys by [`unknown_keys`], as before.
+//!
+//! The fold reads a line with [`line_at_once`] first: the same envelope visitor, its event read
+//! where it meets it, with the event's keys and type noted on the way ([`super::spied`]). A line
+//! that read refuses is read again in the passes above, whose refusals the fold reports.
 
-use super::event::{unknown_keys, Envelope, EventType, ENVELOPE_KEYS};
+use super::event::{unknown_keys, Envelope, Event, EventType, ENVELOPE_KEYS};
+use super::spied::{Spied, SpiedEvent};
 use crate::transcript::borrowed::BorrowedStr;
-use serde::de::{Deserializer, Error, IgnoredAny, MapAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, Error, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
+use std::marker::PhantomData;
 
 /// The envelope of `text` and its keys the schema does not name, sorted, each once.
 pub(crate) fn envelope_and_extra(text: &str) -> serde_json::Result<(Envelope<'_>, Vec<String>)> {
@@ -45,6 +51,42 @@ pub(crate) fn event_type_and_keys(raw: &str) -> serde_json::Result<(String, Vec<
     Ok((read.value, read.keys))
 }
 
+/// A line read in one pass ([`line_at_once`]), or in the passes before it.
+pub(crate) struct LineRead<'a> {
+    pub head: Head,
+    /// The envelope's keys the schema does not name, sorted, each once.
+    pub envelope_extra: Vec<String>,
+    /// The event's `type`.
+    pub kind: Cow<'a, str>,
+    /// All the event's keys, as they come.
+    pub event_keys: Vec<Cow<'a, str>>,
+    /// The event, when it was read with the rest; else its text, to be read last.
+    pub event: Result<Event, &'a RawValue>,
+}
+
+/// The line `text` read in one pass: its envelope, its event's type and the event, with the
+/// keys of both. None when that pass refuses it, whatever the cause (a line that is not an
+/// object, a bad envelope, an event without a type, an invalid event): the fold then reads it
+/// with [`envelope_and_extra`] and [`event_type_and_keys`], and its event last, whose
+/// refusals are the ones it reports. What this accepts, those accept, to the same values: the
+/// same visitors read the envelope and the type, the same derive the event.
+pub(crate) fn line_at_once(text: &str) -> Option<LineRead<'_>> {
+    if !is_object(text) {
+        return None;
+    }
+    let AtOnce(head, spied, keys) = serde_json::from_str(text).ok()?;
+    let extra = keys
+        .into_iter()
+        .filter(|k| !ENVELOPE_KEYS.contains(&k.as_ref()));
+    Some(LineRead {
+        head,
+        envelope_extra: sorted(extra),
+        kind: spied.kind,
+        event_keys: spied.keys,
+        event: Ok(spied.event),
+    })
+}
+
 /// Whether JSON text is an object (its first byte past whitespace is `{`).
 fn is_object(text: &str) -> bool {
     text.trim_start_matches([' ', '\t', '\n', '\r'])
@@ -67,7 +109,27 @@ struct Read<'a, T> {
 
 impl<'de> serde::Deserialize<'de> for Read<'de, Envelope<'de>> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_struct("Envelope", ENVELOPE_KEYS, EnvelopeVisitor)
+        let visitor = EnvelopeVisitor(PhantomData::<&'de RawValue>);
+        let (head, event, keys) = d.deserialize_struct("Envelope", ENVELOPE_KEYS, visitor)?;
+        let value = Envelope {
+            schema_version: head.schema_version,
+            run_id: head.run_id,
+            seq: head.seq,
+            ts: head.ts,
+            event,
+        };
+        Ok(Read { value, keys })
+    }
+}
+
+/// An envelope with its event read in the same pass, and the keys of both.
+struct AtOnce<'de>(Head, Spied<'de>, Vec<Cow<'de, str>>);
+
+impl<'de> serde::Deserialize<'de> for AtOnce<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (head, spied, keys) =
+            d.deserialize_struct("Envelope", ENVELOPE_KEYS, EnvelopeVisitor(SpiedEvent))?;
+        Ok(AtOnce(head, spied, keys))
     }
 }
 
@@ -77,10 +139,19 @@ impl<'de> serde::Deserialize<'de> for Read<'de, String> {
     }
 }
 
-struct EnvelopeVisitor;
+/// An envelope's fields but its event.
+pub(crate) struct Head {
+    pub schema_version: Option<u64>,
+    pub run_id: Option<String>,
+    pub seq: Option<u64>,
+    pub ts: Option<i64>,
+}
 
-impl<'de> Visitor<'de> for EnvelopeVisitor {
-    type Value = Read<'de, Envelope<'de>>;
+/// Reads an envelope, its event with the seed it holds.
+struct EnvelopeVisitor<S>(S);
+
+impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for EnvelopeVisitor<S> {
+    type Value = (Head, S::Value, Vec<Cow<'de, str>>);
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("struct Envelope")
@@ -91,15 +162,21 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
         let mut run_id: Option<Option<String>> = None;
         let mut seq: Option<Option<u64>> = None;
         let mut ts: Option<Option<i64>> = None;
-        let mut event: Option<&'de RawValue> = None;
-        let mut keys = Vec::new();
+        let mut seed = Some(self.0);
+        let mut event: Option<S::Value> = None;
+        // Room for the five keys of the schema at once, where a vector grown a key at a time
+        // was allocated twice a line.
+        let mut keys = Vec::with_capacity(ENVELOPE_KEYS.len());
         while let Some(key) = map.next_key_seed(BorrowedStr)? {
             match key.as_ref() {
                 "schemaVersion" => once(&mut schema_version, "schemaVersion", &mut map)?,
                 "runId" => once(&mut run_id, "runId", &mut map)?,
                 "seq" => once(&mut seq, "seq", &mut map)?,
                 "ts" => once(&mut ts, "ts", &mut map)?,
-                "event" => once(&mut event, "event", &mut map)?,
+                "event" => match seed.take() {
+                    Some(seed) => event = Some(map.next_value_seed(seed)?),
+                    None => return Err(A::Error::duplicate_field("event")),
+                },
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -107,14 +184,13 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
             keys.push(key);
         }
         let event = event.ok_or_else(|| A::Error::missing_field("event"))?;
-        let value = Envelope {
+        let head = Head {
             schema_version: schema_version.flatten(),
             run_id: run_id.flatten(),
             seq: seq.flatten(),
             ts: ts.flatten(),
-            event,
         };
-        Ok(Read { value, keys })
+        Ok((head, event, keys))
     }
 }
 
@@ -155,6 +231,73 @@ fn once<'de, T: serde::Deserialize<'de>, A: MapAccess<'de>>(
     }
     *slot = Some(map.next_value()?);
     Ok(())
+}
+
+/// What tests of the one pass check: that it reads a line as the passes do.
+#[cfg(test)]
+pub(crate) mod check {
+    use super::*;
+
+    /// A line's envelope fields, extra envelope keys, type, sorted event keys and event (by
+    /// its `Debug` form).
+    type Taken = (Head4, Vec<String>, String, Vec<String>, String);
+    type Head4 = (Option<u64>, Option<String>, Option<u64>, Option<i64>);
+
+    /// A line as the fold took it before [`line_at_once`]: the envelope's pass, the type's
+    /// pass and the event's own read.
+    fn in_passes(text: &str) -> Result<Taken, String> {
+        let (env, extra) = envelope_and_extra(text).map_err(|e| e.to_string())?;
+        let (kind, keys) = event_type_and_keys(env.event.get()).map_err(|e| e.to_string())?;
+        let event: Event = serde_json::from_str(env.event.get()).map_err(|e| e.to_string())?;
+        let head = (env.schema_version, env.run_id, env.seq, env.ts);
+        Ok((head, extra, kind, sorted(keys), format!("{event:?}")))
+    }
+
+    fn at_once(text: &str) -> Option<Taken> {
+        let read = line_at_once(text)?;
+        let event = read.event.expect("read with the line");
+        let h = read.head;
+        let head = (h.schema_version, h.run_id, h.seq, h.ts);
+        let kind = read.kind.into_owned();
+        Some((
+            head,
+            read.envelope_extra,
+            kind,
+            sorted(read.event_keys),
+            format!("{event:?}"),
+        ))
+    }
+
+    /// Checks that each of `lines` the one pass reads, the passes read to the same envelope,
+    /// keys, type and event, and that each object it refuses, they refuse (so it reads every
+    /// line they read but one that is no object): how many it read.
+    pub(crate) fn read_at_once_as_in_passes(lines: &[String]) -> usize {
+        let mut taken = 0;
+        for line in lines {
+            let before = in_passes(line);
+            match at_once(line) {
+                Some(now) => {
+                    assert_eq!(Ok(now), before, "{line}");
+                    taken += 1;
+                }
+                None => assert!(before.is_err() || !is_object(line), "{line}"),
+            }
+        }
+        taken
+    }
+
+    /// Every line of the `.jsonl` files in `dir`.
+    pub(crate) fn lines_of(dir: &std::path::Path) -> Vec<String> {
+        let mut lines = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "jsonl") {
+                let text = std::fs::read(path).unwrap();
+                lines.extend(String::from_utf8_lossy(&text).lines().map(str::to_owned));
+            }
+        }
+        lines
+    }
 }
 
 #[cfg(test)]
@@ -242,6 +385,45 @@ mod tests {
         for event in events {
             assert_eq!(now_type(event), before_type(event), "{event}");
         }
+    }
+
+    #[test]
+    fn a_line_read_at_once_is_the_line_read_in_passes() {
+        let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tolerant");
+        let mut lines = check::lines_of(std::path::Path::new(fixtures));
+        let envelope =
+            |event: &str| format!(r#"{{"schemaVersion":1,"seq":2,"ts":3,"event":{event}}}"#);
+        let events = [
+            r#"{"type":"user_message","text":"hi","x":1,"x":2}"#,
+            r#"{"type":"user_message","text":"h\u0069 \ud83d\ude00","typ\u0065x":1}"#,
+            r#"{"text":"late type","type":"user_message","runId":"r","ts":1}"#,
+            r#"{"typ\u0065":"user_message","text":"escaped key"}"#,
+            r#"{"type":"user_\u006dessage","text":"escaped type"}"#,
+            r#"{"type":"user_message","type":"user_message"}"#,
+            r#"{"type":"user_message","text":5}"#,
+            r#"{"type":"user_message","text":"a","text":"b"}"#,
+            r#"{"type":"hologram_beamed","intensity":9}"#,
+            r#"{"type":7}"#,
+            r#"{"type":null,"text":"x"}"#,
+            r#"{"text":"no type"}"#,
+            r#"["user_message","x"]"#,
+            r#"{"type":"tool_call_finished","toolCallId":"t","result":{"ok":false,"content":"e"}}"#,
+            r#"{"type":"tool_call_finished","toolCallId":42,"result":{"content":"x"}}"#,
+            r#"{"type":"tool_call_finished","toolCallId":"t","result":{"content":"x","content":"y"}}"#,
+            r#"{"type":"run_error","error":{"code":"aborted","message":"stop","k":"\ud800"}}"#,
+            r#"{"type":"run_result","result":{"n":1e400}}"#,
+            r#"{"type":"assistant_delta","delta":"\u0000"}"#,
+            r#"{"type":"context_snapshot","snapshot":{"estimatedTokens":-1}}"#,
+        ];
+        lines.extend(events.iter().map(|e| envelope(e)));
+        lines.extend([
+            r#"{"event":{"type":"run_result"},"event":{"type":"run_result"}}"#.to_owned(),
+            r#"{"runId":"r","shiny":true,"event":{"type":"run_result"},"a":[1]}"#.to_owned(),
+            r#"{"event":{"type":"run_result"},"seq":"1"}"#.to_owned(),
+            r#"{"event":{"type":"run_result"}} trailing"#.to_owned(),
+            r#"[1,"r",2,3,{"type":"run_result"}]"#.to_owned(),
+        ]);
+        check::read_at_once_as_in_passes(&lines);
     }
 
     #[test]

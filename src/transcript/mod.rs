@@ -17,6 +17,7 @@ pub(crate) mod event;
 pub(crate) mod keys;
 pub(crate) mod reader;
 pub(crate) mod spans;
+mod spied;
 mod tally;
 
 pub use event::{Timing, Usage};
