@@ -304,6 +304,7 @@ pub(crate) mod check {
 mod tests {
     use super::*;
     use crate::transcript::event::unknown_keys;
+    use proptest::prelude::*;
 
     type Fields = (Option<u64>, Option<u64>, Option<i64>, String, Vec<String>);
 
@@ -424,6 +425,144 @@ mod tests {
             r#"[1,"r",2,3,{"type":"run_result"}]"#.to_owned(),
         ]);
         check::read_at_once_as_in_passes(&lines);
+    }
+
+    /// Event types: every known one, one unknown, one spelled with an escape.
+    const TYPES: &[&str] = &[
+        "run_started",
+        "context_snapshot",
+        "user_message",
+        "assistant_message",
+        "tool_call_started",
+        "tool_call_finished",
+        "permission_requested",
+        "permission_resolved",
+        "diff_proposed",
+        "diff_resolved",
+        "file_changed",
+        "run_result",
+        "run_error",
+        "context_compacted",
+        "steering_injected",
+        "user_question_requested",
+        "user_question_resolved",
+        "subagent_requested",
+        "subagent_resolved",
+        "advisor_requested",
+        "advisor_resolved",
+        "assistant_delta",
+        "tool_progress",
+        "observed_tool_call",
+        "observed_tool_result",
+        "hologram_beamed",
+        r"user_\u006dessage",
+    ];
+
+    /// Keys an event may hold: the schema's, the common ones, unknown ones, escaped ones.
+    const KEYS: &[&str] = &[
+        "cwd",
+        "model",
+        "snapshot",
+        "messageId",
+        "text",
+        "attachments",
+        "content",
+        "usage",
+        "timing",
+        "toolCallId",
+        "name",
+        "input",
+        "result",
+        "request",
+        "requestId",
+        "decision",
+        "path",
+        "error",
+        "summary",
+        "answer",
+        "task",
+        "runId",
+        "ts",
+        "type",
+        "zz",
+        r"typ\u0065",
+        r"t\u0065xt",
+    ];
+
+    /// Values of every kind: good and bad strings, numbers in and out of range, the shapes
+    /// the schema's fields take, and values written with a key twice.
+    const VALUES: &[&str] = &[
+        r#""s""#,
+        r#""a\u0062\n""#,
+        r#""\ud800""#,
+        r#""\ud83d\ude00""#,
+        "5",
+        "-1",
+        "1e400",
+        "1.5",
+        "null",
+        "true",
+        "[]",
+        r#"[1,"x",{"a":null}]"#,
+        "{}",
+        r#"{"ok":false,"content":"c","metadata":{"k":[1]}}"#,
+        r#"{"content":"x","content":"y"}"#,
+        r#"{"ok":"yes"}"#,
+        r#"[{"type":"text","text":"t"},{"type":"tool_call","toolCallId":"c"}]"#,
+        r#"[{"type":"image","x":"\udc00"}]"#,
+        r#"{"promptTokens":3,"completionTokens":-4}"#,
+        r#"{"code":"aborted","message":"m"}"#,
+        r#"{"estimatedTokens":7,"lensItems":["\ud800"]}"#,
+        r#"[{"path":"p","content":"c"}]"#,
+        r#"{"modelMs":12}"#,
+    ];
+
+    fn line_strategy() -> impl Strategy<Value = String> {
+        let field = (0..KEYS.len(), 0..VALUES.len());
+        let event = (
+            0..TYPES.len(),
+            prop::collection::vec(field, 0..6),
+            0..7usize,
+            any::<bool>(),
+        );
+        let envelope_extra = prop::collection::vec((0..3usize, 0..VALUES.len()), 0..2);
+        (event, envelope_extra, any::<bool>()).prop_map(|((t, fields, at, typed), extra, late)| {
+            let mut pairs: Vec<String> = (fields.iter())
+                .map(|&(k, v)| format!(r#""{}":{}"#, KEYS[k], VALUES[v]))
+                .collect();
+            if typed {
+                let tag = format!(r#""type":"{}""#, TYPES[t]);
+                pairs.insert(at.min(pairs.len()), tag);
+            }
+            let event = format!("{{{}}}", pairs.join(","));
+            let mut env = vec![
+                r#""schemaVersion":1"#.to_owned(),
+                r#""runId":"r""#.to_owned(),
+                r#""seq":4"#.to_owned(),
+            ];
+            for (k, v) in extra {
+                let key = ["shiny", "seq", r"s\u0065q"][k];
+                env.push(format!(r#""{key}":{}"#, VALUES[v]));
+            }
+            let event = format!(r#""event":{event}"#);
+            match late {
+                true => env.push(event),
+                false => env.insert(0, event),
+            }
+            format!("{{{}}}", env.join(","))
+        })
+    }
+
+    proptest::proptest! {
+        // A case reads one short line: many cases cost little.
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+
+        /// Any line of these parts, however its keys, values and types fall, reads at once as
+        /// it reads in passes, or is refused by both.
+        #[test]
+        fn any_line_reads_at_once_as_in_passes(line in line_strategy()) {
+            check::read_at_once_as_in_passes(&[line]);
+        }
     }
 
     #[test]
