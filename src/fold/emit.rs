@@ -3,7 +3,6 @@
 //! own rules give each result (a Claude Code stub, a Codex cut) rather than the size rule.
 
 use super::{Analyzer, Terminal};
-use crate::fold::timeline::describe_for;
 use crate::model::values::ValueFile;
 use crate::model::{ProblemKind, ResultInfo, RetentionState, Run, TimelineEvent, Usage};
 use crate::retained::json_string::Measured;
@@ -114,10 +113,10 @@ impl Analyzer {
         result: Option<ForeignResult>,
     ) {
         self.foreign_result = result;
-        let mut item = describe_for(kind, event, self.keeps_timeline());
-        self.fold(n, offset, ts, event, &[], &mut item);
+        let mut item = self.row_of(kind, event);
+        self.fold(n, offset, ts, event, &[], item.as_mut());
         self.foreign_result = None;
-        self.note(n, None, ts, item);
+        self.note_row(n, None, ts, item);
     }
 
     /// A tool's result as its store gives it, read from line `n` at `offset`: its

@@ -2,7 +2,7 @@
 //! each event adds to the run.
 
 use super::{Analyzer, Terminal};
-use crate::fold::timeline::describe_for;
+use crate::fold::timeline::{call_ref, describe_for};
 use crate::model::{title_of, Problem, ProblemKind, TimelineEvent, TEXT_MAX};
 use crate::transcript::event::{known_event_keys, Event, COMMON_EVENT_KEYS};
 use crate::transcript::keys::{
@@ -132,12 +132,34 @@ impl Analyzer {
                 )
             }
         };
-        let mut item = describe_for(&kind, &event, self.keeps_timeline());
-        if !line.spans.is_empty() {
-            show_spans(&mut item, &event, line.spans);
+        // A row only for a fold that keeps one: a listing's would be made only to be dropped.
+        let mut item = self.row_of(&kind, &event);
+        if let Some(item) = item.as_mut().filter(|_| !line.spans.is_empty()) {
+            show_spans(item, &event, line.spans);
         }
-        self.fold(n, line.offset, head.ts, &event, line.spans, &mut item);
-        self.note(n, head.seq, head.ts, item);
+        self.fold(n, line.offset, head.ts, &event, line.spans, item.as_mut());
+        self.note_row(n, head.seq, head.ts, item);
+    }
+
+    /// The timeline row of an event of type `kind`, when this fold keeps rows.
+    pub(super) fn row_of(&self, kind: &str, event: &Event) -> Option<TimelineEvent> {
+        let keep = self.keeps_rows();
+        keep.then(|| describe_for(kind, event, self.keeps_timeline()))
+    }
+
+    /// [`note`](Self::note) of a row made only when rows are kept: the event is counted
+    /// either way.
+    pub(super) fn note_row(
+        &mut self,
+        n: u64,
+        seq: Option<u64>,
+        ts: Option<i64>,
+        item: Option<TimelineEvent>,
+    ) {
+        match item {
+            Some(item) => self.note(n, seq, ts, item),
+            None => self.count_event(ts),
+        }
     }
 
     /// The line `text` (number `n`) read in a pass for its envelope and another for its
@@ -207,7 +229,7 @@ impl Analyzer {
         ts: Option<i64>,
         event: &Event,
         spans: &[BigString],
-        item: &mut TimelineEvent,
+        mut item: Option<&mut TimelineEvent>,
     ) {
         let run = &mut self.run;
         match event {
@@ -230,11 +252,17 @@ impl Analyzer {
                     run.title = title_of(display(text, spans));
                 }
             }
-            Event::AssistantMessage { usage, timing, .. } => {
+            Event::AssistantMessage {
+                usage,
+                timing,
+                content,
+                ..
+            } => {
                 if let Some(u) = usage {
                     let cost = self.count_usage(n, u);
                     // The timeline shows each call's cost, an estimate said as such.
-                    if let (Some((c, true)), Some(shown)) = (cost, item.usage.as_mut()) {
+                    let shown = item.as_deref_mut().and_then(|i| i.usage.as_mut());
+                    if let (Some((c, true)), Some(shown)) = (cost, shown) {
                         shown.cost_usd = Some(c);
                         shown.cost_estimated = Some(true);
                     }
@@ -242,9 +270,9 @@ impl Analyzer {
                 if let Some(ms) = timing.as_ref().and_then(|t| t.model_ms) {
                     self.run.model_ms += ms;
                 }
-                for call in &item.tool_calls {
-                    self.block_names
-                        .insert(call.tool_call_id.clone(), call.name.clone());
+                // The calls a row lists, named as it names them.
+                for call in content.iter().filter_map(call_ref) {
+                    self.block_names.insert(call.tool_call_id, call.name);
                 }
             }
             Event::ToolCallStarted {
@@ -273,7 +301,7 @@ impl Analyzer {
                 };
                 let info = self.result(n, offset, ts, tool_call_id, result.ok, text);
                 // A row is only kept for a timeline: a listing's read copies nothing into it.
-                if self.keeps_timeline() {
+                if let Some(item) = item.filter(|_| self.keeps_timeline()) {
                     item.tool = Some(info.tool.clone());
                     item.result = Some(info.clone());
                 }

@@ -47,7 +47,7 @@ pub(crate) fn describe_for(kind: &str, event: &Event, keep_timeline: bool) -> Ti
 }
 
 /// The call a block of a message makes, if it is a call.
-fn call_ref(block: &ContentBlock) -> Option<ToolCallRef> {
+pub(crate) fn call_ref(block: &ContentBlock) -> Option<ToolCallRef> {
     match block {
         ContentBlock::ToolCall { tool_call_id, name } => Some(ToolCallRef {
             tool_call_id: tool_call_id.clone(),

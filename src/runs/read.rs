@@ -278,4 +278,47 @@ mod tests {
             "as a listing made now reads it"
         );
     }
+
+    /// A harness run names a result's tool by the call that started it, else by the message
+    /// block that made the call: a listing (which keeps no timeline rows) as a timeline does.
+    #[test]
+    fn a_result_is_named_by_its_calls_block_when_no_line_started_the_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let envelope = |seq: u64, event: serde_json::Value| {
+            let line = json!({"schemaVersion": 1, "runId": "r", "seq": seq, "ts": 1_000 + seq,
+                "event": event});
+            format!("{line}\n")
+        };
+        let text = envelope(0, json!({"type": "user_message", "text": "list it"}))
+            + &envelope(
+                1,
+                json!({"type": "assistant_message", "content": [
+                {"type": "text", "text": "listing"},
+                {"type": "tool_call", "toolCallId": "c1", "name": "bash"},
+                {"type": "tool_call", "toolCallId": "c2"}]}),
+            )
+            + &envelope(
+                2,
+                json!({"type": "tool_call_finished", "toolCallId": "c1",
+                "result": {"ok": true, "content": "a\nb"}}),
+            )
+            + &envelope(
+                3,
+                json!({"type": "tool_call_finished", "toolCallId": "c2",
+                "result": {"ok": true, "content": "c"}}),
+            )
+            + &envelope(
+                4,
+                json!({"type": "tool_call_finished", "toolCallId": "c3",
+                "result": {"ok": true, "content": "d"}}),
+            );
+        std::fs::write(dir.path().join("r.jsonl"), text).unwrap();
+        let runs = RunsDir::open(dir.path(), RunOptions::default()).unwrap();
+        let layout = runs.layout().unwrap();
+        for timeline in [false, true] {
+            let detail = super::analyze_run(&layout, "r", &runs.opts, timeline).unwrap();
+            let tools: Vec<&str> = detail.results.iter().map(|r| r.tool.as_str()).collect();
+            assert_eq!(tools, ["bash", "tool", "tool"], "timeline: {timeline}");
+        }
+    }
 }
