@@ -98,6 +98,9 @@ pub(crate) struct Analyzer {
     foreign: Option<Box<dyn StoreFold>>,
     /// The classification a foreign source made of the result it is about to emit.
     foreign_result: Option<ForeignResult>,
+    /// The price the last model priced in this run has, if any: a run's calls name one model
+    /// or a few, and a name the table lacks is matched against all of it (`usage.rs`).
+    last_price: Option<(String, Option<&'static crate::prices::Price>)>,
     /// A title the store gives the run (Claude Code's `custom-title`), over its first prompt.
     title_override: Option<String>,
     /// The title of a run with no prompt (a session of local commands only: their arguments).
@@ -144,6 +147,7 @@ impl Analyzer {
             problems: Vec::new(),
             foreign: None,
             foreign_result: None,
+            last_price: None,
             title_override: None,
             fallback_title: None,
         }

@@ -4,7 +4,7 @@
 
 use super::Analyzer;
 use crate::model::{ModelUsage, ProblemKind, Usage};
-use crate::prices::Tokens;
+use crate::prices::{Price, Tokens};
 
 /// More tokens than any model call spends (10^12): a figure past it is damage, not usage.
 const ABSURD: u64 = 1_000_000_000_000;
@@ -34,8 +34,8 @@ impl Analyzer {
         let cost = match usage.cost_usd {
             Some(c) => Some((c, false)),
             None if t.is_empty() => Some((0.0, false)),
-            None => (model.and_then(|m| crate::prices::current().find(m)))
-                .map(|(_, price)| (price.cost(&t), true)),
+            None => (model.and_then(|m| price_of(&mut self.last_price, m)))
+                .map(|price| (price.cost(&t), true)),
         };
         if let Some(model) = model.filter(|_| !t.is_empty()) {
             let at = match run.models.iter().position(|m| m.model == model) {
@@ -54,6 +54,22 @@ impl Analyzer {
         }
         add(sums!(run), usage, &t, cost);
         cost
+    }
+}
+
+/// The price of `model` in the table in use (read once a process), looked up again only when
+/// it is not the model `last` priced.
+fn price_of(
+    last: &mut Option<(String, Option<&'static Price>)>,
+    model: &str,
+) -> Option<&'static Price> {
+    match last {
+        Some((name, price)) if name == model => *price,
+        _ => {
+            let price = crate::prices::current().find(model).map(|(_, p)| p);
+            *last = Some((model.to_owned(), price));
+            price
+        }
     }
 }
 
@@ -107,5 +123,30 @@ fn add(s: Sums<'_>, usage: &Usage, t: &Tokens, cost: Option<(f64, bool)>) {
             *s.estimated |= estimated;
         }
         None => *s.cost = None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The model last priced is priced from memory; any other is looked up: each call gets
+    /// its own model's price, whatever the order the models come in.
+    #[test]
+    fn a_price_is_looked_up_again_for_another_model() {
+        let table = crate::prices::current();
+        let mut last = None;
+        let models = [
+            "gpt-5-codex",
+            "gpt-5-codex",
+            "claude-sonnet-4-5-20250929",
+            "no-such-model",
+            "no-such-model",
+            "gpt-5-codex",
+        ];
+        for model in models {
+            let want = table.find(model).map(|(_, p)| p as *const _);
+            let got = super::price_of(&mut last, model).map(|p| p as *const _);
+            assert_eq!(got, want, "{model}");
+        }
+        assert!(table.find("gpt-5-codex").is_some() && table.find("no-such-model").is_none());
     }
 }
