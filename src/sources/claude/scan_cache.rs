@@ -2,9 +2,11 @@
 //! layout costs what changed: in this process (a file that grew is read on from where its scan
 //! stopped, so a live session watched every second costs its new lines), and between processes
 //! in one small file per store in the cache directory (each `mctl` command reads the layout).
-//! That file is JSON Lines: a header that names its version, then one line per session file
-//! (its path, stamp and scan), written a line at a time and read a batch of lines at a time: a
-//! store of tens of thousands of sessions is never held as one text.
+//! That file is a line of JSON that names its version, then one record per session file (its
+//! path, stamp and scan in `postcard`'s compact form, as the index keeps runs), written a record
+//! at a time and read a batch of records at a time: a store of tens of thousands of sessions is
+//! never held as one file. (It was JSON Lines: parsing them was a tenth of a warm listing's
+//! instructions.)
 //!
 //! Like the index, this is a cache: a scan equals a scan made now, and deleting the file is
 //! always safe.
@@ -20,7 +22,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 
 /// Bumped when what a scan finds changes, or how the file says it: an older file is then not
 /// read.
-const VERSION: u32 = 5;
+const VERSION: u32 = 6;
 
 struct Kept {
     stamp: Stamp,
@@ -75,12 +77,20 @@ struct Header {
     version: u32,
 }
 
-/// Each line after it: a session file's path (under the store's root, so that any spelling of
+/// Each record after it: a session file's path (under the store's root, so that any spelling of
 /// the root finds it, and the root's is not written 20,000 times), its stamp and its scan.
 type Line = (String, Stamp, SessionScan);
 
 /// [`Line`] as it is written, borrowed from the scans.
 type LineRef<'a> = (&'a str, Stamp, &'a SessionScan);
+
+/// What comes before each record's bytes: their length and their CRC-32C, both u32
+/// little-endian. A record whose bytes do not check is not read (a damaged record costs its
+/// session's scan, never a wrong one).
+const RECORD_HEAD: usize = 8;
+
+/// A record longer than this is no record (a length damaged): the rest of the file is not read.
+const RECORD_MAX: usize = 64 << 20;
 
 /// The scans of one store's session files, as one layout read asks for them.
 pub(crate) struct Scans<'a> {
@@ -410,11 +420,11 @@ fn lock() -> std::sync::MutexGuard<'static, Cache> {
 fn file_of(root: &Path, cache: &Path) -> PathBuf {
     let canonical = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let key = crate::config::dir_hash(canonical.as_os_str().as_encoded_bytes());
-    cache.join(format!("claude-sessions-{key:016x}-v{VERSION}.jsonl"))
+    cache.join(format!("claude-sessions-{key:016x}-v{VERSION}.bin"))
 }
 
-/// The scans kept in `file` for store `root`, [`LOADED_AT_ONCE`] lines at a time. A file of
-/// another version gives none; a line that cannot be read is left out (its session file is
+/// The scans kept in `file` for store `root`, [`LOADED_AT_ONCE`] records at a time. A file of
+/// another version gives none; a record that cannot be read is left out (its session file is
 /// scanned again), said once.
 fn load(file: &Path, root: &Path) -> Vec<(PathBuf, Kept)> {
     use rayon::prelude::*;
@@ -430,27 +440,26 @@ fn load(file: &Path, root: &Path) -> Vec<(PathBuf, Kept)> {
         return Vec::new();
     }
     let (mut loaded, mut unreadable) = (Vec::new(), 0usize);
-    // Read a batch of lines at a time, each batch's lines parsed on every core: what is held
-    // at once stays a batch, whatever the number of sessions.
-    let mut batch: Vec<Vec<u8>> = Vec::new();
+    // Read a batch of records at a time, each batch's decoded on every core: what is held at
+    // once stays a batch, whatever the number of sessions.
+    let mut batch: Vec<(u32, Vec<u8>)> = Vec::new();
     let mut ended = false;
     while !ended {
         while !ended && batch.len() < LOADED_AT_ONCE {
-            let mut line = Vec::new();
-            match reader.read_until(b'\n', &mut line) {
-                Ok(0) => ended = true,
-                Ok(_) => batch.push(line),
+            match next_record(&mut reader) {
+                Ok(Some(record)) => batch.push(record),
+                Ok(None) => ended = true,
                 Err(_) => {
                     unreadable += 1;
                     ended = true;
                 }
             }
         }
-        let parsed: Vec<Option<(PathBuf, Kept)>> = (batch.par_drain(..))
-            .map(|line| kept_of(&line, root))
+        let decoded: Vec<Option<(PathBuf, Kept)>> = (batch.par_drain(..))
+            .map(|(check, bytes)| kept_of(check, &bytes, root))
             .collect();
-        unreadable += parsed.iter().filter(|p| p.is_none()).count();
-        loaded.extend(parsed.into_iter().flatten());
+        unreadable += decoded.iter().filter(|p| p.is_none()).count();
+        loaded.extend(decoded.into_iter().flatten());
     }
     if unreadable > 0 {
         tracing::warn!(file = %file.display(), unreadable, "session scans kept there are unreadable: those files are scanned again");
@@ -458,13 +467,41 @@ fn load(file: &Path, root: &Path) -> Vec<(PathBuf, Kept)> {
     loaded
 }
 
-/// How many lines of a cache file are read before they are parsed.
+/// The next record of a cache file: the check it was written with, and its bytes. `None` at the
+/// file's end; an error for a record cut short or of no possible length.
+fn next_record(reader: &mut impl std::io::Read) -> std::io::Result<Option<(u32, Vec<u8>)>> {
+    let mut head = [0u8; RECORD_HEAD];
+    // The file ends between records, or in one.
+    let first = reader.read(&mut head)?;
+    if first == 0 {
+        return Ok(None);
+    }
+    reader.read_exact(&mut head[first..])?;
+    let (len, check) = head.split_at(4);
+    let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
+    let check = u32::from_le_bytes(check.try_into().expect("4 bytes"));
+    if len > RECORD_MAX {
+        return Err(std::io::ErrorKind::InvalidData.into());
+    }
+    let mut bytes = vec![0; len];
+    reader.read_exact(&mut bytes)?;
+    Ok(Some((check, bytes)))
+}
+
+/// How many records of a cache file are read before they are decoded.
 const LOADED_AT_ONCE: usize = 2048;
 
-/// A session file's path and kept scan, from one line of a cache file; `None` when the line
-/// cannot be read, or names a path that is not under the root (it is not this store's).
-fn kept_of(line: &[u8], root: &Path) -> Option<(PathBuf, Kept)> {
-    let (under, stamp, scan) = serde_json::from_slice::<Line>(line).ok()?;
+/// A session file's path and kept scan, from one record of a cache file (its bytes, and the
+/// check they were written with); `None` when the record cannot be read, or names a path that
+/// is not under the root (it is not this store's).
+fn kept_of(check: u32, bytes: &[u8], root: &Path) -> Option<(PathBuf, Kept)> {
+    if check_of(bytes) != check {
+        return None;
+    }
+    let ((under, stamp, scan), rest) = postcard::take_from_bytes::<Line>(bytes).ok()?;
+    if !rest.is_empty() {
+        return None;
+    }
     let under = Path::new(&under);
     if !(under.components()).all(|c| matches!(c, Component::Normal(_))) {
         return None;
@@ -488,16 +525,17 @@ fn write<'a>(file: &Path, lines: impl Iterator<Item = LineRef<'a>>) -> std::io::
     // Named by process and by write: two threads saving one store never share a file.
     static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = file.with_extension(format!("jsonl.{}-{n}.tmp", std::process::id()));
+    let tmp = file.with_extension(format!("bin.{}-{n}.tmp", std::process::id()));
     let written = fs::File::create(&tmp).and_then(|f| {
         let mut out = std::io::BufWriter::new(f);
         serde_json::to_writer(&mut out, &Header { version: VERSION })?;
-        for line in lines {
-            out.write_all(b"\n")?;
-            serde_json::to_writer(&mut out, &line)?;
-        }
         out.write_all(b"\n")?;
-        // A cache: a line cut short reads as unreadable, and its file is scanned again.
+        let mut bytes = Vec::new();
+        for line in lines {
+            out.write_all(&record(&line, &mut bytes)?)?;
+            out.write_all(&bytes)?;
+        }
+        // A cache: a record cut short reads as unreadable, and its file is scanned again.
         out.flush()
     });
     if let Err(e) = written {
@@ -507,6 +545,23 @@ fn write<'a>(file: &Path, lines: impl Iterator<Item = LineRef<'a>>) -> std::io::
     fs::rename(&tmp, file).inspect_err(|_| {
         let _ = fs::remove_file(&tmp);
     })
+}
+
+/// `line` encoded into `bytes` (emptied first): what comes before them in the file.
+fn record(line: &LineRef<'_>, bytes: &mut Vec<u8>) -> std::io::Result<[u8; RECORD_HEAD]> {
+    bytes.clear();
+    postcard::to_io(line, &mut *bytes).map_err(std::io::Error::other)?;
+    let len = u32::try_from(bytes.len()).map_err(std::io::Error::other)?;
+    let mut head = [0u8; RECORD_HEAD];
+    head[..4].copy_from_slice(&len.to_le_bytes());
+    head[4..].copy_from_slice(&check_of(bytes).to_le_bytes());
+    Ok(head)
+}
+
+/// The CRC-32C of a record's bytes.
+fn check_of(bytes: &[u8]) -> u32 {
+    // A 32-bit CRC's value fits in 32 bits.
+    crc_fast::checksum(crc_fast::CrcAlgorithm::Crc32Iscsi, bytes) as u32
 }
 
 #[cfg(test)]
@@ -604,11 +659,10 @@ mod tests {
         read_store(&store, &cache);
         assert_eq!(kept_under(&store), ["a.jsonl"], "b is gone");
         assert_eq!(kept_under(&sibling), ["c.jsonl", "d.jsonl"]);
-        let written = fs::read_to_string(file_of(&store, &cache)).unwrap();
-        assert!(
-            written.contains("a.jsonl") && !written.contains("b.jsonl"),
-            "{written}"
-        );
+        let written: Vec<String> = (loaded_under(&file_of(&store, &cache), &store).into_iter())
+            .map(|(path, ..)| path)
+            .collect();
+        assert_eq!(written, [store.join("a.jsonl").display().to_string()]);
         assert!(is_under(store.join("a.jsonl").as_os_str(), &store));
         assert!(!is_under(sibling.join("c.jsonl").as_os_str(), &store));
         assert!(
@@ -714,19 +768,46 @@ mod tests {
         forget(&root, None);
     }
 
+    /// A cache file of `header` and `records`, each as [`write`] writes it.
+    fn file_of_records(header: &str, records: &[Vec<u8>]) -> Vec<u8> {
+        let mut file = format!("{header}\n").into_bytes();
+        records.iter().for_each(|r| file.extend_from_slice(r));
+        file
+    }
+
+    /// `line` as a record of a cache file: its head, then its bytes.
+    fn record_of(path: &str, stamp: Stamp, scan: &SessionScan) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        let head = record(&(path, stamp, scan), &mut bytes).unwrap();
+        [&head[..], &bytes].concat()
+    }
+
+    /// `record` with the first letter of its path's changed case: it still decodes (as another
+    /// path), but no longer checks.
+    fn damaged(mut record: Vec<u8>) -> Vec<u8> {
+        // The head, then the path's length (one byte), then the path.
+        record[RECORD_HEAD + 1] ^= 0x20;
+        record
+    }
+
     #[test]
-    fn a_cache_file_is_read_in_batches_and_a_bad_line_costs_only_its_session() {
+    fn a_cache_file_is_read_in_batches_and_a_bad_record_costs_only_its_session() {
         let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("claude-sessions-0-v5.jsonl");
+        let file = dir.path().join("claude-sessions-0-v6.bin");
         let (s1, s2, s3) = (scan(10), scan(20), scan(30));
         let (t1, t2, t3) = (stamp(10), stamp(20), stamp(30));
         let lines = [("p/a.jsonl", t1, &s1), ("p/b.jsonl", t2, &s2)];
         write(&file, lines.into_iter()).unwrap();
-        let text = fs::read_to_string(&file).unwrap();
+        let bytes = fs::read(&file).unwrap();
+        let header = "{\"version\":6}";
+        let (a, b) = (
+            record_of("p/a.jsonl", t1, &s1),
+            record_of("p/b.jsonl", t2, &s2),
+        );
         assert_eq!(
-            text.lines().count(),
-            3,
-            "a header and a line per session: {text}"
+            bytes,
+            file_of_records(header, &[a.clone(), b.clone()]),
+            "a header line, then a record per session"
         );
         let want = vec![
             ("/s/p/a.jsonl".to_owned(), 10, s1.clone()),
@@ -734,50 +815,60 @@ mod tests {
         ];
         assert_eq!(loaded(&file), want);
 
-        // A damaged line (here, one cut short) loses its session only.
-        let third = serde_json::to_string(&("p/c.jsonl", &t3, &s3)).unwrap();
-        let mut lines: Vec<&str> = text.lines().collect();
-        lines.insert(2, "[\"p/x.jsonl\", {\"len\": 1");
-        // Nor is a line that names a file outside the store read.
-        let outside = serde_json::to_string(&("../etc/x.jsonl", &t3, &scan(1))).unwrap();
-        lines.insert(2, &outside);
-        lines.push(&third);
-        fs::write(&file, lines.join("\n")).unwrap();
-        let mut want = want;
-        want.push(("/s/p/c.jsonl".to_owned(), 30, s3));
-        assert_eq!(loaded(&file), want, "the last line needs no line end");
+        // A damaged record loses its session only, and so does one that names a file outside
+        // the store; a record cut short at the end is lost.
+        let c = record_of("p/c.jsonl", t3, &s3);
+        let records = [
+            a.clone(),
+            damaged(record_of("p/x.jsonl", t3, &scan(1))),
+            record_of("../etc/x.jsonl", t3, &scan(1)),
+            b.clone(),
+            c.clone(),
+            c[..c.len() - 3].to_vec(),
+        ];
+        fs::write(&file, file_of_records(header, &records)).unwrap();
+        let mut with_c = want.clone();
+        with_c.push(("/s/p/c.jsonl".to_owned(), 30, s3.clone()));
+        assert_eq!(loaded(&file), with_c);
+        // Cut in its head, too.
+        let records = [a.clone(), b.clone(), c.clone(), c[..5].to_vec()];
+        fs::write(&file, file_of_records(header, &records)).unwrap();
+        assert_eq!(loaded(&file), with_c);
+        // A length no record has: what comes after it is not read.
+        let mut endless = c.clone();
+        endless[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+        let records = [a.clone(), b.clone(), endless, c.clone()];
+        fs::write(&file, file_of_records(header, &records)).unwrap();
+        assert_eq!(loaded(&file), want);
 
         // Another version's file, or no file, gives nothing.
-        fs::write(
-            &file,
-            text.replacen("{\"version\":5}", "{\"version\":4}", 1),
-        )
-        .unwrap();
+        let older = file_of_records("{\"version\":5}", &[a.clone(), b.clone()]);
+        fs::write(&file, older).unwrap();
         assert_eq!(loaded(&file), Vec::new());
-        assert_eq!(loaded(&dir.path().join("none.jsonl")), Vec::new());
-        let absolute = serde_json::to_string(&("/etc/x.jsonl", &t3, &scan(1))).unwrap();
-        fs::write(&file, format!("{{\"version\":5}}\n{absolute}\n")).unwrap();
+        assert_eq!(loaded(&dir.path().join("none.bin")), Vec::new());
+        let absolute = record_of("/etc/x.jsonl", t3, &scan(1));
+        fs::write(&file, file_of_records(header, &[absolute])).unwrap();
         assert_eq!(
             loaded(&file),
             Vec::new(),
             "an absolute path is no file of the store"
         );
 
-        // Past a batch, in order, a damaged line on each side of the boundary.
+        // Past a batch, in order, a damaged record on each side of the boundary.
         let n = LOADED_AT_ONCE * 2 + 3;
-        let mut text = "{\"version\":5}\n".to_owned();
+        let mut records = Vec::new();
         let mut want = Vec::new();
         for i in 0..n as u64 {
+            let name = format!("p/{i}.jsonl");
+            let record = record_of(&name, stamp(i), &scan(i));
             if i == LOADED_AT_ONCE as u64 - 2 || i == LOADED_AT_ONCE as u64 + 1 {
-                text.push_str("[\"p/cut.jsonl\", {\"len\": 1\n");
+                records.push(damaged(record));
                 continue;
             }
-            let name = format!("p/{i}.jsonl");
-            text.push_str(&serde_json::to_string(&(&name, &stamp(i), &scan(i))).unwrap());
-            text.push('\n');
+            records.push(record);
             want.push((format!("/s/{name}"), i, scan(i)));
         }
-        fs::write(&file, text).unwrap();
+        fs::write(&file, file_of_records(header, &records)).unwrap();
         assert_eq!(loaded(&file), want);
     }
 }
