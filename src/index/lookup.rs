@@ -93,7 +93,7 @@ pub(super) fn look_up<'a, T: Send>(
         let stamp = stamper.stamp(id, files, opts.threshold);
         let kept = row
             .filter(|row| row.stamp == stamp.key() && stamp.settled_at(row.read_ms))
-            .and_then(|row| from_row(&row, opts, want, &stamp));
+            .and_then(|row| from_row(row, opts, want, &stamp));
         let found = match kept {
             Some(entry) => Found::Kept(Box::new(out(at, id, entry))),
             None => Found::Changed {
@@ -258,9 +258,10 @@ pub(super) fn to_row(
 }
 
 /// The run a row keeps, its status told by the clock of `opts` when it depends on it, with its
-/// results or sizes when `want` asks for them and the row keeps them. `None` when the row
-/// cannot be read back: the run is read again.
-fn from_row(row: &Row, opts: &RunOptions, want: Want, stamp: &RunStamp) -> Option<Entry> {
+/// results or sizes when `want` asks for them and the row keeps them (and, for a listing, the
+/// row's bytes of the run when they say all it says). `None` when the row cannot be read back:
+/// the run is read again.
+fn from_row(row: Row, opts: &RunOptions, want: Want, stamp: &RunStamp) -> Option<Entry> {
     // A row keeps results when its run had a value directory (not a link) when read; the
     // stamp, matched, says it still has.
     let results = match (want, row.results.as_deref()) {
@@ -276,6 +277,11 @@ fn from_row(row: &Row, opts: &RunOptions, want: Want, stamp: &RunStamp) -> Optio
         Want::Sizes => Run::default(),
         _ => postcard::from_bytes(&row.run).ok()?,
     };
+    let kept = (
+        run.status,
+        run.cost_usd.map(f64::to_bits),
+        run.model_ms.to_bits(),
+    );
     (run.cost_usd, run.model_ms) = row.floats;
     // A torn last line becomes the last line once its file has been idle for the running
     // window (runs/read.rs): a row read before that moment is read again once it has passed.
@@ -289,6 +295,15 @@ fn from_row(row: &Row, opts: &RunOptions, want: Want, stamp: &RunStamp) -> Optio
     if let Some(since) = row.clock_since_ms {
         run.status = opts.status_by_clock(since);
     }
+    // The row's bytes stand for the run when nothing above changed what they say (the clock
+    // changes a running run's status; the figures' columns are the bytes' own, written with
+    // them).
+    let told = (
+        run.status,
+        run.cost_usd.map(f64::to_bits),
+        run.model_ms.to_bits(),
+    );
+    let packed = (want == Want::Runs && told == kept).then_some(row.run);
     Some(Entry {
         run,
         results,
@@ -296,5 +311,87 @@ fn from_row(row: &Row, opts: &RunOptions, want: Want, stamp: &RunStamp) -> Optio
         error: None,
         transcript_stamp: stamp.transcript,
         clock_since_ms: row.clock_since_ms,
+        packed,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::RunStatus;
+
+    fn row_of(run: &Run, clock_since_ms: Option<i64>) -> Row {
+        Row {
+            stamp: String::new(),
+            read_ms: 0,
+            clock_since_ms,
+            run: postcard::to_stdvec(run).unwrap(),
+            floats: (run.cost_usd, run.model_ms),
+            results: None,
+            sizes: None,
+        }
+    }
+
+    fn stamp() -> RunStamp {
+        RunStamp {
+            transcript: None,
+            summary: None,
+            values: None,
+            threshold: 0,
+            links: None,
+        }
+    }
+
+    #[test]
+    fn a_listing_packs_a_run_by_its_rows_bytes_only_when_they_say_what_it_is_told() {
+        let opts = RunOptions {
+            now_ms: 10_000_000,
+            running_window_ms: 1_000,
+            ..RunOptions::default()
+        };
+        let run = Run {
+            id: "r".into(),
+            status: RunStatus::Done,
+            cost_usd: Some(0.25),
+            model_ms: 12.5,
+            input_tokens: 7,
+            ..Run::default()
+        };
+        let row = row_of(&run, None);
+        let bytes = row.run.clone();
+        let entry = from_row(row, &opts, Want::Runs, &stamp()).unwrap();
+        assert_eq!(entry.run.cost_usd, Some(0.25));
+        assert_eq!(entry.packed, Some(bytes), "the row's bytes are the run");
+        let entry = from_row(row_of(&run, None), &opts, Want::Results, &stamp()).unwrap();
+        assert_eq!(entry.packed, None, "only a listing packs runs");
+
+        // A running run the clock now says was interrupted: its bytes say otherwise.
+        let running = Run {
+            status: RunStatus::Running,
+            ..run.clone()
+        };
+        let quiet_since = opts.now_ms - 5_000;
+        let entry = from_row(
+            row_of(&running, Some(quiet_since)),
+            &opts,
+            Want::Runs,
+            &stamp(),
+        );
+        let entry = entry.unwrap();
+        assert_eq!(entry.run.status, RunStatus::Interrupted);
+        assert_eq!(entry.packed, None);
+        // Still running by the clock: the bytes say so.
+        let busy_since = opts.now_ms - 10;
+        let row = row_of(&running, Some(busy_since));
+        let entry = from_row(row, &opts, Want::Runs, &stamp()).unwrap();
+        assert_eq!(entry.run.status, RunStatus::Running);
+        assert!(entry.packed.is_some());
+
+        // Figures' columns that are not the bytes' own: the run is told by the columns.
+        let mut row = row_of(&run, None);
+        row.floats = (Some(0.5), 12.5);
+        let entry = from_row(row, &opts, Want::Runs, &stamp()).unwrap();
+        assert_eq!(entry.run.cost_usd, Some(0.5));
+        assert_eq!(entry.packed, None);
+    }
 }

@@ -84,6 +84,10 @@ pub struct Entry {
     pub(crate) transcript_stamp: Option<crate::model::stamp::FileStamp>,
     /// For a run whose status is told by the clock: the instant its running window starts.
     pub clock_since_ms: Option<i64>,
+    /// The run in `postcard`'s form, as its row keeps it, when a listing took it from the index
+    /// and those bytes say all `run` says: the listing holds the run packed, and packs it by
+    /// them rather than encoding it again.
+    pub(crate) packed: Option<Vec<u8>>,
 }
 
 impl Entry {
@@ -105,6 +109,7 @@ impl Entry {
             error,
             transcript_stamp: None,
             clock_since_ms: None,
+            packed: None,
         }
     }
 }
@@ -309,19 +314,22 @@ impl RunIndex {
         read: impl Fn(&str) -> ReadRun + Sync,
         out: impl Fn(Run) -> T + Sync,
     ) -> Vec<T> {
-        self.list_placed(layout, opts, read, |_, run| out(run))
+        self.list_placed(layout, opts, read, |_, run, _| out(run))
     }
 
     /// [`list`](Self::list), each run given to `out` with its place in the layout (the order
-    /// of its id among the layout's).
+    /// of its id among the layout's) and, for a run taken from the index, its bytes in
+    /// `postcard`'s form when they say all the run says.
     pub fn list_placed<T: Send>(
         &mut self,
         layout: &Layout,
         opts: &RunOptions,
         read: impl Fn(&str) -> ReadRun + Sync,
-        out: impl Fn(usize, Run) -> T + Sync,
+        out: impl Fn(usize, Run, Option<Vec<u8>>) -> T + Sync,
     ) -> Vec<T> {
-        self.walk(layout, opts, Want::Runs, read, |at, _, e| out(at, e.run))
+        self.walk(layout, opts, Want::Runs, read, |at, _, e| {
+            out(at, e.run, e.packed)
+        })
     }
 
     /// [`list`](Self::list), each run with its id and what `want` asks for: the results of the
@@ -671,7 +679,7 @@ mod tests {
         // Each run handed on with its place in the layout (a listing ranks it by that), read
         // and then kept.
         let placed = |ids: &[String]| ids.iter().cloned().enumerate().collect::<Vec<_>>();
-        let listed = index.list_placed(&layout, &opts, read, |at, run| (at, run.id));
+        let listed = index.list_placed(&layout, &opts, read, |at, run, _| (at, run.id));
         assert_eq!(listed, placed(&ids));
         // Runs gone on both sides of each chunk's edge, and the first and the last.
         let first = lookup::FIRST_CHUNK;
@@ -690,7 +698,7 @@ mod tests {
             layout.runs.remove(&ids[i]);
         }
         let left: Vec<String> = layout.runs.keys().cloned().collect();
-        let listed = index.list_placed(&layout, &opts, read, |at, run| (at, run.id));
+        let listed = index.list_placed(&layout, &opts, read, |at, run, _| (at, run.id));
         assert_eq!(listed, placed(&left), "each run from its own row, in order");
         assert_eq!(
             reads.load(std::sync::atomic::Ordering::Relaxed),

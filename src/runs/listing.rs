@@ -1,5 +1,6 @@
 //! A listing held compactly: each run in the index's compact binary form (a run's figures take
-//! a third of the memory they take as a [`Run`]), unpacked one at a time as it is printed. A
+//! a third of the memory they take as a [`Run`]; a run taken from the index is held in its
+//! row's bytes), unpacked one at a time as it is printed. A
 //! cold `mctl runs` over tens of thousands of runs holds each run's figures while the others
 //! are read, and the order is known only once all are: this is what it holds them in.
 //!
@@ -84,24 +85,25 @@ impl<'a> Packer<'a> {
     #[cfg(any(test, feature = "test-hooks"))]
     pub(crate) fn pack(&self, run: Run) -> Packed {
         let rank = self.rank(&run.id);
-        self.packed(rank, run)
+        self.packed(rank, run, None)
     }
 
     /// [`pack`](Self::pack) of a run read as the layout's run at place `at` (in the order of
     /// `ids`): its rank is had from its place, not searched for among the ids (a search reads
-    /// a dozen ids from all over the heap, for each of thousands of runs).
-    pub(crate) fn pack_at(&self, at: usize, run: Run) -> Packed {
+    /// a dozen ids from all over the heap, for each of thousands of runs). `packed`: the run
+    /// already in `postcard`'s form (as the index keeps it), else it is encoded.
+    pub(crate) fn pack_at(&self, at: usize, run: Run, packed: Option<Vec<u8>>) -> Packed {
         let rank = match self.ids.get(at) {
             Some(id) if *id == run.id => found_rank(at),
             _ => self.rank(&run.id),
         };
-        self.packed(rank, run)
+        self.packed(rank, run, packed)
     }
 
-    fn packed(&self, rank: u32, run: Run) -> Packed {
+    fn packed(&self, rank: u32, run: Run, packed: Option<Vec<u8>>) -> Packed {
         // A run always encodes (no field is of a kind `postcard` refuses); were it not to, its
         // empty bytes unpack as a run shown unreadable, with why.
-        let bytes = pack_bytes(&run);
+        let bytes = packed.unwrap_or_else(|| pack_bytes(&run));
         Packed {
             rank,
             // Only a parent the layout has is one of the listing's runs.
@@ -434,7 +436,7 @@ mod tests {
                         Ok(at) => at,
                         Err(_) => rng.usize(..=n),
                     };
-                    packer.pack_at(at, r.clone())
+                    packer.pack_at(at, r.clone(), None)
                 })
                 .collect();
             let listing = Listing::of(packed, packer.into_spill());

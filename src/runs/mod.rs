@@ -178,7 +178,7 @@ impl RunsDir {
         // Runs past the first 2 MiB packed (about 6,000 Claude Code runs) are written to a
         // file in the cache folder until they are printed.
         let packer = listing::Packer::new(self.cache.as_deref(), &ids);
-        let runs = self.list_in(&layout, |at, run| packer.pack_at(at, run))?;
+        let runs = self.list_in(&layout, |at, run, packed| packer.pack_at(at, run, packed))?;
         let spill = packer.into_spill();
         // Gone before the runs are ordered: the layout is most of what a listing holds.
         drop(ids);
@@ -196,7 +196,7 @@ impl RunsDir {
     /// the layout's order.
     fn list_as<T: Send>(&self, out: impl Fn(Run) -> T + Sync) -> Result<Vec<T>> {
         let _span = self.list_span();
-        self.list_in(&self.layout()?, |_, run| out(run))
+        self.list_in(&self.layout()?, |_, run, _| out(run))
     }
 
     /// What a listing's log lines are under: its reading of the layout too.
@@ -205,11 +205,12 @@ impl RunsDir {
     }
 
     /// [`list_as`](Self::list_as) of the runs of `layout`, this directory's, each given to `out`
-    /// with its place among the layout's runs.
+    /// with its place among the layout's runs (and, for a run taken from the index, its bytes
+    /// as the index keeps them: see [`crate::index::Index::list_placed`]).
     fn list_in<T: Send>(
         &self,
         layout: &Layout,
-        out: impl Fn(usize, Run) -> T + Sync,
+        out: impl Fn(usize, Run, Option<Vec<u8>>) -> T + Sync,
     ) -> Result<Vec<T>> {
         tracing::debug!(runs = layout.runs.len(), "read the runs directory");
         let opts = self.listing_opts(self.opts.now_ms);
@@ -233,7 +234,7 @@ impl RunsDir {
                     .map(|(at, (id, len))| {
                         let run = list_row(layout, id, &opts);
                         crate::progress::read_one(*len);
-                        run.map(|run| out(at, run))
+                        run.map(|run| out(at, run, None))
                     })
                     .collect();
                 crate::index::in_place(runs)
