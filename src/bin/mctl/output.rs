@@ -176,7 +176,9 @@ pub fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
 
 /// A listing's runs as [`print_json`] prints them, each window of runs written on every core.
 pub fn print_listing(listing: &mission_control::runs::Listing) -> anyhow::Result<()> {
-    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    // Standard output itself, not its lock: the windows are printed on a thread of their own
+    // (the buffer takes the lock once per 64 KiB).
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout());
     crate::pretty::write_listing(&mut out, listing)?;
     out.write_all(b"\n")?;
     out.flush()?;

@@ -113,24 +113,51 @@ pub fn to_writer<W: Write, T: ?Sized + serde::Serialize>(
 }
 
 /// Runs printed at once: each window's runs are unpacked and written on every core, then
-/// printed in order. A window's texts are what is held (about 2 KB a run).
+/// printed in order. A window's texts are what is held (about 2 KB a run), three windows at
+/// most: one being printed, one waiting, one being made.
 const WINDOW: usize = 256;
 
+/// A window of runs' texts, and the place of its first run in the listing.
+type Window = (usize, Vec<serde_json::Result<Vec<u8>>>);
+
 /// Writes `listing` to `out` as `to_writer` writes its array of runs, byte for byte: each run
-/// is written on its own, on any core, at the indent of an item of the array.
-pub fn write_listing<W: Write>(mut out: W, listing: &Listing) -> io::Result<()> {
+/// is written on its own, on any core, at the indent of an item of the array. The windows are
+/// printed on a thread of their own while the next ones are made: a listing read through a pipe
+/// waits on its reader, and the cores would otherwise wait with it.
+pub fn write_listing<W: Write + Send>(out: &mut W, listing: &Listing) -> io::Result<()> {
     use rayon::prelude::*;
     if listing.is_empty() {
         return out.write_all(b"[]");
     }
+    let (made, to_print) = std::sync::mpsc::sync_channel::<Window>(1);
+    std::thread::scope(|s| {
+        let printer = s.spawn(move || print_windows(out, to_print));
+        for start in (0..listing.len()).step_by(WINDOW) {
+            let end = listing.len().min(start + WINDOW);
+            let mut texts = Vec::with_capacity(end - start);
+            (start..end)
+                .into_par_iter()
+                .map(|at| item_text(listing.run_at(at)))
+                .collect_into_vec(&mut texts);
+            if made.send((start, texts)).is_err() {
+                // The printer stopped (a closed pipe): what it says is the answer.
+                break;
+            }
+        }
+        drop(made);
+        printer
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("printing the listing failed")))
+    })
+}
+
+/// Prints the windows `to_print` gives, in order, as the items of one array.
+fn print_windows<W: Write>(
+    out: &mut W,
+    to_print: std::sync::mpsc::Receiver<Window>,
+) -> io::Result<()> {
     out.write_all(b"[")?;
-    let mut texts: Vec<serde_json::Result<Vec<u8>>> = Vec::with_capacity(WINDOW);
-    for start in (0..listing.len()).step_by(WINDOW) {
-        let end = listing.len().min(start + WINDOW);
-        (start..end)
-            .into_par_iter()
-            .map(|at| item_text(listing.run_at(at)))
-            .collect_into_vec(&mut texts);
+    for (start, texts) in to_print {
         for (i, text) in texts.iter().enumerate() {
             out.write_all(if start + i == 0 { b"\n  " } else { b",\n  " })?;
             out.write_all(text.as_ref().map_err(|e| io::Error::other(e.to_string()))?)?;
@@ -205,6 +232,44 @@ mod tests {
                 String::from_utf8(ours).unwrap(),
                 String::from_utf8(theirs).unwrap()
             );
+        }
+    }
+
+    /// A writer that takes `room` bytes, then fails as a closed pipe does.
+    struct Closing {
+        room: usize,
+    }
+
+    impl Write for Closing {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if self.room == 0 {
+                return Err(io::ErrorKind::BrokenPipe.into());
+            }
+            let took = buf.len().min(self.room);
+            self.room -= took;
+            Ok(took)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[cfg(feature = "test-hooks")]
+    #[test]
+    fn a_listing_whose_reader_goes_away_stops_with_its_error() {
+        let runs: Vec<Run> = (0..WINDOW * 4)
+            .map(|i| Run {
+                id: format!("r{i}"),
+                updated_ms: Some(i as i64),
+                ..Run::default()
+            })
+            .collect();
+        let listing = Listing::of_runs(runs);
+        // In the first window, in a later one, and at the very start.
+        for room in [10, 2 * WINDOW * 1_000, 0] {
+            let err = write_listing(&mut Closing { room }, &listing).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::BrokenPipe, "room {room}");
         }
     }
 
