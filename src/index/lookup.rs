@@ -236,10 +236,17 @@ pub(super) fn to_row(
         }
         RunStatus::Running | RunStatus::Interrupted => {
             // A run without a terminal event is running while its transcript changed within the
-            // running window: the transcript's modification time is the instant that counts.
-            let transcript = files.transcript.as_deref()?;
-            let meta = std::fs::metadata(transcript).ok()?;
-            Some(crate::model::options::modified_ms(&meta)?)
+            // running window: the transcript's modification time is the instant that counts,
+            // as the stamp taken before the run was read says it (a file written since has
+            // another stamp: the row is not used, the run is read again).
+            match stamp.transcript {
+                Some(t) if t.mtime_ns >= 0 => Some(t.mtime_ms()),
+                _ => {
+                    let transcript = files.transcript.as_deref()?;
+                    let meta = std::fs::metadata(transcript).ok()?;
+                    Some(crate::model::options::modified_ms(&meta)?)
+                }
+            }
         }
         _ => None,
     };

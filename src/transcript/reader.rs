@@ -204,7 +204,10 @@ fn open_at(path: &Path, from: Cursor) -> io::Result<(BufReader<File>, u64)> {
 fn open_stamped_at(path: &Path, from: Cursor) -> io::Result<(BufReader<File>, FileStamp)> {
     let mut file = File::open(path)?;
     let stamp = FileStamp::from_meta(&file.metadata()?);
-    file.seek(SeekFrom::Start(from.offset))?;
+    // A file just opened is at its start: most reads start there (a system call a file).
+    if from.offset > 0 {
+        file.seek(SeekFrom::Start(from.offset))?;
+    }
     Ok((BufReader::with_capacity(READ_BUFFER, file), stamp))
 }
 
