@@ -284,11 +284,7 @@ fn from_row(row: Row, opts: &RunOptions, want: Want, stamp: &RunStamp) -> Option
         Want::Sizes => Run::default(),
         _ => postcard::from_bytes(&row.run).ok()?,
     };
-    let kept = (
-        run.status,
-        run.cost_usd.map(f64::to_bits),
-        run.model_ms.to_bits(),
-    );
+    let in_bytes = told_apart(&run);
     (run.cost_usd, run.model_ms) = row.floats;
     // A torn last line becomes the last line once its file has been idle for the running
     // window (runs/read.rs): a row read before that moment is read again once it has passed.
@@ -305,12 +301,7 @@ fn from_row(row: Row, opts: &RunOptions, want: Want, stamp: &RunStamp) -> Option
     // The row's bytes stand for the run when nothing above changed what they say (the clock
     // changes a running run's status; the figures' columns are the bytes' own, written with
     // them).
-    let told = (
-        run.status,
-        run.cost_usd.map(f64::to_bits),
-        run.model_ms.to_bits(),
-    );
-    let packed = (want == Want::Runs && told == kept).then_some(row.run);
+    let packed = (want == Want::Runs && told_apart(&run) == in_bytes).then_some(row.run);
     Some(Entry {
         run,
         results,
@@ -322,10 +313,16 @@ fn from_row(row: Row, opts: &RunOptions, want: Want, stamp: &RunStamp) -> Option
     })
 }
 
+/// What of a run its row tells apart from the run's bytes: its status (the clock's) and its
+/// floating-point figures (their columns'), the figures bit for bit.
+fn told_apart(run: &Run) -> (RunStatus, Option<u64>, u64) {
+    let cost = run.cost_usd.map(f64::to_bits);
+    (run.status, cost, run.model_ms.to_bits())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::RunStatus;
 
     fn row_of(run: &Run, clock_since_ms: Option<i64>) -> Row {
         Row {
