@@ -518,6 +518,18 @@ fn kept_of(check: u32, bytes: &[u8], root: &Path) -> Option<(PathBuf, Kept)> {
 /// Writes a cache file of `lines` to a temporary file beside `file` and renames it over: a
 /// reader sees the old file or the new one, never half of one.
 fn write<'a>(file: &Path, lines: impl Iterator<Item = LineRef<'a>>) -> std::io::Result<()> {
+    write_within(file, lines, RECORD_MAX)
+}
+
+/// [`write`], leaving out each record longer than `max` bytes: a reader takes such a length
+/// for a damaged one and reads nothing after it, so a session whose scan is that long (millions
+/// of separate side-line ranges) would cost every session after it its kept scan. Left out, it
+/// alone is scanned again.
+fn write_within<'a>(
+    file: &Path,
+    lines: impl Iterator<Item = LineRef<'a>>,
+    max: usize,
+) -> std::io::Result<()> {
     use std::io::Write;
     if let Some(dir) = file.parent() {
         fs::create_dir_all(dir)?;
@@ -532,7 +544,10 @@ fn write<'a>(file: &Path, lines: impl Iterator<Item = LineRef<'a>>) -> std::io::
         out.write_all(b"\n")?;
         let mut bytes = Vec::new();
         for line in lines {
-            out.write_all(&record(&line, &mut bytes)?)?;
+            let Some(head) = record(&line, &mut bytes, max)? else {
+                continue;
+            };
+            out.write_all(&head)?;
             out.write_all(&bytes)?;
         }
         // A cache: a record cut short reads as unreadable, and its file is scanned again.
@@ -547,15 +562,23 @@ fn write<'a>(file: &Path, lines: impl Iterator<Item = LineRef<'a>>) -> std::io::
     })
 }
 
-/// `line` encoded into `bytes` (emptied first): what comes before them in the file.
-fn record(line: &LineRef<'_>, bytes: &mut Vec<u8>) -> std::io::Result<[u8; RECORD_HEAD]> {
+/// `line` encoded into `bytes` (emptied first): what comes before them in the file; `None`
+/// when they are more than `max` bytes (no reader would take them).
+fn record(
+    line: &LineRef<'_>,
+    bytes: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<Option<[u8; RECORD_HEAD]>> {
     bytes.clear();
     postcard::to_io(line, &mut *bytes).map_err(std::io::Error::other)?;
+    if bytes.len() > max {
+        return Ok(None);
+    }
     let len = u32::try_from(bytes.len()).map_err(std::io::Error::other)?;
     let mut head = [0u8; RECORD_HEAD];
     head[..4].copy_from_slice(&len.to_le_bytes());
     head[4..].copy_from_slice(&check_of(bytes).to_le_bytes());
-    Ok(head)
+    Ok(Some(head))
 }
 
 /// The CRC-32C of a record's bytes.
@@ -778,7 +801,9 @@ mod tests {
     /// `line` as a record of a cache file: its head, then its bytes.
     fn record_of(path: &str, stamp: Stamp, scan: &SessionScan) -> Vec<u8> {
         let mut bytes = Vec::new();
-        let head = record(&(path, stamp, scan), &mut bytes).unwrap();
+        let head = record(&(path, stamp, scan), &mut bytes, RECORD_MAX)
+            .unwrap()
+            .unwrap();
         [&head[..], &bytes].concat()
     }
 
@@ -839,6 +864,22 @@ mod tests {
         endless[..4].copy_from_slice(&u32::MAX.to_le_bytes());
         let records = [a.clone(), b.clone(), endless, c.clone()];
         fs::write(&file, file_of_records(header, &records)).unwrap();
+        assert_eq!(loaded(&file), want);
+        // A record longer than a reader takes is not written: the sessions after it keep
+        // theirs.
+        let long = scan(40);
+        let lines = [
+            ("p/a.jsonl", t1, &s1),
+            ("p/long.jsonl", stamp(40), &long),
+            ("p/b.jsonl", t2, &s2),
+        ];
+        let longest = [&a, &b].map(|r| r.len() - RECORD_HEAD).into_iter().max();
+        write_within(&file, lines.into_iter(), longest.unwrap()).unwrap();
+        assert!(record_of("p/long.jsonl", stamp(40), &long).len() > a.len().max(b.len()));
+        assert_eq!(
+            fs::read(&file).unwrap(),
+            file_of_records(header, &[a.clone(), b.clone()])
+        );
         assert_eq!(loaded(&file), want);
 
         // Another version's file, or no file, gives nothing.
