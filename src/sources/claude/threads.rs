@@ -203,7 +203,7 @@ struct AgentResult {
 }
 
 // Bytes that a line the scan must read holds; a line with none of them is passed over.
-needle!(SIDE, b"\"isSidechain\":true");
+needle!(SIDE_KEY, b"\"isSidechain\"");
 needle!(AGENT, b"\"agentId\"");
 needle!(TOOL_USE, b"\"tool_use\"");
 needle!(PROMPT, b"\"prompt\"");
@@ -216,9 +216,23 @@ fn has(line: &[u8], needle: &Finder<'_>) -> bool {
 }
 
 /// Whether `line` may be a side line (its bytes say `"isSidechain":true`, as Claude Code
-/// writes it): a line without them is no side conversation's.
+/// writes it, or with JSON's whitespace around the colon, as a transcript written again by
+/// another tool may): a line without them is no side conversation's.
 pub(crate) fn may_be_side(line: &[u8]) -> bool {
-    has(line, &SIDE)
+    let after_key = |at: usize| &line[at + b"\"isSidechain\"".len()..];
+    SIDE_KEY.find_iter(line).any(|at| says_true(after_key(at)))
+}
+
+/// Whether `rest`, what follows a key, is a colon and `true`, JSON's whitespace around the
+/// colon.
+fn says_true(rest: &[u8]) -> bool {
+    let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let skip_blanks = |bytes: &[u8]| -> usize { bytes.iter().take_while(|b| blank(b)).count() };
+    let rest = &rest[skip_blanks(rest)..];
+    let Some(rest) = rest.strip_prefix(b":") else {
+        return false;
+    };
+    rest[skip_blanks(rest)..].starts_with(b"true")
 }
 
 impl Scanner {
@@ -269,7 +283,7 @@ impl Scanner {
         if crate::transcript::may_be_glued(bytes) {
             self.unread(at, end);
         }
-        let side_bytes = has(bytes, &SIDE);
+        let side_bytes = may_be_side(bytes);
         let wanted =
             side_bytes || has(bytes, &AGENT) || (has(bytes, &TOOL_USE) && has(bytes, &PROMPT));
         if !wanted {
@@ -649,6 +663,37 @@ mod tests {
         r#"{"type":"assistant","uuid":"a3","parentUuid":"a2","isSidechain":true}"#,
         r#"{"type":"user","uuid":"x1","parentUuid":null,"isSidechain":true,"message":{"content":"Nobody asked"}}"#,
     ];
+
+    #[test]
+    fn a_side_line_is_told_whatever_the_blanks_around_its_colon() {
+        for line in [
+            &br#"{"isSidechain":true}"#[..],
+            br#"{"isSidechain" :  true}"#,
+            b"{\"isSidechain\":\r\n\ttrue}",
+            br#"{"isSidechain":false,"m":{"isSidechain": true}}"#,
+        ] {
+            assert!(may_be_side(line), "{}", String::from_utf8_lossy(line));
+        }
+        for line in [
+            &br#"{"isSidechain":false}"#[..],
+            br#"{"isSidechain": "true"}"#,
+            br#"{"isSidechain""#,
+            br#"{"isSidechain" true}"#,
+        ] {
+            assert!(!may_be_side(line), "{}", String::from_utf8_lossy(line));
+        }
+        // A session written again with a blank after each colon: the same conversations.
+        let spaced: Vec<String> = LINES.iter().map(|l| l.replace("\":", "\": ")).collect();
+        let spaced: Vec<&str> = spaced.iter().map(String::as_str).collect();
+        let told = |s: SessionScan| -> Vec<(String, Option<String>, u64)> {
+            (s.sidechains.into_iter())
+                .map(|c| (c.side.key, c.call, c.lines))
+                .collect()
+        };
+        let (compact, spaced) = (scan(LINES), scan(&spaced));
+        assert_eq!(compact.side_lines.len(), spaced.side_lines.len());
+        assert_eq!(told(spaced), told(compact));
+    }
 
     #[test]
     fn side_conversations_are_told_apart_by_their_links_and_matched_to_their_calls() {
