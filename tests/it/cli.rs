@@ -3,6 +3,7 @@
 
 use crate::support::*;
 use mission_control::retained::{stub_for, value_id};
+use serde_json::json;
 use std::fs;
 
 fn big(len: usize, seed: &str) -> String {
@@ -123,7 +124,7 @@ fn a_peek_reads_by_one_rule_for_the_cli_and_the_app_alike() {
         assert_eq!(cli["source"], source, "peek of {call}");
     }
     let stray = mctl_json(dir.path(), &["peek", "r", "nobody", "--query", "x"]);
-    assert_eq!(stray["lines"], serde_json::json!([2]));
+    assert_eq!(stray["lines"], json!([2]));
     // The app opens a stray value file for viewing by the same rule.
     let (info, value) = core.open_value("r", "nobody").unwrap();
     assert_eq!(info.state, mission_control::runs::ValueState::Stray);
@@ -241,7 +242,7 @@ fn peek_of_an_inline_result_reads_the_transcript_and_crlf_is_not_part_of_a_line(
     );
     let json = mctl_json(dir.path(), &["peek", "r", "t", "--lines", "1"]);
     assert_eq!(json["source"], "transcript");
-    assert_eq!(json["lines"], serde_json::json!([1, 2, 3]));
+    assert_eq!(json["lines"], json!([1, 2, 3]));
 }
 
 #[test]
@@ -329,14 +330,35 @@ fn value_id_command_prints_the_spec_vectors() {
 #[test]
 fn human_output_strips_terminal_escapes_from_transcript_text() {
     let dir = tempfile::tempdir().unwrap();
+    let esc = "\u{1b}]0;pwned\u{7}\u{1b}[2J";
     RunFile::new(dir.path(), "r")
+        .event(
+            json!({"type": "run_started", "cwd": null, "mode": esc, "provider": esc,
+            "model": format!("m{esc}")}),
+        )
         .user("\u{1b}]0;pwned\u{7}\u{1b}[31mred")
-        .done()
+        .tool(esc, esc, "out", false)
+        .event(json!({"type": format!("odd{esc}")}))
+        .event(
+            json!({"type": "run_error", "error": {"code": esc, "message": esc,
+            "detail": null, "retryable": false}}),
+        )
         .write();
-    let out = stdout(&mctl(dir.path(), &["runs"]));
-    assert!(!out.contains('\u{1b}'));
-    let out = stdout(&mctl(dir.path(), &["show", "r"]));
-    assert!(!out.contains('\u{1b}'));
+    // Each of those fields reaches each command's text.
+    let show = stdout(&mctl(dir.path(), &["show", "r"]));
+    for said in ["m ]0;pwned", "odd ]0;pwned", "[2J: "] {
+        assert!(show.contains(said), "{said:?} in {show}");
+    }
+    for args in [
+        &["runs"][..],
+        &["show", "r"],
+        &["coverage", "r"],
+        &["whatif", "r"],
+    ] {
+        let out = mctl(dir.path(), args);
+        let text = format!("{}{}", stdout(&out), String::from_utf8_lossy(&out.stderr));
+        assert!(!text.contains(['\u{1b}', '\u{7}']), "{args:?}: {text}");
+    }
 }
 
 #[test]
@@ -389,11 +411,11 @@ fn hostile_token_counts_are_left_out_and_never_wrap() {
     let mut run = RunFile::new(dir.path(), "r");
     run.user("go");
     for _ in 0..2 {
-        run.event(serde_json::json!({"type": "assistant_message", "messageId": "a", "content": [], "usage": {"promptTokens": u64::MAX}}));
+        run.event(json!({"type": "assistant_message", "messageId": "a", "content": [], "usage": {"promptTokens": u64::MAX}}));
     }
     // At the bound: counted.
     let most = 1_000_000_000_000u64;
-    run.event(serde_json::json!({"type": "assistant_message", "messageId": "b", "content": [], "usage": {"promptTokens": most}}));
+    run.event(json!({"type": "assistant_message", "messageId": "b", "content": [], "usage": {"promptTokens": most}}));
     run.done().write();
     let listed = &mctl_json(dir.path(), &["runs"])[0];
     assert_eq!(listed["inputTokens"], most, "no call spends 2^64 tokens");

@@ -1,7 +1,7 @@
 //! `mctl coverage RUN [CALL]`: what the model was shown of each value of a run.
 
 use crate::human::{bytes, clip, count, plurals};
-use crate::output::{print_json, print_text};
+use crate::output::{print_human, print_json};
 use mission_control::insights::{ErrorPattern, ValueCoverage};
 use mission_control::runs::RunsDir;
 use std::fmt::Write as _;
@@ -21,7 +21,7 @@ pub fn run(
     if json {
         print_json(&values)
     } else {
-        print_text(&table(&values))
+        print_human(&table(&values))
     }
 }
 

@@ -5,7 +5,7 @@
 
 use crate::cli::Global;
 use crate::human::{bytes, clip, column_width, plurals, safe};
-use crate::output::{open_dir, print_json, print_text, runs_dirs, Reads};
+use crate::output::{open_dir, print_human, print_json, print_text, runs_dirs, Reads};
 use mission_control::diff::{
     diff_results, diff_runs, unified, DiffItem, DiffRow, DiffRowKind, DiffSide, DiffStatus, RunDiff,
 };
@@ -33,7 +33,7 @@ pub fn run(
     if json {
         print_json(&diff)
     } else {
-        print_text(&table(&diff))
+        print_human(&table(&diff))
     }
 }
 

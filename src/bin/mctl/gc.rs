@@ -2,7 +2,7 @@
 
 use crate::cli::GcArgs;
 use crate::human;
-use crate::output::{print_json, print_text};
+use crate::output::{print_human, print_json};
 use mission_control::gc::{self, GcPolicy, GcReport};
 use mission_control::pins::Pins;
 use mission_control::runs::{now_ms, RunsDir};
@@ -31,7 +31,7 @@ pub fn run(dir: RunsDir, args: &GcArgs, json: bool) -> anyhow::Result<()> {
         let printed = if json {
             print_json(&plan)
         } else {
-            print_text(&describe(&plan))
+            print_human(&describe(&plan))
         };
         // The process ends here: freeing a plan of 200,000 files one by one is wasted time.
         std::mem::forget(plan);
@@ -62,7 +62,7 @@ pub fn run(dir: RunsDir, args: &GcArgs, json: bool) -> anyhow::Result<()> {
     if json {
         print_json(&report)
     } else {
-        print_text(&describe(&report))
+        print_human(&describe(&report))
     }
 }
 

@@ -185,6 +185,14 @@ pub fn print_listing(listing: &mission_control::runs::Listing) -> anyhow::Result
     Ok(())
 }
 
+/// Text for people built from what runs hold (ids, models, tool names, error codes, event
+/// types, file names: all untrusted), each line fit for a terminal ([`human::safe_lines`]):
+/// whatever a renderer forgot to clip, no escape sequence reaches the terminal. (`full`, `stub`
+/// and `peek` print their exact bytes with [`print_text`]: what the model got.)
+pub fn print_human(text: &str) -> anyhow::Result<()> {
+    print_text(&crate::human::safe_lines(text))
+}
+
 pub fn print_text(text: &str) -> anyhow::Result<()> {
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes())?;

@@ -1,6 +1,6 @@
 //! `mctl pin RUN`, `mctl unpin RUN`, `mctl pins`: runs whose values GC never collects.
 
-use crate::output::{print_json, print_text};
+use crate::output::{print_human, print_json, print_text};
 use mission_control::pins::{PinChange, Pins};
 use mission_control::runs::RunsDir;
 
@@ -26,6 +26,6 @@ pub fn list(dir: RunsDir, json: bool) -> anyhow::Result<()> {
     if json {
         print_json(&list)
     } else {
-        print_text(&list.iter().map(|p| format!("{p}\n")).collect::<String>())
+        print_human(&list.iter().map(|p| format!("{p}\n")).collect::<String>())
     }
 }

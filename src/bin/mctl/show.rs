@@ -1,7 +1,7 @@
 //! `mctl show RUN`: one run's figures, timeline, results and problems.
 
 use crate::human;
-use crate::output::{print_json, print_text};
+use crate::output::{print_json, print_human};
 use mission_control::runs::RunsDir;
 
 pub fn run(dir: RunsDir, run: &str, json: bool) -> anyhow::Result<()> {
@@ -9,6 +9,6 @@ pub fn run(dir: RunsDir, run: &str, json: bool) -> anyhow::Result<()> {
     if json {
         print_json(&detail)
     } else {
-        print_text(&human::run_detail(&detail))
+        print_human(&human::run_detail(&detail))
     }
 }

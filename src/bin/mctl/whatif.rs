@@ -2,7 +2,7 @@
 //! written and saved.
 
 use crate::human::{bytes, clip, count};
-use crate::output::{print_json, print_text};
+use crate::output::{print_human, print_json};
 use mission_control::insights::{Figures, WhatIf};
 use mission_control::runs::RunsDir;
 use std::fmt::Write as _;
@@ -25,7 +25,7 @@ pub fn run(dir: RunsDir, thresholds: &[u64], run: Option<&str>, json: bool) -> a
     if json {
         print_json(&answers)
     } else {
-        print_text(&text(&answers))
+        print_human(&text(&answers))
     }
 }
 
