@@ -195,13 +195,19 @@ fn run_values(
         .updated_ms
         .unwrap_or(0)
         .max(input.owners.changed_ms(id).unwrap_or(0));
+    // The harness writes a value file before the line that names it: a file written within
+    // the guard, in a run whose transcript is quiet (a long tool call), is a result the model
+    // is about to get as a stub, not a stray.
+    let newest_file = files.values().filter_map(|f| f.modified_ms).max();
+    let recent = |ms: i64| input.now_ms.saturating_sub(ms) < input.policy.idle_guard_ms;
     RunValues {
         id: id.to_owned(),
         label: input.owners.label(id),
         title: run.title.clone(),
         last_activity: updated,
         active: run.status == RunStatus::Running
-            || input.now_ms.saturating_sub(updated) < input.policy.idle_guard_ms,
+            || recent(updated)
+            || newest_file.is_some_and(recent),
         pinned: input.owners.pinned(id, &input.pinned),
         files,
         // A Claude Code transcript keeps the stub of a persisted output: without its file the

@@ -6,6 +6,7 @@ use crate::support::*;
 use mission_control::gc::{self, GcPolicy, GcReason, GcReport, DEFAULT_IDLE_GUARD_MS};
 use mission_control::pins::Pins;
 use mission_control::runs::{now_ms, RunOptions, RunsDir};
+use serde_json::json;
 use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::{symlink, PermissionsExt};
@@ -299,6 +300,40 @@ fn only_recognised_value_files_of_idle_unpinned_runs_are_planned() {
         .skipped
         .iter()
         .any(|s| s.path == "busy.values/" && s.reason.starts_with("active")));
+}
+
+#[test]
+fn a_value_written_within_the_guard_in_a_quiet_run_is_no_stray() {
+    // A long tool call: its transcript quiet for hours, its value file just written (the
+    // harness writes it before the line that names it).
+    let w = world();
+    let mut long = RunFile::new(&w.root, "long");
+    long.user("build")
+        .event(json!({"type": "tool_call_started", "toolCallId": "c2",
+        "name": "bash", "input": {}, "summary": "make"}));
+    long.write();
+    let value = long.value("c2", text(30_000, "c").as_bytes());
+    let strays = GcPolicy {
+        strays: true,
+        idle_guard_ms: DEFAULT_IDLE_GUARD_MS,
+        ..Default::default()
+    };
+    let p = plan(&w, &strays);
+    assert!(
+        !paths(&p).contains(&"long.values/c2.txt"),
+        "{:?}",
+        paths(&p)
+    );
+    assert!(
+        (p.skipped.iter()).any(|s| s.path == "long.values/" && s.reason.starts_with("active")),
+        "{:?}",
+        p.skipped
+    );
+    let r = apply(&w, &p, &strays);
+    assert!(value.exists(), "{:?}", r.files);
+    // Written before the guard, it is a stray like any other.
+    set_mtime(&value, OLD_MS);
+    assert!(paths(&plan(&w, &strays)).contains(&"long.values/c2.txt"));
 }
 
 #[test]

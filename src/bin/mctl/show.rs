@@ -1,7 +1,7 @@
 //! `mctl show RUN`: one run's figures, timeline, results and problems.
 
 use crate::human;
-use crate::output::{print_json, print_human};
+use crate::output::{print_human, print_json};
 use mission_control::runs::RunsDir;
 
 pub fn run(dir: RunsDir, run: &str, json: bool) -> anyhow::Result<()> {
