@@ -170,6 +170,19 @@ pub fn run_ids(dir: &RunsDir, layout: &Layout, run: Option<&str>) -> Result<Vec<
     })
 }
 
+/// Whether a search's pattern compiles (not empty, a valid regex when `regex` says it is
+/// one): what a search refuses before it reads anything, for a transport that answers a
+/// search before it ends.
+pub(crate) fn check_pattern(pattern: &str, regex: bool, ignore_case: bool) -> Result<()> {
+    let text = pattern.to_owned();
+    Matcher::new(&Pattern {
+        text,
+        regex,
+        ignore_case,
+    })
+    .map(drop)
+}
+
 /// Searches the runs directory, handing each batch of hits to `emit` as it is found (from
 /// several threads, one batch at a time per file, a file's hits in order). Stops early when
 /// `cancel` is set or `query.max` hits were found.

@@ -39,6 +39,7 @@ pub fn precheck(svc: &Service, name: &str, req: &Value) -> Result<(), Error> {
         }
         "search" => {
             let r: c::search::Request = parse(req)?;
+            crate::search::check_pattern(&r.pattern, r.regex, r.ignore_case)?;
             for dir in &r.dirs {
                 let d = svc.runs_dir(dir)?;
                 if let Some(run) = &r.run {
@@ -47,9 +48,11 @@ pub fn precheck(svc: &Service, name: &str, req: &Value) -> Result<(), Error> {
             }
             Ok(())
         }
-        "gc_apply" => svc
-            .runs_dir(&parse::<c::gc_apply::Request>(req)?.dir)
-            .map(drop),
+        "gc_apply" => {
+            let r: c::gc_apply::Request = parse(req)?;
+            svc.may_change("garbage collection")?;
+            svc.runs_dir(&r.dir).map(drop)
+        }
         _ => Ok(()),
     }
 }

@@ -228,6 +228,18 @@ fn the_token_is_required_and_never_taken_from_the_url() {
         "a token in the query string is refused"
     );
     assert_eq!(status(&[&s.bearer()], &in_query), 401);
+    // However the key is spelled, or under another name: the token is in the URL all the same.
+    let t = &s.token;
+    for query in [
+        format!("Token={t}"),
+        format!("%74oken={t}"),
+        format!("access_token={t}"),
+        format!("a=1&key={t}"),
+    ] {
+        let path = format!("/api/runs?{query}");
+        assert_eq!(status(&[&s.bearer()], &path), 401, "{query}");
+    }
+    assert_eq!(status(&[&s.bearer()], "/api/runs?a=1&b=x"), 200);
     let refused = s.send("GET", "/api/runs", &[], b"");
     assert!(
         !String::from_utf8_lossy(&refused.body).contains("run_"),
@@ -356,11 +368,11 @@ fn read_only_unless_allow_gc() {
         &json!({"dir": d, "run": RUN, "pinned": true}),
     );
     assert_eq!(set.status, 403);
+    // A streaming command is refused before it is answered, as a plain call is.
     let apply = s.post("/api/call/gc_apply", &json!({"dir": d}));
-    let body = String::from_utf8_lossy(&apply.body).into_owned();
-    assert!(
-        body.contains("event: error") && body.contains("forbidden"),
-        "{body}"
+    assert_eq!(
+        (apply.status, apply.json()["code"].clone()),
+        (403, json!("forbidden"))
     );
     assert_eq!(
         s.post("/api/call/set_runs_dirs", &json!({"dirs": ["/"]}))
@@ -494,6 +506,17 @@ fn bodies_over_the_limit_and_malformed_requests_are_refused() {
         s.post("/api/call/no_such_command", &Value::Null).status,
         404
     );
+    // A search that could not start is refused before it is answered, not on its stream.
+    let d = t.path().join("runs").display().to_string();
+    for (pattern, regex) in [("", false), ("(", true)] {
+        let search = json!({"dirs": [d], "pattern": pattern, "regex": regex});
+        let r = s.post("/api/call/search", &search);
+        assert_eq!(
+            (r.status, r.json()["code"].clone()),
+            (400, json!("invalid")),
+            "{pattern:?}"
+        );
+    }
 }
 
 #[test]

@@ -92,10 +92,12 @@ fn refusal(s: &Server, req: &Request, api: bool) -> Option<(StatusCode, &'static
         return None; // the UI's own files: nothing secret, and the page loads before it has the token
     }
     let query = req.uri().query().unwrap_or("");
-    if query
-        .split('&')
-        .any(|kv| kv.split('=').next() == Some("token"))
-    {
+    // Decoded, as a server or proxy logging the URL may decode it: `Token=`, `%74oken=` and
+    // the token under any name are the token in the URL all the same.
+    let token_in_url = form_urlencoded::parse(query.as_bytes()).any(|(key, value)| {
+        key.to_ascii_lowercase().contains("token") || equal(value.trim(), &s.token)
+    });
+    if token_in_url {
         let message = "a token in the URL is refused (URLs end up in logs): send it in an Authorization: Bearer header";
         return Some((
             StatusCode::UNAUTHORIZED,
