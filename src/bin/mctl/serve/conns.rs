@@ -4,10 +4,13 @@
 //!   it: a socket that sends half a request (or a byte a second, or nothing) is closed, and so
 //!   is a kept-alive connection that asks nothing more for as long (hyper's one timer serves
 //!   both).
-//! - At most [`Conns::cap`] connections are open at once, well below the process's descriptor
-//!   limit (raised to its hard limit at start), so requests always have files to read. A new
-//!   connection at the cap closes, in its place, the longest idle one that never showed the
-//!   token; when there is none, the new one is closed at once.
+//! - At most [`Conns::cap`] sockets are open at once, well below the process's descriptor
+//!   limit (raised to its hard limit at start), so requests always have files to read. Those
+//!   told to close count until they are closed: at the cap, the longest idle connection that
+//!   never showed the token is closed, and the next one is accepted only once a socket is gone
+//!   (the others wait in the listener's queue). Counting only the connections not yet told to
+//!   close, a flood that opened sockets faster than the closed ones were let go ran the process
+//!   out of descriptors.
 //! - An `accept` that fails (no descriptor left, say) waits a little longer each time instead
 //!   of spinning, and is counted in the periodic summary rather than logged each time.
 
@@ -76,6 +79,11 @@ impl Drop for Busy {
 /// The open connections.
 pub struct Conns {
     open: Mutex<HashMap<u64, Arc<Conn>>>,
+    /// Sockets not yet closed: the open connections, and those told to close whose task has
+    /// not yet let their socket go.
+    live: AtomicUsize,
+    /// Told when a socket is let go.
+    freed: Notify,
     next: AtomicU64,
     cap: usize,
     /// Connections closed to make room, or refused, since the last summary.
@@ -86,6 +94,8 @@ impl Conns {
     pub fn new(cap: usize) -> Self {
         Self {
             open: Mutex::new(HashMap::new()),
+            live: AtomicUsize::new(0),
+            freed: Notify::new(),
             next: AtomicU64::new(0),
             cap,
             shed: Arc::default(),
@@ -97,30 +107,55 @@ impl Conns {
         self.cap
     }
 
-    /// A new connection's place, made by closing an idle one when the cap is reached; `None`
-    /// when every open connection is busy.
-    fn admit(&self) -> Option<Arc<Conn>> {
-        let mut open = lock(&self.open);
-        if open.len() >= self.cap {
-            // Only a connection that never showed the token: one that did may still be
-            // sending an answer hyper has already taken whole (a single-chunk body), and it
-            // closes itself once idle for the header timeout anyway.
-            let idle = open
-                .values()
-                .filter(|c| {
-                    c.busy.load(Ordering::Relaxed) == 0 && !c.authenticated.load(Ordering::Relaxed)
-                })
-                .min_by_key(|c| *lock(&c.last));
-            let Some(idle) = idle.map(|c| c.id) else {
-                self.shed
-                    .note("refused at the cap (every connection busy or someone's)");
-                return None;
-            };
-            if let Some(c) = open.remove(&idle) {
-                self.shed.note("idle without the token, closed at the cap");
-                c.close.notify_one();
+    /// Returns once one more socket may be accepted: fewer than the cap are open, counting
+    /// those on their way out. At the cap, the longest idle connection that never showed the
+    /// token is told to close (one at a time); with none, the wait lasts until a connection
+    /// ends of itself (its answer sent, or idle past the header timeout).
+    async fn room(&self) {
+        let mut waited = false;
+        loop {
+            {
+                let mut open = lock(&self.open);
+                let live = self.live.load(Ordering::Acquire);
+                if live < self.cap {
+                    return;
+                }
+                // None on its way out yet: make one go.
+                if live <= open.len() && !self.close_idle(&mut open) && !waited {
+                    waited = true;
+                    self.shed
+                        .note("waited at the cap (every connection busy or someone's)");
+                }
             }
+            // A socket let go between the look and here left its permit: no wakeup is lost.
+            self.freed.notified().await;
         }
+    }
+
+    /// Tells the longest idle connection that never showed the token to close; false when
+    /// there is none. (Only such a one: a connection that showed it may still be sending an
+    /// answer hyper has already taken whole (a single-chunk body), and it closes itself once
+    /// idle for the header timeout anyway.)
+    fn close_idle(&self, open: &mut HashMap<u64, Arc<Conn>>) -> bool {
+        let idle = open
+            .values()
+            .filter(|c| {
+                c.busy.load(Ordering::Relaxed) == 0 && !c.authenticated.load(Ordering::Relaxed)
+            })
+            .min_by_key(|c| *lock(&c.last))
+            .map(|c| c.id);
+        let Some(c) = idle.and_then(|id| open.remove(&id)) else {
+            return false;
+        };
+        self.shed.note("idle without the token, closed at the cap");
+        c.close.notify_one();
+        true
+    }
+
+    /// A place for a connection just accepted (after [`Self::room`]).
+    fn admit(&self) -> Arc<Conn> {
+        let mut open = lock(&self.open);
+        self.live.fetch_add(1, Ordering::AcqRel);
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let conn = Arc::new(Conn {
             id,
@@ -130,11 +165,14 @@ impl Conns {
             close: Notify::new(),
         });
         open.insert(id, conn.clone());
-        Some(conn)
+        conn
     }
 
+    /// Connection `id`'s socket is let go.
     fn gone(&self, id: u64) {
         lock(&self.open).remove(&id);
+        self.live.fetch_sub(1, Ordering::AcqRel);
+        self.freed.notify_one();
     }
 }
 
@@ -177,6 +215,11 @@ pub async fn serve(
     let mut backoff = Duration::ZERO;
     tokio::pin!(stop);
     loop {
+        // Room first: a socket accepted at the cap would already hold a descriptor.
+        tokio::select! {
+            () = conns.room() => {}
+            () = &mut stop => break,
+        }
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             () = &mut stop => break,
@@ -196,9 +239,7 @@ pub async fn serve(
                 }
             }
         };
-        let Some(conn) = conns.admit() else {
-            continue; // dropped: closed at once
-        };
+        let conn = conns.admit();
         let service = {
             let (conn, router) = (conn.clone(), router.clone());
             hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
@@ -232,9 +273,45 @@ pub async fn serve(
                 }
                 () = conn.close.notified() => {}
             }
+            // The socket went with the connection's future, dropped above.
             conns.gone(conn.id);
         });
     }
     drop(listener);
     graceful.shutdown().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether `f` finishes within a tenth of a second.
+    async fn soon(f: impl Future) -> bool {
+        tokio::time::timeout(Duration::from_millis(100), f)
+            .await
+            .is_ok()
+    }
+
+    #[tokio::test]
+    async fn a_socket_told_to_close_holds_its_place_until_it_is_let_go() {
+        let conns = Conns::new(2);
+        let (first, second) = (conns.admit(), conns.admit());
+        assert!(!soon(conns.room()).await, "no room at the cap");
+        // The longest idle one was told to close, and still holds its descriptor.
+        assert!(soon(first.close.notified()).await);
+        assert!(!lock(&conns.open).contains_key(&first.id));
+        assert!(!soon(conns.room()).await, "its socket is not yet let go");
+        conns.gone(first.id);
+        assert!(soon(conns.room()).await);
+
+        // At the cap with every connection someone's (or busy), none is closed: the wait
+        // lasts until one ends of itself.
+        let third = conns.admit();
+        second.authenticated();
+        let _busy = Busy::begin(&third);
+        assert!(!soon(conns.room()).await);
+        assert_eq!(lock(&conns.open).len(), 2);
+        conns.gone(second.id);
+        assert!(soon(conns.room()).await);
+    }
 }
