@@ -11,7 +11,8 @@ pub(super) fn shown_lines(text: &str) -> Vec<u64> {
             if digits == 0 || !l[digits..].starts_with(": ") {
                 return None;
             }
-            l[..digits].parse().ok()
+            // Lines are numbered from 1: a `0: ` gutter is no line of the value.
+            l[..digits].parse().ok().filter(|n: &u64| *n > 0)
         })
         .collect()
 }
@@ -24,5 +25,6 @@ mod tests {
     fn gutter_lines_only() {
         let text = "peek_value #v lines 3-4 of 9:\n3: a\n4: 12: b\n--- 2 lines ---\n5 lines\n";
         assert_eq!(shown_lines(text), [3, 4]);
+        assert_eq!(shown_lines("0: a\n00: b\n1: c\n"), [1]);
     }
 }

@@ -218,6 +218,12 @@ fn what_the_model_was_shown_of_each_value() {
         mission_control::insights::coverage(&dir, "r", Some("nope"), &ErrorPattern::default())
             .unwrap_err();
     assert_eq!(err.code, mission_control::ErrorCode::UnknownCall);
+    // A result the model saw whole has no coverage to tell: said, not an empty answer.
+    let err =
+        mission_control::insights::coverage(&dir, "r", Some("small"), &ErrorPattern::default())
+            .unwrap_err();
+    assert_eq!(err.code, mission_control::ErrorCode::NotRetained);
+    assert!(err.message.contains("saw it whole"), "{}", err.message);
 }
 
 #[test]

@@ -77,8 +77,9 @@ pub enum Command {
         run: String,
         /// One value: a tool call id or a value id
         call: Option<String>,
-        /// Error-looking lines match this regular expression (case-insensitively) instead of the
-        /// default: \b(error|errors|panic|panicked|fatal|exception|traceback|failed|failure)\b
+        /// Error-looking lines match this regular expression, used as given (add `(?i)` to
+        /// ignore case), instead of the default, which ignores case:
+        /// \b(error|errors|panic|panicked|fatal|exception|traceback|failed|failure)\b
         #[arg(long, value_name = "REGEX")]
         error_pattern: Option<String>,
     },

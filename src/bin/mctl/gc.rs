@@ -112,7 +112,12 @@ fn describe(r: &GcReport) -> String {
         let _ = writeln!(out, "{}", sweep_text(s));
     }
     for s in &r.skipped {
-        let _ = writeln!(out, "skipped {}: {}", human::clip(&s.path, 80), s.reason);
+        // The budget's own note names no file or folder.
+        let at = match s.path.as_str() {
+            "" => String::new(),
+            path => format!(" {}", human::clip(path, 80)),
+        };
+        let _ = writeln!(out, "skipped{at}: {}", s.reason);
     }
     if !r.removed_dirs.is_empty() {
         let _ = writeln!(

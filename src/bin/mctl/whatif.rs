@@ -71,12 +71,35 @@ fn line(f: &Figures) -> String {
     } else {
         format!("costs {} more", bytes(f.saved_bytes.unsigned_abs()))
     };
+    // Said the way the bytes are: a threshold that costs context costs tokens "more", never
+    // "~-74" of them saved.
     let tokens = count(f.saved_tokens.unsigned_abs());
-    let sign = if f.saved_tokens < 0 { "-" } else { "" };
+    let more = if f.saved_tokens < 0 { " more" } else { "" };
     format!(
-        "context {} of {} ({saved}, ~{sign}{tokens} tokens), values on disk {}",
+        "context {} of {} ({saved}, ~{tokens} tokens{more}), values on disk {}",
         bytes(f.context_bytes),
         bytes(f.total_bytes),
         bytes(f.value_bytes),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_threshold_that_costs_context_says_so_in_bytes_and_tokens() {
+        let f = |saved_bytes: i64, saved_tokens: i64| Figures {
+            saved_bytes,
+            saved_tokens,
+            ..Default::default()
+        };
+        assert!(line(&f(-298, -74)).contains("(costs 298 B more, ~74 tokens more)"));
+        let saves = line(&f(4000, 1000));
+        assert!(
+            saves.contains("(saves ") && saves.contains(" tokens)"),
+            "{saves}"
+        );
+        assert!(!saves.contains("more") && !saves.contains('-'), "{saves}");
+    }
 }
