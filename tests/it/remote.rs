@@ -740,6 +740,9 @@ fn serve_and_watch_follow_what_is_pushed_to_a_bucket() {
     run.user("Watch me")
         .tool("toolu_v", "bash", &"y".repeat(30_000), true)
         .write();
+    // Its value as old as its transcript: a value written within the idle guard keeps its run.
+    let values = dir.path().join("run_live.values");
+    crate::support::set_mtime(&values.join("toolu_v.txt"), crate::support::OLD_MS);
     let url = "s3://team/live";
     s3.push(dir.path(), url);
     let mut env = s3.env();

@@ -354,7 +354,11 @@ fn each_generation_of_saved_output_opens_with_its_file() {
     }
     // Only the session's own folder is collected: the older generations' files, in the
     // system's temp folder, are read and never taken.
+    // Its saved outputs as old as it: a file written within the idle guard keeps its run.
     set_mtime(&project.join(format!("chats/{name}.json")), OLD_MS);
+    for (path, _) in &files {
+        set_mtime(path, OLD_MS);
+    }
     let plan = mctl_json(dir.path(), &["gc", "--older-than", "1d"]);
     let paths: Vec<&str> = (plan["files"].as_array().unwrap().iter())
         .map(|f| f["path"].as_str().unwrap())
