@@ -490,7 +490,20 @@ fn bodies_over_the_limit_and_malformed_requests_are_refused() {
     let t = demo();
     let s = Served::start(&[&t.path().join("runs")], &[]);
     let big = json!({"dirs": [], "pattern": "x".repeat(2 << 20)});
-    assert_eq!(s.post("/api/call/search", &big).status, 413);
+    let over = s.post("/api/call/search", &big);
+    assert_eq!(
+        (over.status, over.json()["code"].clone()),
+        (413, json!("invalid"))
+    );
+    // A path that is not UTF-8: refused in the API's own form, like every other error.
+    let odd = s.get("/api/runs/%ff");
+    assert_eq!(
+        (odd.status, odd.json()["code"].clone()),
+        (400, json!("invalid"))
+    );
+    assert!(odd.json()["message"]
+        .as_str()
+        .is_some_and(|m| !m.is_empty()));
     let bad = s.send(
         "POST",
         "/api/call/run_detail",

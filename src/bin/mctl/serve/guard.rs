@@ -39,7 +39,11 @@ pub async fn guard(State(s): State<Arc<Server>>, req: Request, next: Next) -> Re
                     conn.authenticated();
                 }
             }
-            next.run(req).await
+            let resp = next.run(req).await;
+            match api {
+                true => json_error(resp).await,
+                false => resp,
+            }
         }
     };
     let h = resp.headers_mut();
@@ -57,6 +61,39 @@ pub async fn guard(State(s): State<Arc<Server>>, req: Request, next: Next) -> Re
         h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     }
     resp
+}
+
+/// An error axum answered in plain text (a path that is not UTF-8, a body over the limit, a
+/// method a route does not take) as the API's `{code, message}`, its status and other headers
+/// kept: a script reads every error of the API one way.
+async fn json_error(resp: Response) -> Response {
+    let status = resp.status();
+    let json = (resp.headers().get(header::CONTENT_TYPE))
+        .is_some_and(|t| t.as_bytes().starts_with(b"application/json"));
+    if json || !(status.is_client_error() || status.is_server_error()) {
+        return resp;
+    }
+    let (parts, body) = resp.into_parts();
+    // axum's own refusals are a line; a longer body is cut.
+    let text = axum::body::to_bytes(body, 4096).await.unwrap_or_default();
+    let text = String::from_utf8_lossy(&text);
+    let message = match text.trim() {
+        "" => status.canonical_reason().unwrap_or("refused").to_owned(),
+        said => said.to_owned(),
+    };
+    let code = if status.is_server_error() {
+        "io"
+    } else {
+        "invalid"
+    };
+    let body = serde_json::json!({ "code": code, "message": message });
+    let mut out = (status, axum::Json(body)).into_response();
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            out.headers_mut().insert(name, value.clone());
+        }
+    }
+    out
 }
 
 fn code_of(status: StatusCode) -> &'static str {
