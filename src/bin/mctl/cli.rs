@@ -56,7 +56,8 @@ pub enum Command {
     Runs,
     /// One run: its figures, timeline, tool results and problems
     Show { run: String },
-    /// The exact bytes of a tool result's full text
+    /// The exact bytes of a tool result's full text (with or without --json: the bytes are the
+    /// answer)
     Full { run: String, call: String },
     /// The exact stub the model saw in place of a retained result
     Stub { run: String, call: String },
