@@ -20,6 +20,13 @@ pub fn plan(dir: &RunsDir, policy: &GcPolicy, pins: &Pins, now_ms: i64) -> Resul
             "the idle guard cannot be negative",
         ));
     }
+    // A negative age would select every run: refused as the guard is, not read as 0.
+    if policy.older_than_ms.is_some_and(|ms| ms < 0) {
+        return Err(Error::new(
+            ErrorCode::Invalid,
+            "the age of runs to collect (olderThanMs) cannot be negative",
+        ));
+    }
     let layout = dir.layout()?;
     let owners = Owners::of(&layout);
     let input = PlanInput {

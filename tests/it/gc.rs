@@ -303,6 +303,31 @@ fn only_recognised_value_files_of_idle_unpinned_runs_are_planned() {
 }
 
 #[test]
+fn a_negative_age_or_guard_is_refused() {
+    let w = world();
+    for p in [
+        GcPolicy {
+            older_than_ms: Some(-1),
+            ..Default::default()
+        },
+        GcPolicy {
+            strays: true,
+            idle_guard_ms: -1,
+            ..Default::default()
+        },
+    ] {
+        let refused = gc::plan(
+            &dir(&w),
+            &p,
+            &Pins::load_in(Some(&w.config)).unwrap(),
+            now_ms(),
+        );
+        let code = refused.map(|_| ()).unwrap_err().code;
+        assert_eq!(code, mission_control::ErrorCode::Invalid, "{p:?}");
+    }
+}
+
+#[test]
 fn a_value_written_within_the_guard_in_a_quiet_run_is_no_stray() {
     // A long tool call: its transcript quiet for hours, its value file just written (the
     // harness writes it before the line that names it).

@@ -286,6 +286,25 @@ fn host_and_origin_are_checked() {
         421,
         "a loopback server answers to no other address"
     );
+    // A name followed by anything but a port, two names, or another host in the request line.
+    assert_eq!(host(&format!("127.0.0.1:{port}@evil.example")), 421);
+    assert_eq!(host(&format!("[::1]:{port}x")), 421);
+    let two = ["Host: localhost", "Host: evil.example"];
+    assert_eq!(
+        s.send("GET", "/api/runs", &[&s.bearer(), two[0], two[1]], b"")
+            .status,
+        421
+    );
+    let absolute = format!("http://evil.example:{port}/api/runs");
+    let other_line = s.send("GET", &absolute, &[&s.bearer(), "Host: localhost"], b"");
+    assert_eq!(other_line.status, 421);
+    let same_line = format!("http://localhost:{port}/api/runs");
+    let header = format!("Host: localhost:{port}");
+    assert_eq!(
+        s.send("GET", &same_line, &[&s.bearer(), &header], b"")
+            .status,
+        200
+    );
 
     let call = |origin: Option<&str>| {
         let mut headers = vec![s.bearer()];
@@ -519,6 +538,10 @@ fn bodies_over_the_limit_and_malformed_requests_are_refused() {
         s.post("/api/call/no_such_command", &Value::Null).status,
         404
     );
+    // A name sent is repeated cut, never whole.
+    let long = s.post(&format!("/api/call/{}", "x".repeat(5000)), &Value::Null);
+    assert_eq!(long.status, 404);
+    assert!(long.body.len() < 400, "{} bytes", long.body.len());
     // A search that could not start is refused before it is answered, not on its stream.
     let d = t.path().join("runs").display().to_string();
     for (pattern, regex) in [("", false), ("(", true)] {

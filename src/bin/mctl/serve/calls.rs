@@ -84,7 +84,9 @@ pub async fn call(
     body: Bytes,
 ) -> Response {
     let Some(spec) = COMMANDS.iter().find(|c| c.name == cmd) else {
-        let e = Error::new(ErrorCode::Invalid, format!("there is no command {cmd:?}"));
+        // The name is the caller's: repeated at most 80 characters of it.
+        let shown: String = cmd.chars().take(80).collect();
+        let e = Error::new(ErrorCode::Invalid, format!("there is no command {shown:?}"));
         return (StatusCode::NOT_FOUND, axum::Json(e)).into_response();
     };
     let req: Value = if body.iter().all(u8::is_ascii_whitespace) {

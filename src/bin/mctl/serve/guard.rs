@@ -108,6 +108,19 @@ fn code_of(status: StatusCode) -> &'static str {
 /// answer says.
 fn refusal(s: &Server, req: &Request, api: bool) -> Option<(StatusCode, &'static str, String)> {
     let headers = req.headers();
+    // One Host, and a request line that names none other (`GET http://other/...`): the name
+    // checked is the one the request is for.
+    let hosts = headers.get_all(header::HOST).iter().count();
+    let other = (req.uri().authority())
+        .filter(|a| !headers.get(header::HOST).is_some_and(|h| h == a.as_str()));
+    if hosts > 1 || other.is_some() {
+        let message = "one Host header, and no other host in the request line".to_string();
+        return Some((
+            StatusCode::MISDIRECTED_REQUEST,
+            "for another host (421)",
+            message,
+        ));
+    }
     let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
         let message = "no Host header".to_string();
         return Some((
@@ -177,14 +190,27 @@ fn refusal(s: &Server, req: &Request, api: bool) -> Option<(StatusCode, &'static
     None
 }
 
-/// The host part of a `Host` header (without the port; an IPv6 address without brackets).
+/// The host part of a `Host` header (without the port; an IPv6 address without brackets);
+/// empty, never allowed, when what follows the name is not a port (`127.0.0.1:80@evil`).
 fn host_name(host: &str) -> String {
     let host = host.trim().to_ascii_lowercase();
-    if let Some(rest) = host.strip_prefix('[') {
-        return rest.split(']').next().unwrap_or("").to_string();
+    let (name, rest) = match host.strip_prefix('[') {
+        // `[v6]` or `[v6]:port`
+        Some(inner) => match inner.split_once(']') {
+            Some((name, rest)) => (name, rest),
+            None => return String::new(),
+        },
+        // `name` or `name:port`
+        None => match host.split_once(':') {
+            Some((name, _)) => (name, &host[name.len()..]),
+            None => (host.as_str(), ""),
+        },
+    };
+    let is_port = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    match rest.is_empty() || rest.strip_prefix(':').is_some_and(is_port) {
+        true => name.to_owned(),
+        false => String::new(),
     }
-    host.rsplit_once(':')
-        .map_or(host.clone(), |(h, _)| h.to_string())
 }
 
 fn host_allowed(s: &Server, host: &str) -> bool {
