@@ -111,8 +111,9 @@ fn refusal(s: &Server, req: &Request, api: bool) -> Option<(StatusCode, &'static
     // One Host, and a request line that names none other (`GET http://other/...`): the name
     // checked is the one the request is for.
     let hosts = headers.get_all(header::HOST).iter().count();
+    let host_said = headers.get(header::HOST).and_then(|h| h.to_str().ok());
     let other = (req.uri().authority())
-        .filter(|a| !headers.get(header::HOST).is_some_and(|h| h == a.as_str()));
+        .filter(|a| host_said.is_none_or(|h| !h.eq_ignore_ascii_case(a.as_str())));
     if hosts > 1 || other.is_some() {
         let message = "one Host header, and no other host in the request line".to_string();
         return Some((
