@@ -22,7 +22,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 
 /// Bumped when what a scan finds changes, or how the file says it: an older file is then not
 /// read.
-const VERSION: u32 = 6;
+const VERSION: u32 = 7;
 
 struct Kept {
     stamp: Stamp,
@@ -818,13 +818,13 @@ mod tests {
     #[test]
     fn a_cache_file_is_read_in_batches_and_a_bad_record_costs_only_its_session() {
         let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("claude-sessions-0-v6.bin");
+        let file = dir.path().join("claude-sessions-0-v7.bin");
         let (s1, s2, s3) = (scan(10), scan(20), scan(30));
         let (t1, t2, t3) = (stamp(10), stamp(20), stamp(30));
         let lines = [("p/a.jsonl", t1, &s1), ("p/b.jsonl", t2, &s2)];
         write(&file, lines.into_iter()).unwrap();
         let bytes = fs::read(&file).unwrap();
-        let header = "{\"version\":6}";
+        let header = "{\"version\":7}";
         let (a, b) = (
             record_of("p/a.jsonl", t1, &s1),
             record_of("p/b.jsonl", t2, &s2),
@@ -883,7 +883,7 @@ mod tests {
         assert_eq!(loaded(&file), want);
 
         // Another version's file, or no file, gives nothing.
-        let older = file_of_records("{\"version\":5}", &[a.clone(), b.clone()]);
+        let older = file_of_records("{\"version\":6}", &[a.clone(), b.clone()]);
         fs::write(&file, older).unwrap();
         assert_eq!(loaded(&file), Vec::new());
         assert_eq!(loaded(&dir.path().join("none.bin")), Vec::new());
