@@ -235,6 +235,9 @@ fn the_token_is_required_and_never_taken_from_the_url() {
         format!("%74oken={t}"),
         format!("access_token={t}"),
         format!("a=1&key={t}"),
+        t.to_string(),
+        format!("q=Bearer+{t}"),
+        format!("a=1;t={t}"),
     ] {
         let path = format!("/api/runs?{query}");
         assert_eq!(status(&[&s.bearer()], &path), 401, "{query}");

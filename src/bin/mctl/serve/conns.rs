@@ -4,13 +4,14 @@
 //!   it: a socket that sends half a request (or a byte a second, or nothing) is closed, and so
 //!   is a kept-alive connection that asks nothing more for as long (hyper's one timer serves
 //!   both).
-//! - At most [`Conns::cap`] sockets are open at once, well below the process's descriptor
-//!   limit (raised to its hard limit at start), so requests always have files to read. Those
-//!   told to close count until they are closed: at the cap, the longest idle connection that
-//!   never showed the token is closed, and the next one is accepted only once a socket is gone
-//!   (the others wait in the listener's queue). Counting only the connections not yet told to
-//!   close, a flood that opened sockets faster than the closed ones were let go ran the process
-//!   out of descriptors.
+//! - At most [`Conns::cap`] connections are open at once, well below the process's descriptor
+//!   limit (raised to its hard limit at start), so requests always have files to read. A new
+//!   connection at the cap closes, in its place, the longest idle one that never showed the
+//!   token; when there is none, the new one is closed at once. A connection told to close holds
+//!   its socket until its task lets it go: while one does, no other is accepted (the newcomers
+//!   wait in the listener's queue). Counting only the connections not yet told to close, a
+//!   flood that opened sockets faster than the closed ones were let go ran the process out of
+//!   descriptors.
 //! - An `accept` that fails (no descriptor left, say) waits a little longer each time instead
 //!   of spinning, and is counted in the periodic summary rather than logged each time.
 
@@ -107,27 +108,12 @@ impl Conns {
         self.cap
     }
 
-    /// Returns once one more socket may be accepted: fewer than the cap are open, counting
-    /// those on their way out. At the cap, the longest idle connection that never showed the
-    /// token is told to close (one at a time); with none, the wait lasts until a connection
-    /// ends of itself (its answer sent, or idle past the header timeout).
+    /// Returns once no socket told to close is still held: at most the cap are then open, and
+    /// one more may be accepted (at most one over the cap, for as long as it takes the
+    /// connection it replaces to let its socket go).
     async fn room(&self) {
-        let mut waited = false;
-        loop {
-            {
-                let mut open = lock(&self.open);
-                let live = self.live.load(Ordering::Acquire);
-                if live < self.cap {
-                    return;
-                }
-                // None on its way out yet: make one go.
-                if live <= open.len() && !self.close_idle(&mut open) && !waited {
-                    waited = true;
-                    self.shed
-                        .note("waited at the cap (every connection busy or someone's)");
-                }
-            }
-            // A socket let go between the look and here left its permit: no wakeup is lost.
+        while self.live.load(Ordering::Acquire) > self.cap {
+            // A socket let go since the look left its permit: no wakeup is lost.
             self.freed.notified().await;
         }
     }
@@ -152,9 +138,15 @@ impl Conns {
         true
     }
 
-    /// A place for a connection just accepted (after [`Self::room`]).
-    fn admit(&self) -> Arc<Conn> {
+    /// A place for a connection just accepted (after [`Self::room`]), made by closing an idle
+    /// one when the cap is reached; `None` when every open connection is busy or someone's.
+    fn admit(&self) -> Option<Arc<Conn>> {
         let mut open = lock(&self.open);
+        if open.len() >= self.cap && !self.close_idle(&mut open) {
+            self.shed
+                .note("refused at the cap (every connection busy or someone's)");
+            return None;
+        }
         self.live.fetch_add(1, Ordering::AcqRel);
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let conn = Arc::new(Conn {
@@ -165,7 +157,7 @@ impl Conns {
             close: Notify::new(),
         });
         open.insert(id, conn.clone());
-        conn
+        Some(conn)
     }
 
     /// Connection `id`'s socket is let go.
@@ -215,7 +207,7 @@ pub async fn serve(
     let mut backoff = Duration::ZERO;
     tokio::pin!(stop);
     loop {
-        // Room first: a socket accepted at the cap would already hold a descriptor.
+        // No socket accepted while a closed connection still holds its own.
         tokio::select! {
             () = conns.room() => {}
             () = &mut stop => break,
@@ -239,7 +231,9 @@ pub async fn serve(
                 }
             }
         };
-        let conn = conns.admit();
+        let Some(conn) = conns.admit() else {
+            continue; // dropped: closed at once
+        };
         let service = {
             let (conn, router) = (conn.clone(), router.clone());
             hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
@@ -295,23 +289,25 @@ mod tests {
     #[tokio::test]
     async fn a_socket_told_to_close_holds_its_place_until_it_is_let_go() {
         let conns = Conns::new(2);
-        let (first, second) = (conns.admit(), conns.admit());
-        assert!(!soon(conns.room()).await, "no room at the cap");
-        // The longest idle one was told to close, and still holds its descriptor.
+        let first = conns.admit().unwrap();
+        // The older of the two idle ones, whatever the clock's grain.
+        *lock(&first.last) -= Duration::from_secs(1);
+        let second = conns.admit().unwrap();
+        assert!(soon(conns.room()).await, "at the cap, room for a newcomer");
+        // A newcomer at the cap: the longest idle one is told to close, and holds its socket.
+        let third = conns.admit().unwrap();
         assert!(soon(first.close.notified()).await);
         assert!(!lock(&conns.open).contains_key(&first.id));
         assert!(!soon(conns.room()).await, "its socket is not yet let go");
         conns.gone(first.id);
         assert!(soon(conns.room()).await);
 
-        // At the cap with every connection someone's (or busy), none is closed: the wait
-        // lasts until one ends of itself.
-        let third = conns.admit();
+        // At the cap with every connection someone's or busy, a newcomer is refused at once,
+        // and nothing is held for it.
         second.authenticated();
         let _busy = Busy::begin(&third);
-        assert!(!soon(conns.room()).await);
+        assert!(conns.admit().is_none());
         assert_eq!(lock(&conns.open).len(), 2);
-        conns.gone(second.id);
         assert!(soon(conns.room()).await);
     }
 }

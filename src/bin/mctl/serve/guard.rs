@@ -90,7 +90,7 @@ async fn json_error(resp: Response) -> Response {
     let mut out = (status, axum::Json(body)).into_response();
     for (name, value) in &parts.headers {
         if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
-            out.headers_mut().insert(name, value.clone());
+            out.headers_mut().append(name, value.clone());
         }
     }
     out
@@ -143,10 +143,11 @@ fn refusal(s: &Server, req: &Request, api: bool) -> Option<(StatusCode, &'static
         return None; // the UI's own files: nothing secret, and the page loads before it has the token
     }
     let query = req.uri().query().unwrap_or("");
-    // Decoded, as a server or proxy logging the URL may decode it: `Token=`, `%74oken=` and
-    // the token under any name are the token in the URL all the same.
+    // Decoded, as a server or proxy logging the URL may decode it: `Token=`, `%74oken=`, the
+    // token as a key, under any name or inside any value are the token in the URL all the same.
+    let holds_token = |text: &str| !s.token.is_empty() && text.contains(s.token.as_str());
     let token_in_url = form_urlencoded::parse(query.as_bytes()).any(|(key, value)| {
-        key.to_ascii_lowercase().contains("token") || equal(value.trim(), &s.token)
+        key.to_ascii_lowercase().contains("token") || holds_token(&key) || holds_token(&value)
     });
     if token_in_url {
         let message = "a token in the URL is refused (URLs end up in logs): send it in an Authorization: Bearer header";
