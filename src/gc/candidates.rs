@@ -198,16 +198,22 @@ fn run_values(
     // The harness writes a value file before the line that names it: a file written within
     // the guard, in a run whose transcript is quiet (a long tool call), is a result the model
     // is about to get as a stub, not a stray.
-    let newest_file = files.values().filter_map(|f| f.modified_ms).max();
-    let recent = |ms: i64| input.now_ms.saturating_sub(ms) < input.policy.idle_guard_ms;
+    // (A file dated further ahead than the guard, from a clock that is wrong, says nothing:
+    // it would keep its run from every policy until that date.)
+    let guard = input.policy.idle_guard_ms;
+    let written_within = |ms: &i64| (-guard..guard).contains(&input.now_ms.saturating_sub(*ms));
+    let fresh_file = files
+        .values()
+        .filter_map(|f| f.modified_ms)
+        .any(|ms| written_within(&ms));
     RunValues {
         id: id.to_owned(),
         label: input.owners.label(id),
         title: run.title.clone(),
         last_activity: updated,
         active: run.status == RunStatus::Running
-            || recent(updated)
-            || newest_file.is_some_and(recent),
+            || input.now_ms.saturating_sub(updated) < guard
+            || fresh_file,
         pinned: input.owners.pinned(id, &input.pinned),
         files,
         // A Claude Code transcript keeps the stub of a persisted output: without its file the
