@@ -1,6 +1,6 @@
 //! `mctl pin RUN`, `mctl unpin RUN`, `mctl pins`: runs whose values GC never collects.
 
-use crate::output::{print_human, print_json, print_text};
+use crate::output::{print_human, print_json};
 use mission_control::pins::{PinChange, Pins};
 use mission_control::runs::RunsDir;
 
@@ -14,7 +14,7 @@ pub fn pin(dir: RunsDir, run: &str, pinned: bool, json: bool) -> anyhow::Result<
         })
     } else {
         let what = if pinned { "pinned" } else { "unpinned" };
-        print_text(&format!(
+        print_human(&format!(
             "{id} {}{what}\n",
             if changed { "" } else { "was already " }
         ))

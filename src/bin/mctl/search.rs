@@ -167,7 +167,8 @@ impl Printer {
             count(s.elapsed_ms),
         )?;
         for skipped in &s.skipped {
-            writeln!(err, "skipped {}: {}", skipped.path, skipped.reason)?;
+            let path = safe(&skipped.path);
+            writeln!(err, "skipped {path}: {}", safe(&skipped.reason))?;
         }
         Ok(())
     }
