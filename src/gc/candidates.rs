@@ -201,11 +201,8 @@ fn run_values(
     // (A file dated further ahead than the guard, from a clock that is wrong, says nothing:
     // it would keep its run from every policy until that date.)
     let guard = input.policy.idle_guard_ms;
-    let written_within = |ms: &i64| (-guard..guard).contains(&input.now_ms.saturating_sub(*ms));
-    let fresh_file = files
-        .values()
-        .filter_map(|f| f.modified_ms)
-        .any(|ms| written_within(&ms));
+    let written_within = |ms: i64| (-guard..guard).contains(&input.now_ms.saturating_sub(ms));
+    let fresh_file = (files.values()).any(|f| f.modified_ms.is_some_and(written_within));
     RunValues {
         id: id.to_owned(),
         label: input.owners.label(id),

@@ -5,7 +5,7 @@
 
 use super::errors::ErrorPattern;
 use super::peeks::{shown_lines, PeekCall};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, Result};
 use crate::model::{ResultInfo, RetentionState};
 use crate::retained::{stub_from_source, Stub, ValueText};
 use crate::runs::{analyze_run, RunsDir};
@@ -136,16 +136,11 @@ pub fn coverage(
     }
     if let (Some(c), true) = (call, values.is_empty()) {
         let named = (detail.results.iter().rev()).find(|r| r.tool_call_id == c || r.value_id == c);
-        let Some(r) = named else {
-            return Err(crate::runs::access::unknown_call(&id, c));
-        };
         // A result the model got whole (or cut in place) has no value whose coverage to tell.
-        let why = match r.state {
-            RetentionState::Truncated => "was cut in place: the model got the cut text, no stub",
-            _ => "was not kept out of context: the model saw it whole",
-        };
-        let message = format!("result {} {why}", r.tool_call_id);
-        return Err(Error::new(ErrorCode::NotRetained, message));
+        return Err(match named {
+            Some(r) => crate::runs::access::not_retained(r),
+            None => crate::runs::access::unknown_call(&id, c),
+        });
     }
     Ok(values)
 }

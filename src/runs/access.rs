@@ -242,18 +242,7 @@ impl RunsDir {
     /// (`not-retained`) for a result at or under the threshold, which the model saw whole.
     pub fn stub(&self, run: &str, call: &str) -> Result<StubAnswer> {
         if let Some((_, info, texts)) = self.foreign_result(run, call)? {
-            let stub = texts.stub().ok_or_else(|| {
-                let why = match info.state {
-                    RetentionState::Truncated => {
-                        "was cut in place: the model got the cut text, no stub"
-                    }
-                    _ => "was not persisted: the model saw it whole",
-                };
-                Error::new(
-                    ErrorCode::NotRetained,
-                    format!("result {} {why}", info.tool_call_id),
-                )
-            })?;
+            let stub = texts.stub().ok_or_else(|| not_retained(&info))?;
             return Ok(StubAnswer {
                 tool_call_id: info.tool_call_id,
                 value_id: info.value_id,
@@ -627,6 +616,17 @@ fn pick<'a>(results: &'a [ResultInfo], call: &str) -> Option<&'a ResultInfo> {
 
 fn open_file(path: &Path) -> Result<FileSource> {
     FileSource::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), &e))
+}
+
+/// The `not-retained` error of result `info`, which has no stub: the model got it whole, or
+/// cut in place.
+pub(crate) fn not_retained(info: &ResultInfo) -> Error {
+    let why = match info.state {
+        RetentionState::Truncated => "was cut in place: the model got the cut text, no stub",
+        _ => "was not kept out of context: the model saw it whole",
+    };
+    let message = format!("result {} {why}", info.tool_call_id);
+    Error::new(ErrorCode::NotRetained, message)
 }
 
 pub(crate) fn unknown_call(run: &str, call: &str) -> Error {

@@ -386,7 +386,7 @@ impl RunsDir {
 }
 
 /// A name as an error message repeats it: a name of any length was sent, a short one is said.
-pub(crate) fn clipped(name: &str) -> String {
+pub fn clipped(name: &str) -> String {
     const SAID: usize = 80;
     if name.len() <= SAID {
         return name.to_string();

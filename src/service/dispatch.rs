@@ -16,11 +16,9 @@ use serde_json::Value;
 /// JSON, or the command's error (`invalid` for an unknown command or a malformed request).
 pub fn dispatch(svc: &Service, name: &str, req: Value, items: Sink<Value>) -> Result<Value, Error> {
     dispatch_command(svc, name, req, items).unwrap_or_else(|| {
-        // The name is the caller's: repeated at most 80 bytes of it.
-        let shown: String = name.chars().take(80).collect();
         Err(Error::new(
             ErrorCode::Invalid,
-            format!("there is no command {shown:?}"),
+            format!("there is no command `{}`", crate::runs::clipped(name)),
         ))
     })
 }

@@ -219,7 +219,7 @@ fn has(line: &[u8], needle: &Finder<'_>) -> bool {
 /// writes it, or with JSON's whitespace around the colon, as a transcript written again by
 /// another tool may): a line without them is no side conversation's.
 pub(crate) fn may_be_side(line: &[u8]) -> bool {
-    let after_key = |at: usize| &line[at + b"\"isSidechain\"".len()..];
+    let after_key = |at: usize| &line[at + SIDE_KEY.needle().len()..];
     SIDE_KEY.find_iter(line).any(|at| says_true(after_key(at)))
 }
 

@@ -84,9 +84,8 @@ pub async fn call(
     body: Bytes,
 ) -> Response {
     let Some(spec) = COMMANDS.iter().find(|c| c.name == cmd) else {
-        // The name is the caller's: repeated at most 80 characters of it.
-        let shown: String = cmd.chars().take(80).collect();
-        let e = Error::new(ErrorCode::Invalid, format!("there is no command {shown:?}"));
+        let shown = mission_control::runs::clipped(&cmd);
+        let e = Error::new(ErrorCode::Invalid, format!("there is no command `{shown}`"));
         return (StatusCode::NOT_FOUND, axum::Json(e)).into_response();
     };
     let req: Value = if body.iter().all(u8::is_ascii_whitespace) {

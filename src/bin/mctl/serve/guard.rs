@@ -111,9 +111,9 @@ fn refusal(s: &Server, req: &Request, api: bool) -> Option<(StatusCode, &'static
     // One Host, and a request line that names none other (`GET http://other/...`): the name
     // checked is the one the request is for.
     let hosts = headers.get_all(header::HOST).iter().count();
-    let host_said = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
     let other = (req.uri().authority())
-        .filter(|a| host_said.is_none_or(|h| !h.eq_ignore_ascii_case(a.as_str())));
+        .filter(|a| host.is_none_or(|h| !h.eq_ignore_ascii_case(a.as_str())));
     if hosts > 1 || other.is_some() {
         let message = "one Host header, and no other host in the request line".to_string();
         return Some((
@@ -122,7 +122,7 @@ fn refusal(s: &Server, req: &Request, api: bool) -> Option<(StatusCode, &'static
             message,
         ));
     }
-    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
+    let Some(host) = host else {
         let message = "no Host header".to_string();
         return Some((
             StatusCode::MISDIRECTED_REQUEST,
